@@ -1,0 +1,34 @@
+# Quick start: `make demo`, `make test`.  Everything lives in .venv.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+
+.PHONY: demo test test-fast bench clean
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+
+$(STAMP): pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet -e ".[test]"
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(PY) -m pymc_bnstruct.demo
+
+test: $(STAMP)
+	$(PY) -m pytest -q
+
+test-fast: $(STAMP)
+	$(PY) -m pytest -q -m "not slow"
+
+$(VENV)/.bench: $(STAMP)
+	$(PY) -m pip install --quiet -e ".[test,bench]"
+	touch $(VENV)/.bench
+
+bench: $(VENV)/.bench
+	$(PY) benchmarks/bench_scores.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache

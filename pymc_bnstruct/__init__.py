@@ -1,0 +1,33 @@
+"""pymc_bnstruct: Bayesian learning of Bayesian-network structure, for PyMC.
+
+Typical use::
+
+    import pymc_bnstruct as bns
+    net = bns.datasets.load_network("asia")
+    data = bns.DiscreteData.from_frame(net.sample(1000, random_seed=1))
+    bns.scores.network_score(data, net.edges, bns.scores.BDeu(ess=1))
+    table = bns.ScoreTable(data, max_parents=2)
+"""
+
+from . import datasets, graph, ops, priors, scores
+from .data import DiscreteData, as_discrete_data
+from .scores import BDeu, BIC, K2, network_score
+from .scores.table import ScoreTable
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "DiscreteData",
+    "as_discrete_data",
+    "ScoreTable",
+    "BDeu",
+    "K2",
+    "BIC",
+    "network_score",
+    "datasets",
+    "graph",
+    "ops",
+    "priors",
+    "scores",
+    "__version__",
+]

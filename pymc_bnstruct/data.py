@@ -1,0 +1,345 @@
+"""Discrete data: integer codes, arities, names and state labels, with validation.
+
+Every score, backend and sampler in the package reads data through :class:`DiscreteData`.
+It stores the data as an ``(n_samples, n_vars)`` array of ``int32`` state codes in
+column-major order, so that the counting kernels walk one contiguous column at a time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["DiscreteData", "as_discrete_data"]
+
+
+def _fmt_names(names: Sequence[Any]) -> str:
+    return ", ".join(repr(n) for n in names)
+
+
+def _readonly(a: np.ndarray) -> np.ndarray:
+    a.flags.writeable = False
+    return a
+
+
+class DiscreteData:
+    """A data set of discrete variables, coded as integers ``0 .. r_i - 1``.
+
+    Build it with :meth:`from_frame` (pandas) or :meth:`from_array` (integer codes);
+    the constructor is internal.
+
+    Attributes
+    ----------
+    codes : numpy.ndarray
+        ``(n_samples, n_vars)`` read-only ``int32`` array of state codes, Fortran-ordered
+        (each column contiguous).
+    arities : numpy.ndarray
+        ``(n_vars,)`` read-only ``int64`` array: the number of possible states ``r_i`` of
+        each variable. It counts declared states that the sample does not contain, since the
+        scores depend on ``r_i``.
+    names : tuple of str
+        Variable names.
+    states : dict
+        ``name -> tuple`` of state labels; ``codes[:, i] == k`` means state ``states[name][k]``.
+    n_samples, n_vars : int
+    """
+
+    __slots__ = ("codes", "arities", "names", "states", "_index")
+
+    def __init__(
+        self,
+        codes: np.ndarray,
+        arities: np.ndarray,
+        names: Sequence[str],
+        states: Mapping[str, Sequence[Any]],
+    ) -> None:
+        self.codes = _readonly(np.asfortranarray(codes, dtype=np.int32))
+        self.arities = _readonly(np.asarray(arities, dtype=np.int64).copy())
+        self.names = tuple(str(n) for n in names)
+        self.states = {n: tuple(states[n]) for n in self.names}
+        self._index = {n: i for i, n in enumerate(self.names)}
+
+    # ------------------------------------------------------------------ constructors
+    @classmethod
+    def from_frame(
+        cls,
+        df: pd.DataFrame,
+        states: Mapping[Hashable, Sequence[Any]] | None = None,
+    ) -> "DiscreteData":
+        """Code a pandas DataFrame of discrete columns.
+
+        Parameters
+        ----------
+        df : pandas.DataFrame
+            One column per variable. Accepted column types: categorical, string/object,
+            integer, bool, and floats that hold whole numbers. It is not modified.
+        states : dict, optional
+            ``column -> list of states`` declaring a variable's possible states (in order).
+            Declared states count even when no row contains them. A categorical column's
+            categories are used as its declared states when it has no entry here. Other
+            columns take their states from the observed values, sorted.
+
+        Returns
+        -------
+        DiscreteData
+
+        Raises
+        ------
+        ValueError
+            On missing values, non-integer floats, a variable with only one possible state,
+            observed values outside the declared states, duplicate column names, fewer than
+            two rows, or unsupported column types. The message names the columns.
+        """
+        if not isinstance(df, pd.DataFrame):
+            raise TypeError(f"from_frame expects a pandas DataFrame, got {type(df).__name__}")
+        states = dict(states or {})
+        names = [str(c) for c in df.columns]
+        _check_names(names)
+        unknown = [k for k in states if str(k) not in names]
+        if unknown:
+            raise ValueError(f"states= names unknown columns: {_fmt_names(unknown)}")
+        states = {str(k): list(v) for k, v in states.items()}
+        _check_shape(len(df), len(names))
+
+        missing = {name: int(n) for name, n in zip(names, df.isna().sum().to_numpy()) if n}
+        if missing:
+            detail = ", ".join(f"{k!r} ({v} row{'s' if v > 1 else ''})" for k, v in missing.items())
+            raise ValueError(
+                f"missing values in column(s) {detail}; drop or impute those rows first "
+                "(structure scores need complete data)"
+            )
+
+        codes = np.empty((len(df), len(names)), dtype=np.int32, order="F")
+        all_states: dict[str, list[Any]] = {}
+        errors: list[str] = []
+        for j, name in enumerate(names):
+            col = df.iloc[:, j]
+            try:
+                codes[:, j], all_states[name] = _code_column(name, col, states.get(name))
+            except _ColumnError as exc:
+                errors.append(str(exc))
+        if errors:
+            raise ValueError("; ".join(errors))
+        arities = np.array([len(all_states[n]) for n in names], dtype=np.int64)
+        _check_arities(names, arities, all_states)
+        return cls(codes, arities, names, all_states)
+
+    @classmethod
+    def from_array(
+        cls,
+        codes: Any,
+        arities: Sequence[int] | None = None,
+        names: Sequence[str] | None = None,
+        states: Mapping[str, Sequence[Any]] | None = None,
+    ) -> "DiscreteData":
+        """Wrap an integer array of state codes ``0 .. r_i - 1``.
+
+        Parameters
+        ----------
+        codes : array_like
+            ``(n_samples, n_vars)`` non-negative integers (bools and whole-number floats are
+            accepted). Copied, never modified.
+        arities : sequence of int, optional
+            Number of states of each variable. Default: ``max code + 1`` per column (or the
+            length of ``states[name]`` where given).
+        names : sequence of str, optional
+            Variable names; default ``X0, X1, ...``.
+        states : dict, optional
+            ``name -> labels`` for the codes of that variable.
+
+        Returns
+        -------
+        DiscreteData
+        """
+        arr = np.asarray(codes)
+        if arr.ndim != 2:
+            raise ValueError(f"codes must be a 2-D array (n_samples, n_vars), got shape {arr.shape}")
+        n_samples, n_vars = arr.shape
+        names = [f"X{i}" for i in range(n_vars)] if names is None else [str(n) for n in names]
+        if len(names) != n_vars:
+            raise ValueError(f"{len(names)} names given for {n_vars} columns")
+        _check_names(names)
+        _check_shape(n_samples, n_vars)
+        states = {str(k): list(v) for k, v in (states or {}).items()}
+        unknown = [k for k in states if k not in names]
+        if unknown:
+            raise ValueError(f"states= names unknown variables: {_fmt_names(unknown)}")
+
+        if arr.dtype == bool:  # both states are possible whether observed or not
+            arr = arr.astype(np.int64)
+            if arities is None:
+                arities = [2] * n_vars
+            states = {n: states.get(n, [False, True]) for n in names}
+        elif arr.dtype.kind == "f":
+            nan_rows = np.isnan(arr).sum(axis=0)
+            if nan_rows.any():
+                detail = ", ".join(f"{names[j]!r} ({nan_rows[j]} rows)" for j in np.flatnonzero(nan_rows))
+                raise ValueError(f"missing values (NaN) in column(s) {detail}; drop or impute them first")
+            bad = [names[j] for j in range(n_vars) if np.any(arr[:, j] != np.round(arr[:, j]))]
+            if bad:
+                raise ValueError(
+                    f"column(s) {_fmt_names(bad)} hold non-integer floats; discretise continuous "
+                    "variables first (e.g. with pandas.cut or pandas.qcut)"
+                )
+            arr = arr.astype(np.int64)
+        elif arr.dtype.kind not in "iu":
+            raise ValueError(f"codes must be integers, got dtype {arr.dtype}; use DiscreteData.from_frame for labels")
+        negative = [names[j] for j in range(n_vars) if arr[:, j].min() < 0]
+        if negative:
+            raise ValueError(f"column(s) {_fmt_names(negative)} hold negative codes; codes must be 0 .. r-1")
+
+        observed_max = arr.max(axis=0).astype(np.int64)
+        if arities is None:
+            ar = observed_max + 1
+            for name, labels in states.items():
+                ar[names.index(name)] = len(labels)
+        else:
+            ar = np.asarray(arities)
+            if ar.shape != (n_vars,) or ar.dtype.kind not in "iu":
+                raise ValueError(f"arities must be {n_vars} integers, got {arities!r}")
+            ar = ar.astype(np.int64)
+            for name, labels in states.items():
+                if len(labels) != ar[names.index(name)]:
+                    raise ValueError(f"states[{name!r}] has {len(labels)} labels but arity {ar[names.index(name)]}")
+        outside = [names[j] for j in range(n_vars) if observed_max[j] >= ar[j]]
+        if outside:
+            detail = ", ".join(f"{names[j]!r} (max code {observed_max[j]}, arity {ar[j]})"
+                               for j in range(n_vars) if names[j] in outside)
+            raise ValueError(f"observed values outside the declared states in column(s) {detail}")
+        all_states = {n: states.get(n, list(range(int(ar[j])))) for j, n in enumerate(names)}
+        _check_arities(names, ar, all_states)
+        return cls(arr.astype(np.int32), ar, names, all_states)
+
+    # ------------------------------------------------------------------ accessors
+    @property
+    def n_samples(self) -> int:
+        return int(self.codes.shape[0])
+
+    @property
+    def n_vars(self) -> int:
+        return int(self.codes.shape[1])
+
+    def index(self, var: str | int) -> int:
+        """Column index of a variable given by name or index."""
+        if isinstance(var, (int, np.integer)) and not isinstance(var, bool):
+            if not 0 <= var < self.n_vars:
+                raise ValueError(f"variable index {var} out of range 0..{self.n_vars - 1}")
+            return int(var)
+        try:
+            return self._index[var]
+        except (KeyError, TypeError):
+            raise ValueError(f"unknown variable {var!r}; variables are {_fmt_names(self.names)}") from None
+
+    def indices(self, variables: Sequence[str | int]) -> list[int]:
+        """Column indices of several variables (names or indices)."""
+        if isinstance(variables, (str, bytes)):
+            raise TypeError("expected a sequence of variables, got a single string")
+        return [self.index(v) for v in variables]
+
+    def to_frame(self) -> pd.DataFrame:
+        """The data as a DataFrame of categorical columns (categories = all states)."""
+        cols = {
+            name: pd.Categorical.from_codes(self.codes[:, j], categories=list(self.states[name]))
+            for j, name in enumerate(self.names)
+        }
+        return pd.DataFrame(cols)
+
+    def __len__(self) -> int:
+        return self.n_samples
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{n}[{r}]" for n, r in zip(self.names[:8], self.arities[:8]))
+        more = ", ..." if self.n_vars > 8 else ""
+        return f"DiscreteData({self.n_samples} samples, {self.n_vars} variables: {shown}{more})"
+
+
+def as_discrete_data(data: Any) -> DiscreteData:
+    """Return ``data`` as :class:`DiscreteData` (a DataFrame or an integer array is coded)."""
+    if isinstance(data, DiscreteData):
+        return data
+    if isinstance(data, pd.DataFrame):
+        return DiscreteData.from_frame(data)
+    if isinstance(data, np.ndarray):
+        return DiscreteData.from_array(data)
+    raise TypeError(
+        f"expected DiscreteData, a pandas DataFrame or an integer array, got {type(data).__name__}"
+    )
+
+
+# ---------------------------------------------------------------------- helpers
+class _ColumnError(Exception):
+    pass
+
+
+def _check_names(names: list[str]) -> None:
+    seen: set[str] = set()
+    dup = sorted({n for n in names if n in seen or seen.add(n)})
+    if dup:
+        raise ValueError(f"duplicate variable names: {_fmt_names(dup)}")
+
+
+def _check_shape(n_samples: int, n_vars: int) -> None:
+    if n_vars < 1:
+        raise ValueError("data has no variables (columns)")
+    if n_samples < 2:
+        raise ValueError(f"data has {n_samples} row(s); at least 2 are needed")
+
+
+def _check_arities(names: Sequence[str], arities: np.ndarray, states: Mapping[str, Sequence[Any]]) -> None:
+    single = [n for n, r in zip(names, arities) if r < 2]
+    if single:
+        detail = ", ".join(f"{n!r} (states: {list(states[n])})" for n in single)
+        raise ValueError(
+            f"variable(s) with only one possible state: {detail}; a constant carries no "
+            "information about structure — drop the column or declare its other states with states="
+        )
+
+
+def _code_column(name: str, col: pd.Series, declared: Sequence[Any] | None) -> tuple[np.ndarray, list[Any]]:
+    """Codes and state labels of one complete column."""
+    dtype = col.dtype
+    if isinstance(dtype, pd.CategoricalDtype):
+        labels = list(dtype.categories) if declared is None else list(declared)
+        values = np.asarray(col.astype(object))
+    elif pd.api.types.is_bool_dtype(dtype):
+        labels = [False, True] if declared is None else list(declared)
+        values = col.to_numpy(dtype=bool)
+    elif pd.api.types.is_integer_dtype(dtype):
+        values = col.to_numpy(dtype=np.int64)
+        labels = sorted(np.unique(values).tolist()) if declared is None else list(declared)
+    elif pd.api.types.is_float_dtype(dtype):
+        values = col.to_numpy(dtype=np.float64)
+        if np.any(values != np.round(values)):
+            raise _ColumnError(
+                f"column {name!r} holds non-integer floats; discretise continuous variables first "
+                "(e.g. with pandas.cut or pandas.qcut)"
+            )
+        values = values.astype(np.int64)
+        labels = sorted(np.unique(values).tolist()) if declared is None else list(declared)
+    elif pd.api.types.is_string_dtype(dtype) or dtype == object:
+        values = np.asarray(col.astype(object))
+        if declared is None:
+            uniq = pd.unique(values)
+            try:
+                labels = sorted(uniq)
+            except TypeError:  # mixed types: order by their text
+                labels = sorted(uniq, key=str)
+        else:
+            labels = list(declared)
+    else:
+        raise _ColumnError(f"column {name!r} has unsupported dtype {dtype} (expected discrete values)")
+
+    if len(set(labels)) != len(labels):
+        raise _ColumnError(f"declared states of column {name!r} contain duplicates: {labels}")
+    lookup = {lab: k for k, lab in enumerate(labels)}
+    uniq = pd.unique(values)
+    outside = [v for v in uniq if v not in lookup]
+    if outside:
+        raise _ColumnError(
+            f"column {name!r} has observed values outside the declared states {labels}: {outside[:5]}"
+        )
+    mapping = np.array([lookup[v] for v in uniq], dtype=np.int32)
+    return mapping[pd.Index(uniq).get_indexer(values)], labels

@@ -1,0 +1,89 @@
+"""PyTensor Ops that put network scores into PyMC log-probabilities.
+
+``DAGLogScore(table)(adjacency)`` is the scalar ``log P(D | G) + log P(G)`` (unnormalised
+modular prior) of the DAG ``G`` read off an n×n 0/1 integer adjacency, or ``-inf`` when
+``G`` is cyclic or breaks a constraint of the table (in-degree, candidates, black/white
+lists). The table's arrays enter the graph as constant inputs, so the same numba kernel
+runs in the default (Python ``perform``) mode and natively in ``mode="NUMBA"``.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+import pytensor.tensor as pt
+from pytensor.graph.basic import Apply
+from pytensor.graph.op import Op
+from pytensor.link.numba.dispatch import numba_funcify
+
+from .scores import _kernels
+from .scores.table import ScoreTable
+
+__all__ = ["DAGLogScore"]
+
+
+class DAGLogScore(Op):
+    """Log posterior score of a DAG given as an integer adjacency (row = parent).
+
+    Parameters
+    ----------
+    table : ScoreTable
+        Supplies the family scores (score + log prior) and the constraints.
+
+    Examples
+    --------
+    >>> op = DAGLogScore(table)
+    >>> adj = pt.imatrix("adj")
+    >>> f = pytensor.function([adj], op(adj))            # or mode="NUMBA"
+    """
+
+    __props__ = ("table",)
+
+    def __init__(self, table: ScoreTable) -> None:
+        if not isinstance(table, ScoreTable):
+            raise TypeError(f"DAGLogScore needs a ScoreTable, got {type(table).__name__}")
+        self.table = table
+
+    def make_node(self, adjacency) -> Apply:
+        adj = pt.as_tensor_variable(adjacency)
+        if adj.ndim != 2:
+            raise ValueError(f"DAGLogScore expects a 2-D adjacency, got ndim={adj.ndim}")
+        if not adj.dtype.startswith(("int", "uint")) and adj.dtype != "bool":
+            raise TypeError(f"DAGLogScore expects an integer adjacency, got dtype {adj.dtype}")
+        n = self.table.n_vars
+        if any(s is not None and s != n for s in adj.type.shape):
+            raise ValueError(f"adjacency must be {n}×{n}, got static shape {adj.type.shape}")
+        t = self.table
+        consts = [pt.constant(a) for a in (t.offsets, t.bitsets, t.log_scores)]
+        return Apply(self, [adj, *consts], [pt.dscalar()])
+
+    def perform(self, node, inputs, output_storage) -> None:
+        adj, offsets, bitsets, log_scores = inputs
+        n = self.table.n_vars
+        if adj.shape != (n, n):
+            raise ValueError(f"adjacency must be {n}×{n}, got {adj.shape}")
+        output_storage[0][0] = np.asarray(_kernels.dag_log_score(adj, offsets, bitsets, log_scores))
+
+    def grad(self, inputs, output_grads):
+        # the adjacency is discrete: no gradient exists
+        raise NotImplementedError("DAGLogScore is a function of a discrete graph and has no gradient")
+
+    def infer_shape(self, fgraph, node, input_shapes):
+        return [()]
+
+    def __str__(self) -> str:
+        return f"DAGLogScore({self.table.n_vars} vars)"
+
+
+@numba_funcify.register(DAGLogScore)
+def _numba_dag_log_score(op: DAGLogScore, node=None, **kwargs):
+    n = op.table.n_vars
+    kernel = _kernels.dag_log_score
+
+    @nb.njit
+    def dag_log_score(adj, offsets, bitsets, log_scores):
+        if adj.shape[0] != n or adj.shape[1] != n:
+            raise ValueError("DAGLogScore: adjacency has the wrong shape")
+        return np.asarray(kernel(adj, offsets, bitsets, log_scores))
+
+    return dag_log_score

@@ -1,0 +1,269 @@
+"""Numba kernels of the score engine: family counts and closed-form local scores.
+
+A *family* is a child and its parent set. Its sufficient statistics are the counts
+``N_jk`` of rows with parent configuration ``j`` and child state ``k``. The kernels give
+every parent configuration a dense integer key (mixed radix over the parents); when the
+key space would outgrow ``_DENSE_LIMIT`` the keys observed so far are re-numbered
+``0 .. u-1`` (``u <= n_samples``), so any number of parents and any arities work and
+only observed configurations are ever counted.
+
+Scores are chosen by an integer ``kind`` so that one compiled kernel serves every score:
+``BDEU`` (parameter: equivalent sample size), ``K2`` and ``BIC``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba as nb
+import numpy as np
+
+from ..graph import acyclic_kernel as _acyclic
+
+BDEU = 0
+K2 = 1
+BIC = 2
+
+# Key spaces up to max(this, 4 * n_samples) are counted densely; beyond, keys are renumbered
+# first, so the work per family stays O(n_samples * r) however many parents there are.
+_DENSE_LIMIT = 4096
+
+
+@nb.njit(cache=True)
+def _renumber(keys, span):
+    """Map the values of ``keys`` (all < span) to 0..u-1 in place; return u."""
+    table = np.full(span, -1, dtype=np.int64)
+    u = 0
+    for s in range(keys.shape[0]):
+        k = keys[s]
+        if table[k] < 0:
+            table[k] = u
+            u += 1
+        keys[s] = table[k]
+    return u
+
+
+@nb.njit(cache=True)
+def _family_keys(codes, arities, child, parents, n_parents, keys):
+    """Fill ``keys`` with a dense key of (parent configuration, child state) per row.
+
+    Returns the key span ``S`` (all keys < S); the child state is the fastest digit, so
+    ``key // r_child`` identifies the parent configuration.
+    """
+    n = codes.shape[0]
+    limit = max(_DENSE_LIMIT, 4 * n)
+    span = 1
+    for s in range(n):
+        keys[s] = 0
+    for t in range(n_parents + 1):
+        v = parents[t] if t < n_parents else child
+        r = arities[v]
+        if span * r > limit:
+            # renumber before the next digit; the child digit (last) is never renumbered
+            span = _renumber(keys, span)
+        col = codes[:, v]
+        for s in range(n):
+            keys[s] = keys[s] * r + col[s]
+        span *= r
+    return span
+
+
+@nb.njit(cache=True)
+def _score_from_keys(keys, span, r, kind, ess, q, log_n, counts):
+    """Local score from (configuration, state) keys; ``counts`` is scratch of size >= span."""
+    n = keys.shape[0]
+    for k in range(span):
+        counts[k] = 0
+    for s in range(n):
+        counts[keys[s]] += 1
+    n_conf = span // r
+    total = 0.0
+    if kind == BDEU:
+        a_j = ess / q
+        a_jk = a_j / r
+        lg_aj = math.lgamma(a_j)
+        lg_ajk = math.lgamma(a_jk)
+        for j in range(n_conf):
+            nj = 0
+            base = j * r
+            for k in range(r):
+                c = counts[base + k]
+                if c > 0:
+                    nj += c
+                    total += math.lgamma(a_jk + c) - lg_ajk
+            if nj > 0:
+                total += lg_aj - math.lgamma(a_j + nj)
+    elif kind == K2:
+        lg_r = math.lgamma(r)
+        for j in range(n_conf):
+            nj = 0
+            base = j * r
+            for k in range(r):
+                c = counts[base + k]
+                if c > 0:
+                    nj += c
+                    total += math.lgamma(1.0 + c)
+            if nj > 0:
+                total += lg_r - math.lgamma(r + nj)
+    else:  # BIC: maximised log-likelihood minus (1/2) log N per free parameter
+        for j in range(n_conf):
+            nj = 0
+            base = j * r
+            for k in range(r):
+                nj += counts[base + k]
+            if nj > 0:
+                for k in range(r):
+                    c = counts[base + k]
+                    if c > 0:
+                        total += c * math.log(c / nj)
+        total -= 0.5 * log_n * (r - 1) * q
+    return total
+
+
+@nb.njit(cache=True)
+def _n_configs(arities, parents, n_parents):
+    q = 1.0
+    for t in range(n_parents):
+        q *= arities[parents[t]]
+    return q
+
+
+@nb.njit(cache=True)
+def _local_score(codes, arities, child, parents, n_parents, kind, ess, keys, counts):
+    span = _family_keys(codes, arities, child, parents, n_parents, keys)
+    if counts.shape[0] < span:
+        counts = np.empty(span, dtype=np.int64)
+    q = _n_configs(arities, parents, n_parents)
+    log_n = math.log(codes.shape[0])
+    return _score_from_keys(keys, span, arities[child], kind, ess, q, log_n, counts)
+
+
+@nb.njit(cache=True)
+def local_score(codes, arities, child, parents, kind, ess):
+    """Score of one family; ``parents`` is a 1-D int64 array."""
+    keys = np.empty(codes.shape[0], dtype=np.int64)
+    counts = np.empty(0, dtype=np.int64)
+    return _local_score(codes, arities, child, parents, parents.shape[0], kind, ess, keys, counts)
+
+
+@nb.njit(cache=True, parallel=True)
+def local_scores(codes, arities, children, parent_sets, n_parents, kind, ess, n_chunks):
+    """Scores of many families: ``parent_sets`` is (F, k) padded, ``n_parents`` (F,) sizes.
+
+    Families are split into ``n_chunks`` parallel chunks that share scratch buffers.
+    """
+    n_fam = children.shape[0]
+    out = np.empty(n_fam, dtype=np.float64)
+    n_chunks = max(1, min(n_fam, n_chunks))
+    for c in nb.prange(n_chunks):
+        # scratch buffers once per chunk, not per family
+        keys = np.empty(codes.shape[0], dtype=np.int64)
+        counts = np.empty(1024, dtype=np.int64)
+        lo = c * n_fam // n_chunks
+        hi = (c + 1) * n_fam // n_chunks
+        for f in range(lo, hi):
+            out[f] = _local_score(
+                codes, arities, children[f], parent_sets[f], n_parents[f], kind, ess, keys, counts
+            )
+    return out
+
+
+# ---------------------------------------------------------------------------- score tables
+@nb.njit(cache=True)
+def enumerate_parent_sets(free, fixed, k_max, out, n_parents, start):
+    """Write ``fixed ∪ T`` for every ``T ⊆ free`` with ``|T| <= k_max`` into ``out[start:]``.
+
+    Sets are sorted ascending and padded with -1; returns the next free row.
+    """
+    m = free.shape[0]
+    n_fixed = fixed.shape[0]
+    comb = np.empty(max(k_max, 1), dtype=np.int64)
+    row = start
+    merged = np.empty(n_fixed + max(k_max, 1), dtype=np.int64)
+    for k in range(min(k_max, m) + 1):
+        for t in range(k):
+            comb[t] = t
+        while True:
+            for t in range(k):
+                merged[t] = free[comb[t]]
+            for t in range(n_fixed):
+                merged[k + t] = fixed[t]
+            size = k + n_fixed
+            merged[:size].sort()
+            for t in range(out.shape[1]):
+                out[row, t] = merged[t] if t < size else -1
+            n_parents[row] = size
+            row += 1
+            # next k-combination of range(m) in lexicographic order
+            t = k - 1
+            while t >= 0 and comb[t] == m - k + t:
+                t -= 1
+            if t < 0:
+                break
+            comb[t] += 1
+            for u in range(t + 1, k):
+                comb[u] = comb[u - 1] + 1
+    return row
+
+
+@nb.njit(cache=True)
+def parent_bitsets(parent_sets, n_parents, n_words):
+    """``(F, n_words)`` uint64 bitsets of padded parent sets."""
+    out = np.zeros((parent_sets.shape[0], n_words), dtype=np.uint64)
+    for f in range(parent_sets.shape[0]):
+        for t in range(n_parents[f]):
+            p = parent_sets[f, t]
+            out[f, p >> 6] |= np.uint64(1) << np.uint64(p & 63)
+    return out
+
+
+@nb.njit(cache=True)
+def find_family(bitsets, lo, hi, key):
+    """Row in ``[lo, hi)`` whose bitset equals ``key`` (rows sorted, last word most significant), or -1."""
+    n_words = key.shape[0]
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        cmp = 0
+        for w in range(n_words - 1, -1, -1):
+            a = bitsets[mid, w]
+            b = key[w]
+            if a != b:
+                cmp = -1 if a < b else 1
+                break
+        if cmp == 0:
+            return mid
+        if cmp < 0:
+            lo = mid + 1
+        else:
+            hi = mid
+    return -1
+
+
+@nb.njit(cache=True)
+def dag_log_score(adj, offsets, bitsets, log_scores):
+    """Sum of table values over the families of ``adj``; -inf if cyclic, not 0/1, or not in the table."""
+    n = adj.shape[0]
+    if adj.shape[1] != n or offsets.shape[0] != n + 1:
+        return -np.inf
+    for u in range(n):
+        for v in range(n):
+            if adj[u, v] != 0 and adj[u, v] != 1:
+                return -np.inf
+        if adj[u, u] != 0:
+            return -np.inf
+    if not _acyclic(adj):
+        return -np.inf
+    n_words = bitsets.shape[1]
+    key = np.zeros(n_words, dtype=np.uint64)
+    total = 0.0
+    for v in range(n):
+        for w in range(n_words):
+            key[w] = 0
+        for u in range(n):
+            if adj[u, v] != 0:
+                key[u >> 6] |= np.uint64(1) << np.uint64(u & 63)
+        f = find_family(bitsets, offsets[v], offsets[v + 1], key)
+        if f < 0:
+            return -np.inf
+        total += log_scores[f]
+    return total

@@ -1,0 +1,284 @@
+"""``ScoreTable``: every allowed family with its score and prior, as parallel arrays.
+
+This is what the exact dynamic programmes and order MCMC consume. Families are grouped by
+child (``offsets``) and, within a child, sorted by parent bitset so that a parent set is
+found by binary search (:func:`ScoreTable.lookup`, the ``DAGLogScore`` Op).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..data import DiscreteData, as_discrete_data
+from ..graph import edges_to_indices, find_cycle
+from ..priors import StructurePrior, Uniform
+from . import BDeu, Score, _kernels
+
+__all__ = ["ScoreTable"]
+
+# Refuse tables beyond this many families (about 40 bytes each plus parent lists).
+MAX_FAMILIES = 50_000_000
+
+
+def _ro(a: np.ndarray) -> np.ndarray:
+    a.flags.writeable = False
+    return a
+
+
+class ScoreTable:
+    """All allowed families ``(child, parent set)`` with ``local score + log prior``.
+
+    Parameters
+    ----------
+    data : DiscreteData or pandas.DataFrame
+    score : Score, default ``BDeu()``
+    prior : StructurePrior, default ``Uniform()``
+    max_parents : int or None, default 3
+        Largest parent set (in-degree bound), ``0 <= max_parents <= n_vars - 1``; None
+        means ``n_vars - 1`` (no bound).
+    candidates : None, int or dict, optional
+        Candidate parents of each child. None: all other variables. An int ``m``:
+        Friedman–Koller's ``mp`` — for each child the ``m`` parents with the best single-edge
+        score ``score(X_i | {X_p}) + log q_i({X_p})`` (ties by column order), plus its
+        white-listed parents. A dict ``child -> parents`` (names or indices): children
+        missing from it may have any parent.
+    blacklist, whitelist : sequence of (parent, child), optional
+        Forbidden and required edges (names or indices). Black-listed edges are removed
+        from the candidates; every family contains its child's white-listed parents.
+
+    Attributes
+    ----------
+    names : tuple of str
+    n_vars, n_families, max_parents : int
+    offsets : ndarray, shape (n_vars + 1,)
+        Families of child ``i`` are rows ``offsets[i]:offsets[i + 1]``.
+    parent_sets : ndarray, shape (n_families, max(max_parents, 1))
+        Sorted parent indices, padded with -1.
+    n_parents : ndarray, shape (n_families,)
+    bitsets : ndarray of uint64, shape (n_families, ceil(n_vars / 64))
+        Parent sets as bitsets (bit ``p % 64`` of word ``p // 64``); see also ``masks``.
+    local_scores, log_priors, log_scores : ndarray, shape (n_families,)
+        Score term, log prior term and their sum ``log_scores``.
+    candidates : tuple of tuple of int
+        Candidate parents of each child after black/white lists.
+
+    Raises
+    ------
+    ValueError
+        For ``max_parents`` out of range, unknown names, self-loops, black/white lists
+        that intersect, a cyclic white list, a white list giving a child more than
+        ``max_parents`` parents or a parent outside its candidates, and tables larger
+        than ``MAX_FAMILIES`` (the message states the size and memory).
+    """
+
+    def __init__(
+        self,
+        data: DiscreteData | Any,
+        score: Score = BDeu(),
+        prior: StructurePrior = Uniform(),
+        max_parents: int | None = 3,
+        candidates: int | Mapping[Any, Sequence[Any]] | None = None,
+        blacklist: Sequence[tuple[Any, Any]] | None = None,
+        whitelist: Sequence[tuple[Any, Any]] | None = None,
+    ) -> None:
+        data = as_discrete_data(data)
+        if not isinstance(score, Score):
+            raise TypeError(f"score must be a Score (BDeu(), K2(), BIC()), got {score!r}")
+        if not isinstance(prior, StructurePrior):
+            raise TypeError(f"prior must be a StructurePrior (Uniform(), ...), got {prior!r}")
+        n = data.n_vars
+        self.data, self.score, self.prior = data, score, prior
+        self.names = data.names
+        self.n_vars = n
+        self.max_parents = _check_max_parents(max_parents, n)
+
+        self.blacklist = tuple(edges_to_indices(blacklist or (), self.names, "blacklist edge"))
+        self.whitelist = tuple(edges_to_indices(whitelist or (), self.names, "whitelist edge"))
+        self._check_lists()
+        required = [sorted(u for u, v in self.whitelist if v == i) for i in range(n)]
+        self.candidates = self._select_candidates(candidates, required)
+
+        # enumerate, score and sort the families
+        sizes = [
+            sum(math.comb(len(c) - len(w), k) for k in range(self.max_parents - len(w) + 1))
+            for c, w in zip(self.candidates, required)
+        ]
+        total = sum(sizes)
+        width = max(self.max_parents, 1)
+        if total > MAX_FAMILIES:
+            gib = total * (8 * width + 40) / 2**30
+            raise ValueError(
+                f"the score table would hold {total:,} families (about {gib:.1f} GiB), more than the "
+                f"limit of {MAX_FAMILIES:,}; lower max_parents or restrict candidates (e.g. candidates=20)"
+            )
+        parent_sets = np.empty((total, width), dtype=np.int64)
+        n_parents = np.empty(total, dtype=np.int64)
+        children = np.repeat(np.arange(n, dtype=np.int64), sizes)
+        row = 0
+        for i in range(n):
+            fixed = np.array(required[i], dtype=np.int64)
+            free = np.array([p for p in self.candidates[i] if p not in required[i]], dtype=np.int64)
+            row = _kernels.enumerate_parent_sets(
+                free, fixed, self.max_parents - len(fixed), parent_sets, n_parents, row
+            )
+        local = score._scores(data, children, parent_sets, n_parents)
+        log_prior = self._log_priors(children, parent_sets, n_parents)
+        n_words = (n + 63) // 64
+        bitsets = _kernels.parent_bitsets(parent_sets, n_parents, n_words)
+        order = np.lexsort([bitsets[:, w] for w in range(n_words)] + [children])
+
+        self.offsets = _ro(np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64))
+        self.parent_sets = _ro(parent_sets[order])
+        self.n_parents = _ro(n_parents[order])
+        self.bitsets = _ro(np.ascontiguousarray(bitsets[order]))
+        self.local_scores = _ro(local[order])
+        self.log_priors = _ro(log_prior[order])
+        self.log_scores = _ro(self.local_scores + self.log_priors)
+
+    # ----------------------------------------------------------------- construction
+    def _check_lists(self) -> None:
+        both = set(self.blacklist) & set(self.whitelist)
+        if both:
+            detail = ", ".join(f"{self.names[u]} -> {self.names[v]}" for u, v in sorted(both))
+            raise ValueError(f"edges both black- and white-listed: {detail}")
+        adj = np.zeros((self.n_vars, self.n_vars), dtype=np.int8)
+        for u, v in self.whitelist:
+            adj[u, v] = 1
+        cycle = find_cycle(adj)
+        if cycle is not None:
+            raise ValueError("the whitelist forms a cycle: " + " -> ".join(self.names[i] for i in cycle))
+        over = [(self.names[v], int(c)) for v, c in enumerate(adj.sum(axis=0)) if c > self.max_parents]
+        if over:
+            detail = ", ".join(f"{name!r} ({c})" for name, c in over)
+            raise ValueError(
+                f"the whitelist gives more than max_parents={self.max_parents} parents to {detail}"
+            )
+
+    def _select_candidates(self, candidates: Any, required: list[list[int]]) -> tuple[tuple[int, ...], ...]:
+        n = self.n_vars
+        banned = [set() for _ in range(n)]
+        for u, v in self.blacklist:
+            banned[v].add(u)
+        allowed = [[p for p in range(n) if p != i and p not in banned[i]] for i in range(n)]
+        if candidates is None:
+            chosen = allowed
+        elif isinstance(candidates, (int, np.integer)) and not isinstance(candidates, bool):
+            m = int(candidates)
+            if not 0 <= m <= n - 1:
+                raise ValueError(f"candidates={m} is out of range 0..{n - 1} (number of other variables)")
+            chosen = self._best_single_parents(m, allowed, required)
+        elif isinstance(candidates, Mapping):
+            chosen = [list(a) for a in allowed]
+            for key, parents in candidates.items():
+                i = self.data.index(key)
+                idx = self.data.indices(parents)
+                if i in idx:
+                    raise ValueError(f"candidates: {self.names[i]!r} cannot be its own parent")
+                chosen[i] = sorted(set(idx) - banned[i])
+                lost = [self.names[p] for p in required[i] if p not in chosen[i]]
+                if lost:
+                    raise ValueError(
+                        f"whitelisted parent(s) {lost} of {self.names[i]!r} are not among its candidates"
+                    )
+        else:
+            raise TypeError(f"candidates must be None, an int or a dict, got {type(candidates).__name__}")
+        return tuple(tuple(sorted(c)) for c in chosen)
+
+    def _best_single_parents(self, m: int, allowed: list[list[int]], required: list[list[int]]) -> list[list[int]]:
+        pairs = [(i, p) for i in range(self.n_vars) for p in allowed[i]]
+        children = np.array([i for i, _ in pairs], dtype=np.int64)
+        parents = np.array([[p] for _, p in pairs], dtype=np.int64).reshape(len(pairs), 1)
+        ones = np.ones(len(pairs), dtype=np.int64)
+        value = self.score._scores(self.data, children, parents, ones) + self._log_priors(children, parents, ones)
+        chosen: list[list[int]] = []
+        start = 0
+        for i in range(self.n_vars):
+            cand = allowed[i]
+            vals = value[start:start + len(cand)]
+            start += len(cand)
+            best = [cand[t] for t in sorted(range(len(cand)), key=lambda t: (-vals[t], cand[t]))[:m]]
+            chosen.append(sorted(set(best) | set(required[i])))
+        return chosen
+
+    def _log_priors(self, children: np.ndarray, parent_sets: np.ndarray, n_parents: np.ndarray) -> np.ndarray:
+        if self.prior.size_based:
+            return self.prior.log_by_size(self.n_vars, int(n_parents.max(initial=0)))[n_parents]
+        return np.array([
+            self.prior.log_family(self.n_vars, int(c), parent_sets[f, : n_parents[f]].tolist())
+            for f, c in enumerate(children)
+        ])
+
+    # ----------------------------------------------------------------- access
+    @property
+    def n_families(self) -> int:
+        return int(self.offsets[-1])
+
+    def __len__(self) -> int:
+        return self.n_families
+
+    @property
+    def masks(self) -> np.ndarray:
+        """Parent sets as one ``uint64`` bitmask per family (only for ``n_vars <= 64``)."""
+        if self.n_vars > 64:
+            raise ValueError(f"masks need n_vars <= 64 (have {self.n_vars}); use bitsets")
+        return self.bitsets[:, 0]
+
+    @property
+    def children(self) -> np.ndarray:
+        """Child index of every family."""
+        return np.repeat(np.arange(self.n_vars), np.diff(self.offsets))
+
+    def family_slice(self, child: str | int) -> slice:
+        """Rows of ``child``'s families."""
+        i = self.data.index(child)
+        return slice(int(self.offsets[i]), int(self.offsets[i + 1]))
+
+    def lookup(self, child: str | int, parents: Sequence[str | int]) -> float:
+        """``log_scores`` entry of a family, or ``-inf`` if the table does not allow it."""
+        i = self.data.index(child)
+        key = np.zeros(self.bitsets.shape[1], dtype=np.uint64)
+        for p in set(self.data.indices(parents)):
+            key[p >> 6] |= np.uint64(1) << np.uint64(p & 63)
+        f = _kernels.find_family(self.bitsets, self.offsets[i], self.offsets[i + 1], key)
+        return float(self.log_scores[f]) if f >= 0 else -np.inf
+
+    def best_families(self) -> pd.DataFrame:
+        """The highest-scoring family of each child (the unconstrained-by-acyclicity optimum)."""
+        rows = [self.offsets[i] + int(np.argmax(self.log_scores[self.family_slice(i)])) for i in range(self.n_vars)]
+        return self.to_frame().iloc[rows].reset_index(drop=True)
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per family: child, parents (tuple of names), local_score, log_prior, log_score."""
+        names = self.names
+        parents = [tuple(names[p] for p in row[:k]) for row, k in zip(self.parent_sets, self.n_parents)]
+        return pd.DataFrame({
+            "child": [names[i] for i in self.children],
+            "parents": parents,
+            "local_score": self.local_scores,
+            "log_prior": self.log_priors,
+            "log_score": self.log_scores,
+        })
+
+    def __repr__(self) -> str:
+        return (
+            f"ScoreTable({self.n_families:,} families over {self.n_vars} variables, "
+            f"score={self.score!r}, prior={self.prior!r}, max_parents={self.max_parents})"
+        )
+
+
+def _check_max_parents(max_parents: int | None, n: int) -> int:
+    if max_parents is None:
+        return n - 1
+    if isinstance(max_parents, bool) or not isinstance(max_parents, (int, np.integer)):
+        raise TypeError(f"max_parents must be an int or None, got {max_parents!r}")
+    if not 0 <= max_parents <= n - 1:
+        raise ValueError(
+            f"max_parents={max_parents} is out of range: with {n} variables a node has "
+            f"0..{n - 1} parents (use max_parents=None for no bound)"
+        )
+    return int(max_parents)

@@ -1,0 +1,56 @@
+"""Shared fixtures: small random discrete data sets and random DAGs."""
+
+import numpy as np
+import pytest
+
+import pymc_bnstruct as bns
+
+
+def random_dag(n: int, rng: np.random.Generator, p_edge: float = 0.4, max_parents: int | None = None) -> np.ndarray:
+    """Random DAG adjacency (row = parent) over a random topological order."""
+    order = rng.permutation(n)
+    adj = np.zeros((n, n), dtype=np.int8)
+    for a in range(n):
+        for b in range(a + 1, n):
+            if rng.random() < p_edge:
+                adj[order[a], order[b]] = 1
+    if max_parents is not None:
+        for v in range(n):
+            pa = np.flatnonzero(adj[:, v])
+            if len(pa) > max_parents:
+                adj[rng.choice(pa, len(pa) - max_parents, replace=False), v] = 0
+    return adj
+
+
+def sample_from_dag(adj: np.ndarray, arities, n_samples: int, rng: np.random.Generator) -> np.ndarray:
+    """Codes sampled from random CPTs on ``adj`` (Dirichlet(0.5) rows: strong dependencies)."""
+    n = adj.shape[0]
+    codes = np.zeros((n_samples, n), dtype=np.int64)
+    done: list[int] = []
+    while len(done) < n:
+        for v in range(n):
+            pa = np.flatnonzero(adj[:, v])
+            if v in done or not all(p in done for p in pa):
+                continue
+            q = int(np.prod([arities[p] for p in pa])) if len(pa) else 1
+            cpt = rng.dirichlet(np.full(arities[v], 0.5), size=q)
+            conf = np.zeros(n_samples, dtype=np.int64)
+            for p in pa:
+                conf = conf * arities[p] + codes[:, p]
+            cum = np.cumsum(cpt[conf], axis=1)
+            codes[:, v] = np.minimum((rng.random(n_samples)[:, None] > cum).sum(axis=1), arities[v] - 1)
+            done.append(v)
+    return codes
+
+
+def random_data(n_vars: int, n_samples: int, seed: int, max_arity: int = 4) -> tuple[bns.DiscreteData, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    arities = rng.integers(2, max_arity + 1, size=n_vars)
+    adj = random_dag(n_vars, rng)
+    codes = sample_from_dag(adj, arities, n_samples, rng)
+    return bns.DiscreteData.from_array(codes, arities=arities), adj
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(12345)
