@@ -215,6 +215,11 @@ class DiscreteData:
 
     # ------------------------------------------------------------------ accessors
     @property
+    def columns(self) -> np.ndarray:
+        """``(n_vars, n_samples)`` C-contiguous view of ``codes``: one row per variable (kernel input)."""
+        return self.codes.T
+
+    @property
     def n_samples(self) -> int:
         return int(self.codes.shape[0])
 

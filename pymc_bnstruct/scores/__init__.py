@@ -25,12 +25,13 @@ __all__ = ["Score", "BDeu", "K2", "BIC", "network_score", "family_indices"]
 def family_indices(data: DiscreteData, child: Any, parents: Sequence[Any]) -> tuple[int, np.ndarray]:
     """Child index and sorted int64 parent indices, validated."""
     c = data.index(child)
-    p = np.array(sorted(data.indices(parents)), dtype=np.int64)
-    if c in p:
+    idx = data.indices(parents)
+    unique = sorted(set(idx))
+    if c in unique:
         raise ValueError(f"{data.names[c]!r} cannot be its own parent")
-    if np.any(p[1:] == p[:-1]):
+    if len(unique) != len(idx):
         raise ValueError(f"duplicate parents in {list(parents)!r}")
-    return c, p
+    return c, np.array(unique, dtype=np.int64)
 
 
 class Score:
@@ -57,7 +58,7 @@ class Score:
         """
         data = as_discrete_data(data)
         c, p = family_indices(data, child, parents)
-        return float(_kernels.local_score(data.codes, data.arities, c, p, self.kind, self._param))
+        return float(_kernels.local_score(data.columns, data.arities, c, p, self.kind, self._param))
 
     def local_many(self, data: DiscreteData | Any, families: Sequence[tuple[Any, Sequence[Any]]]) -> np.ndarray:
         """Local scores of many ``(child, parents)`` families at once (parallel numba)."""
@@ -76,7 +77,7 @@ class Score:
             return np.empty(0)
         n_chunks = 64 * numba.get_num_threads()
         return _kernels.local_scores(
-            data.codes, data.arities, children, parent_sets, sizes, self.kind, self._param, n_chunks
+            data.columns, data.arities, children, parent_sets, sizes, self.kind, self._param, n_chunks
         )
 
     def __repr__(self) -> str:

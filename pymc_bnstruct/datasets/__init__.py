@@ -1,0 +1,12 @@
+"""Reference Bayesian networks (BIF files from the bnlearn repository) and a BIF reader.
+
+>>> from pymc_bnstruct.datasets import load_network
+>>> net = load_network("asia")
+>>> net
+BayesianNetwork('asia', 8 variables, 8 edges)
+>>> df = net.sample(1000, random_seed=0)
+"""
+
+from .bif import BayesianNetwork, list_networks, load_network, read_bif
+
+__all__ = ["BayesianNetwork", "list_networks", "load_network", "read_bif"]
