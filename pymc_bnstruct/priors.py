@@ -22,11 +22,12 @@ __all__ = ["StructurePrior", "Uniform", "FamilyCount", "EdgePenalty"]
 class StructurePrior:
     """Base class of modular structure priors.
 
-    Subclasses implement :meth:`_log_size` (if the weight depends on the family size only)
-    or override :meth:`log_family`.
+    Subclasses either set ``size_based = True`` and implement :meth:`_log_size` (the
+    weight depends on the family size only, which enables vectorised fast paths) or
+    override :meth:`log_family`.
     """
 
-    size_based: bool = True
+    size_based: bool = False
 
     def __init__(self, power: float = 1.0) -> None:
         power = float(power)
@@ -83,6 +84,8 @@ class StructurePrior:
 class Uniform(StructurePrior):
     """Uniform prior over DAGs: every family has weight 1 (``log q = 0``)."""
 
+    size_based = True
+
     def _log_size(self, n_vars: int, size: int) -> float:
         return 0.0
 
@@ -94,6 +97,8 @@ class FamilyCount(StructurePrior):
     equally likely; this penalises the many large sets that a uniform prior favours.
     """
 
+    size_based = True
+
     def _log_size(self, n_vars: int, size: int) -> float:
         return -(math.lgamma(n_vars) - math.lgamma(size + 1) - math.lgamma(n_vars - size))
 
@@ -104,6 +109,8 @@ class EdgePenalty(StructurePrior):
     Equivalent to including every edge independently with probability ``beta`` (before the
     acyclicity constraint). ``beta < 0.5`` favours sparse graphs.
     """
+
+    size_based = True
 
     def __init__(self, beta: float, power: float = 1.0) -> None:
         super().__init__(power)

@@ -107,3 +107,26 @@ def test_op_in_pymc_model(mode):
         pm.Potential("log_score", DAGLogScore(table)(graph))
     logp = model.compile_logp(mode=mode) if mode else model.compile_logp()
     assert float(logp({})) == pytest.approx(network_score(data, true_adj), rel=1e-12)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_op_beyond_64_variables(mode):
+    # multi-word parent bitsets: n = 70 with candidate parents restricted per child
+    rng = np.random.default_rng(8)
+    n = 70
+    codes = rng.integers(0, 3, size=(60, n))
+    codes[:, 1:] = (codes[:, 1:] + codes[:, :-1]) % 3  # chain dependence
+    from pymc_bnstruct import DiscreteData
+
+    data = DiscreteData.from_array(codes, arities=[3] * n)
+    cands = {v: [v - 1] + ([v + 1] if v + 1 < n else []) + ([v - 66] if v >= 66 else []) for v in range(1, n)}
+    table = ScoreTable(data, max_parents=2, candidates=cands)
+    adj = pt.lmatrix("adj")
+    f = pytensor.function([adj], DAGLogScore(table)(adj), mode=mode)
+    g = np.zeros((n, n), dtype=np.int64)
+    for v in range(1, n):
+        g[v - 1, v] = 1
+    g[1, 67] = g[2, 68] = 1
+    assert float(f(g)) == pytest.approx(network_score(data, g), rel=1e-12)
+    g[5, 69] = 1  # not a candidate parent of X69
+    assert f(g) == -np.inf

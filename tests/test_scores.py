@@ -173,3 +173,18 @@ def test_dataframe_input_and_no_mutation():
     s = BDeu().local(df, "a", ["b"])
     pd.testing.assert_frame_equal(df, before)
     assert s == pytest.approx(BDeu().local(bns.DiscreteData.from_frame(df), 0, [1]))
+
+
+def test_network_score_on_link_724_variables():
+    net = bns.datasets.load_network("link")
+    data = bns.DiscreteData.from_frame(net.sample(300, random_seed=0))
+    adj = net.adjacency.values
+    total = network_score(data, adj, BIC())
+    fams = [(v, np.flatnonzero(adj[:, v]).tolist()) for v in range(data.n_vars)]
+    rng = np.random.default_rng(0)
+    pick = rng.choice(len(fams), 40, replace=False)
+    per_family = BIC().local_many(data, fams)
+    assert total == pytest.approx(per_family.sum(), rel=1e-12)
+    for i in pick:  # the batch kernel equals the independent reference on a sample of families
+        c, p = fams[i]
+        assert per_family[i] == pytest.approx(reference_score(np.asarray(data.codes), data.arities, c, p, BIC()), rel=1e-10, abs=1e-8)

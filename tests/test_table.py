@@ -164,3 +164,48 @@ def test_priors():
     with pytest.raises(ValueError, match="parents"):
         Uniform().log_family(3, 0, [1, 2, 0, 1])
     assert repr(EdgePenalty(0.2, power=2)) == "EdgePenalty(beta=0.2, power=2)"
+
+
+class EdgeKnowledge(bns.priors.StructurePrior):
+    """A non-size-based prior: a log-weight per (parent, child) pair."""
+
+    def __init__(self, weights):
+        super().__init__()
+        self.weights = np.asarray(weights, dtype=float)
+
+    def log_family(self, n_vars, child, parents):
+        return float(sum(self.weights[p, child] for p in parents))
+
+
+def test_custom_family_prior_in_table_and_network_score():
+    data, adj = random_data(n_vars=5, n_samples=80, seed=12)
+    w = np.random.default_rng(3).normal(size=(5, 5))
+    prior = EdgeKnowledge(w)
+    table = ScoreTable(data, prior=prior, max_parents=2)
+    for f in range(table.n_families):
+        child = table.children[f]
+        parents = table.parent_sets[f, : table.n_parents[f]]
+        assert table.log_priors[f] == pytest.approx(sum(w[p, child] for p in parents), abs=1e-12)
+    with pytest.raises(TypeError, match="family size alone"):
+        prior.log_by_size(5, 2)
+    g = np.zeros((5, 5), dtype=int)
+    g[0, 1] = g[2, 1] = g[1, 3] = 1
+    expected = bns.network_score(data, g) + w[0, 1] + w[2, 1] + w[1, 3]
+    assert bns.network_score(data, g, prior=prior) == pytest.approx(expected)
+
+
+def test_table_and_op_pickle():
+    import pickle
+
+    import cloudpickle
+
+    from pymc_bnstruct.ops import DAGLogScore
+
+    data, _ = random_data(n_vars=4, n_samples=50, seed=2)
+    table = ScoreTable(data, max_parents=2)
+    for dumps in (pickle.dumps, cloudpickle.dumps):
+        back = pickle.loads(dumps(table))
+        np.testing.assert_array_equal(back.log_scores, table.log_scores)
+        assert back.lookup(0, [1]) == table.lookup(0, [1])
+        op = pickle.loads(dumps(DAGLogScore(table)))
+        assert op.table.n_families == table.n_families

@@ -979,12 +979,12 @@ def _stem(path: str | os.PathLike) -> str:
     return base
 
 
-def read_bif(source: str | os.PathLike | bytes, *, name: str | None = None) -> BayesianNetwork:
+def read_bif(path_or_text: str | os.PathLike | bytes, *, name: str | None = None) -> BayesianNetwork:
     """Parse a discrete Bayesian network in BIF format.
 
     Parameters
     ----------
-    source : str, os.PathLike or bytes
+    path_or_text : str, os.PathLike or bytes
         A path to a ``.bif`` or gzip-compressed ``.bif.gz`` file, or the BIF
         text itself. A ``str`` containing ``{`` or a newline is taken as text,
         any other ``str`` as a path; ``bytes`` are file contents.
@@ -1007,7 +1007,7 @@ def read_bif(source: str | os.PathLike | bytes, *, name: str | None = None) -> B
         that are renormalised silently, since several repository files are
         rounded), or if the graph has a cycle (the message names one).
     FileNotFoundError
-        If ``source`` is a path that does not exist.
+        If ``path_or_text`` is a path that does not exist.
 
     Notes
     -----
@@ -1015,16 +1015,16 @@ def read_bif(source: str | os.PathLike | bytes, *, name: str | None = None) -> B
     ``table`` entries in conditional blocks (child varies slowest, last
     parent fastest: a C-order reshape to ``(child, *parents)``).
     """
-    if isinstance(source, bytes):
-        text, default_name = _decode_bytes(source), "unknown"
-    elif isinstance(source, str) and ("{" in source or "\n" in source):
-        text, default_name = source, "unknown"
-    elif isinstance(source, (str, os.PathLike)):
-        with open(source, "rb") as fh:
+    if isinstance(path_or_text, bytes):
+        text, default_name = _decode_bytes(path_or_text), "unknown"
+    elif isinstance(path_or_text, str) and ("{" in path_or_text or "\n" in path_or_text):
+        text, default_name = path_or_text, "unknown"
+    elif isinstance(path_or_text, (str, os.PathLike)):
+        with open(path_or_text, "rb") as fh:
             text = _decode_bytes(fh.read())
-        default_name = _stem(source)
+        default_name = _stem(path_or_text)
     else:
-        raise TypeError(f"read_bif expects a path, BIF text or bytes, got {type(source).__name__}")
+        raise TypeError(f"read_bif expects a path, BIF text or bytes, got {type(path_or_text).__name__}")
     return _parse_bif_text(text, default_name, name)
 
 
