@@ -93,9 +93,11 @@ def _score_from_counts(counts, span, r, kind, ess, q, log_n):
     """Local score from ``counts[j * r + k] = N_jk`` over ``span = (#configurations) * r`` cells."""
     n_conf = span // r
     total = 0.0
-    if kind == BDEU:
-        a_j = ess / q
-        a_jk = a_j / r
+    if kind == BDEU or kind == K2:
+        # Bayesian-Dirichlet marginal likelihood with one hyperparameter for every cell:
+        # BDeu spreads ess over the r*q cells, K2 puts 1 in each
+        a_jk = ess / (q * r) if kind == BDEU else 1.0
+        a_j = a_jk * r
         lg_aj = math.lgamma(a_j)
         lg_ajk = math.lgamma(a_jk)
         for j in range(n_conf):
@@ -108,18 +110,6 @@ def _score_from_counts(counts, span, r, kind, ess, q, log_n):
                     total += _lgamma_ratio(a_jk, lg_ajk, c)
             if nj > 0:
                 total -= _lgamma_ratio(a_j, lg_aj, nj)
-    elif kind == K2:
-        lg_r = math.lgamma(r)
-        for j in range(n_conf):
-            nj = 0
-            base = j * r
-            for k in range(r):
-                c = counts[base + k]
-                if c > 0:
-                    nj += c
-                    total += _lgamma_ratio(1.0, 0.0, c)
-            if nj > 0:
-                total -= _lgamma_ratio(float(r), lg_r, nj)
     else:  # BIC: maximised log-likelihood minus (1/2) log N per free parameter
         for j in range(n_conf):
             nj = 0
