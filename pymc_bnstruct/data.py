@@ -58,6 +58,7 @@ class DiscreteData:
     ) -> None:
         self.codes = _readonly(np.asfortranarray(codes, dtype=np.int32))
         self.arities = _readonly(np.asarray(arities, dtype=np.int64).copy())
+        _check_key_range(self.codes.shape[0], self.arities)
         self.names = tuple(str(n) for n in names)
         self.states = {n: tuple(states[n]) for n in self.names}
         self._index = {n: i for i, n in enumerate(self.names)}
@@ -176,8 +177,12 @@ class DiscreteData:
         elif arr.dtype.kind == "f":
             nan_rows = np.isnan(arr).sum(axis=0)
             if nan_rows.any():
-                detail = ", ".join(f"{names[j]!r} ({nan_rows[j]} rows)" for j in np.flatnonzero(nan_rows))
+                detail = ", ".join(f"{names[j]!r} ({nan_rows[j]} row{'s' if nan_rows[j] > 1 else ''})"
+                                   for j in np.flatnonzero(nan_rows))
                 raise ValueError(f"missing values (NaN) in column(s) {detail}; drop or impute them first")
+            inf_cols = [names[j] for j in range(n_vars) if np.isinf(arr[:, j]).any()]
+            if inf_cols:
+                raise ValueError(f"column(s) {_fmt_names(inf_cols)} hold infinite values; codes must be finite")
             bad = [names[j] for j in range(n_vars) if np.any(arr[:, j] != np.round(arr[:, j]))]
             if bad:
                 raise ValueError(
@@ -192,6 +197,12 @@ class DiscreteData:
             raise ValueError(f"column(s) {_fmt_names(negative)} hold negative codes; codes must be 0 .. r-1")
 
         observed_max = arr.max(axis=0).astype(np.int64)
+        huge = [names[j] for j in range(n_vars) if observed_max[j] >= _MAX_STATES]
+        if huge:
+            raise ValueError(
+                f"column(s) {_fmt_names(huge)} hold codes >= {_MAX_STATES:,}; codes must be state indices "
+                "0 .. r-1 (use DiscreteData.from_frame to code arbitrary labels)"
+            )
         if arities is None:
             ar = observed_max + 1
             for name, labels in states.items():
@@ -279,6 +290,19 @@ class _ColumnError(Exception):
     pass
 
 
+# The counting kernels use 32-bit keys below n_samples * max(4, r_max); these keep them exact.
+_MAX_STATES = 1 << 20
+_MAX_KEY = (1 << 31) - 1
+
+
+def _check_key_range(n_samples: int, arities: np.ndarray) -> None:
+    if n_samples * max(4, int(arities.max(initial=0))) > _MAX_KEY:
+        raise ValueError(
+            f"{n_samples:,} rows × {int(arities.max())} states exceed the counting kernels' 32-bit "
+            "key range (n_samples × max arity must stay below 2^31)"
+        )
+
+
 def _check_names(names: list[str]) -> None:
     seen: set[str] = set()
     dup = sorted({n for n in names if n in seen or seen.add(n)})
@@ -317,6 +341,8 @@ def _code_column(name: str, col: pd.Series, declared: Sequence[Any] | None) -> t
         labels = sorted(np.unique(values).tolist()) if declared is None else list(declared)
     elif pd.api.types.is_float_dtype(dtype):
         values = col.to_numpy(dtype=np.float64)
+        if not np.all(np.isfinite(values)):
+            raise _ColumnError(f"column {name!r} holds infinite values; discrete data needs finite codes")
         if np.any(values != np.round(values)):
             raise _ColumnError(
                 f"column {name!r} holds non-integer floats; discretise continuous variables first "

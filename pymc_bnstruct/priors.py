@@ -22,9 +22,9 @@ __all__ = ["StructurePrior", "Uniform", "FamilyCount", "EdgePenalty"]
 class StructurePrior:
     """Base class of modular structure priors.
 
-    Subclasses either set ``size_based = True`` and implement :meth:`_log_size` (the
-    weight depends on the family size only, which enables vectorised fast paths) or
-    override :meth:`log_family`.
+    Subclasses implement one hook, and the base class applies ``power``:
+    :meth:`_log_size` (set ``size_based = True``: the weight depends on the family size
+    only, which enables vectorised fast paths) or :meth:`_log_family` (any modular prior).
     """
 
     size_based: bool = False
@@ -36,7 +36,11 @@ class StructurePrior:
         self.power = power
 
     def _log_size(self, n_vars: int, size: int) -> float:  # pragma: no cover - abstract
-        raise NotImplementedError
+        raise NotImplementedError(f"{type(self).__name__} must implement _log_size or _log_family")
+
+    def _log_family(self, n_vars: int, child: int, parents: Sequence[int]) -> float:
+        """Log-weight before ``power``; by default a function of the size alone."""
+        return self._log_size(n_vars, len(parents))
 
     def log_family(self, n_vars: int, child: int, parents: Sequence[int]) -> float:
         """Log-weight ``log q_child(parents)`` of one family (already raised to ``power``).
@@ -53,7 +57,8 @@ class StructurePrior:
         k = len(parents)
         if not 0 <= k <= n_vars - 1:
             raise ValueError(f"a family of {n_vars} variables has 0..{n_vars - 1} parents, got {k}")
-        return self.power * self._log_size(n_vars, k) if self.power else 0.0
+        # + 0.0 turns -0.0 (e.g. an empty parent set) into 0.0
+        return self.power * self._log_family(n_vars, child, parents) + 0.0 if self.power else 0.0
 
     def log_by_size(self, n_vars: int, max_size: int) -> np.ndarray:
         """``log q(|Pa| = k)`` for ``k = 0 .. max_size`` (size-based priors only)."""
@@ -74,17 +79,28 @@ class StructurePrior:
         parts = [p for p in (self._params(), f"power={self.power:g}" if self.power != 1 else "") if p]
         return f"{type(self).__name__}({', '.join(parts)})"
 
+    def _key(self) -> tuple | None:
+        """Parameters that define the prior (None: compare by identity)."""
+        return None
+
     def __eq__(self, other: object) -> bool:
-        return type(self) is type(other) and self.__dict__ == other.__dict__
+        if type(self) is not type(other):
+            return NotImplemented
+        key = self._key()
+        return self is other if key is None else key == other._key()  # type: ignore[attr-defined]
 
     def __hash__(self) -> int:
-        return hash((type(self).__name__, tuple(sorted(self.__dict__.items()))))
+        key = self._key()
+        return id(self) if key is None else hash((type(self).__name__, key))
 
 
 class Uniform(StructurePrior):
     """Uniform prior over DAGs: every family has weight 1 (``log q = 0``)."""
 
     size_based = True
+
+    def _key(self) -> tuple:
+        return (self.power,)
 
     def _log_size(self, n_vars: int, size: int) -> float:
         return 0.0
@@ -98,6 +114,9 @@ class FamilyCount(StructurePrior):
     """
 
     size_based = True
+
+    def _key(self) -> tuple:
+        return (self.power,)
 
     def _log_size(self, n_vars: int, size: int) -> float:
         return -(math.lgamma(n_vars) - math.lgamma(size + 1) - math.lgamma(n_vars - size))
@@ -118,6 +137,9 @@ class EdgePenalty(StructurePrior):
         if not 0.0 < beta < 1.0:
             raise ValueError(f"EdgePenalty needs 0 < beta < 1, got {beta}")
         self.beta = beta
+
+    def _key(self) -> tuple:
+        return (self.beta, self.power)
 
     def _log_size(self, n_vars: int, size: int) -> float:
         return size * math.log(self.beta / (1.0 - self.beta))

@@ -523,7 +523,7 @@ def test_constructor_validates():
     states = {"X": ["x0", "x1"], "Y": ["y0", "y1"]}
     good = {"X": [0.5, 0.5], "Y": [[0.9, 0.2], [0.1, 0.8]]}
     net = BayesianNetwork(states, {"Y": ["X"]}, good, name="xy")
-    assert net.edges == [("X", "Y")] and repr(net) == "BayesianNetwork('xy', 2 variables, 1 edges)"
+    assert net.edges == [("X", "Y")] and repr(net) == "BayesianNetwork('xy', 2 variables, 1 edge)"
     with pytest.raises(ValueError, match="shape"):
         BayesianNetwork(states, {"Y": ["X"]}, {"X": [0.5, 0.5], "Y": [0.5, 0.5]})
     with pytest.raises(ValueError, match="unknown parent 'Z'"):

@@ -49,6 +49,10 @@ def test_lookup_and_frame():
     table = ScoreTable(data, max_parents=2)
     assert table.lookup("X0", ["X2", "X1"]) == pytest.approx(BDeu().local(data, 0, [1, 2]))
     assert table.lookup(0, [1, 2, 3]) == -np.inf  # beyond max_parents
+    with pytest.raises(ValueError, match="duplicate parents"):
+        table.lookup(0, [1, 1])
+    with pytest.raises(ValueError, match="own parent"):
+        table.lookup(0, [0])
     frame = table.to_frame()
     assert len(frame) == table.n_families and list(frame.columns) == [
         "child", "parents", "local_score", "log_prior", "log_score"]
@@ -173,7 +177,7 @@ class EdgeKnowledge(bns.priors.StructurePrior):
         super().__init__()
         self.weights = np.asarray(weights, dtype=float)
 
-    def log_family(self, n_vars, child, parents):
+    def _log_family(self, n_vars, child, parents):
         return float(sum(self.weights[p, child] for p in parents))
 
 
@@ -192,6 +196,15 @@ def test_custom_family_prior_in_table_and_network_score():
     g[0, 1] = g[2, 1] = g[1, 3] = 1
     expected = bns.network_score(data, g) + w[0, 1] + w[2, 1] + w[1, 3]
     assert bns.network_score(data, g, prior=prior) == pytest.approx(expected)
+    # power is applied by the base class, custom hooks included
+    half = EdgeKnowledge(w)
+    half.power = 0.5
+    assert half.log_family(5, 1, [0, 2]) == pytest.approx(0.5 * (w[0, 1] + w[2, 1]))
+    assert prior == prior and prior != EdgeKnowledge(w)  # identity for custom priors
+    assert hash(prior) == hash(prior)
+    assert EdgePenalty(0.2) == EdgePenalty(0.2) and EdgePenalty(0.2) != EdgePenalty(0.3)
+    assert len({FamilyCount(), FamilyCount(), Uniform()}) == 2
+    assert FamilyCount().log_family(5, 0, []) == 0.0 and str(FamilyCount().log_family(5, 0, [])) == "0.0"
 
 
 def test_table_and_op_pickle():

@@ -571,7 +571,8 @@ class BayesianNetwork:
         return logp if per_row else float(logp.sum())
 
     def __repr__(self) -> str:
-        return f"BayesianNetwork({self._name!r}, {self.n_vars} variables, {self.n_edges} edges)"
+        v, e = self.n_vars, self.n_edges
+        return f"BayesianNetwork({self._name!r}, {v} variable{'s' * (v != 1)}, {e} edge{'s' * (e != 1)})"
 
 
 def _check_n(n: Any) -> int:

@@ -3,7 +3,7 @@
 A *family* is a child and its parent set. Its sufficient statistics are the counts
 ``N_jk`` of rows with parent configuration ``j`` and child state ``k``. The kernels give
 every parent configuration a dense integer key (mixed radix over the parents); when the
-key space would outgrow ``_DENSE_LIMIT`` the keys observed so far are re-numbered
+key space would outgrow ``max(_DENSE_LIMIT, 4 * n_samples)`` the keys observed so far are re-numbered
 ``0 .. u-1`` (``u <= n_samples``), so any number of parents and any arities work and
 only observed configurations are ever counted.
 

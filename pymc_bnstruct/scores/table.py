@@ -17,7 +17,7 @@ import pandas as pd
 from ..data import DiscreteData, as_discrete_data
 from ..graph import edges_to_indices, find_cycle
 from ..priors import StructurePrior, Uniform
-from . import BDeu, Score, _kernels
+from . import BDeu, Score, _kernels, family_indices
 
 __all__ = ["ScoreTable"]
 
@@ -240,9 +240,9 @@ class ScoreTable:
 
     def lookup(self, child: str | int, parents: Sequence[str | int]) -> float:
         """``log_scores`` entry of a family, or ``-inf`` if the table does not allow it."""
-        i = self.data.index(child)
+        i, parent_idx = family_indices(self.data, child, parents)
         key = np.zeros(self.bitsets.shape[1], dtype=np.uint64)
-        for p in set(self.data.indices(parents)):
+        for p in parent_idx:
             key[p >> 6] |= np.uint64(1) << np.uint64(p & 63)
         f = _kernels.find_family(self.bitsets, self.offsets[i], self.offsets[i + 1], key)
         return float(self.log_scores[f]) if f >= 0 else -np.inf
