@@ -9,7 +9,7 @@ Typical use::
     table = bns.ScoreTable(data, max_parents=2)
 """
 
-from . import datasets, graph, ops, priors, scores
+from . import datasets, exact, graph, ops, priors, scores
 from .data import DiscreteData, as_discrete_data
 from .scores import BDeu, BIC, K2, network_score
 from .scores.table import ScoreTable
@@ -25,6 +25,7 @@ __all__ = [
     "BIC",
     "network_score",
     "datasets",
+    "exact",
     "graph",
     "ops",
     "priors",

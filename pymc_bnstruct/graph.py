@@ -66,7 +66,13 @@ def to_adjacency(graph: Any, names: Sequence[str]) -> np.ndarray:
             raise ValueError(f"adjacency must be 2-D, got dims {graph.dims}")
         d0, d1 = graph.dims
         if d0 in graph.coords and d1 in graph.coords:
-            graph = graph.transpose(d0, d1).sel({d0: list(names), d1: list(names)})
+            labels = (set(map(str, graph.coords[d0].values)), set(map(str, graph.coords[d1].values)))
+            if labels != (set(names), set(names)):
+                raise ValueError(
+                    f"adjacency coordinates {sorted(labels[0])} / {sorted(labels[1])} do not match "
+                    f"the variables {list(names)}"
+                )
+            graph = graph.sel({d0: list(names), d1: list(names)})
         graph = graph.values
     elif isinstance(graph, pd.DataFrame):
         if set(map(str, graph.index)) == set(names) and set(map(str, graph.columns)) == set(names):

@@ -157,6 +157,9 @@ def test_network_score_rejects_bad_graphs():
         network_score(data, np.zeros((3, 3)))
     with pytest.raises(ValueError, match="self-loop"):
         network_score(data, [("X1", "X1")])
+    wrong = bns.graph.adjacency_dataarray(np.zeros((4, 4), dtype=int), ["a", "b", "c", "d"])
+    with pytest.raises(ValueError, match="do not match the variables"):
+        network_score(data, wrong)
     with pytest.raises(ValueError, match="own parent"):
         BDeu().local(data, "X1", ["X1"])
 
