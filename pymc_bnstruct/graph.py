@@ -118,10 +118,10 @@ def find_cycle(adj: np.ndarray) -> list[int] | None:
                     stack.append((int(w), iter(np.flatnonzero(adj[w]))))
                     break
                 if color[w] == 1:  # back edge u -> w closes a cycle
-                    cycle = [u]
+                    cycle = [u]  # walk back from u to w along the DFS tree
                     while cycle[-1] != w:
                         cycle.append(parent[cycle[-1]])
-                    return [int(w)] + cycle[::-1][1:] + [int(w)] if len(cycle) > 1 else [int(w), int(w)]
+                    return [int(x) for x in cycle[::-1]] + [int(w)]
             else:
                 color[u] = 2
                 stack.pop()
