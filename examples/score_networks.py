@@ -20,27 +20,13 @@ import numpy as np
 import pymc as pm
 
 import pymc_bnstruct as bns
+from pymc_bnstruct.graph import covered_edges
 from pymc_bnstruct.ops import DAGLogScore
 from pymc_bnstruct.scores import BDeu, BIC, K2, network_score
 
 N_ROWS = 2_000
 SEED = 20240601
 SCORES = {"BDeu(ess=1)": BDeu(ess=1.0), "K2": K2(), "BIC": BIC()}
-
-
-def covered_edges(adj: np.ndarray) -> list[tuple[int, int]]:
-    """Edges ``u -> v`` with ``Pa(v) == Pa(u) | {u}``.
-
-    Reversing a covered edge keeps the graph acyclic and Markov equivalent
-    (Chickering, 1995), so a score-equivalent score must not change.
-    """
-    out = []
-    for u, v in zip(*np.nonzero(adj)):
-        pa_u = set(np.flatnonzero(adj[:, u]))
-        pa_v = set(np.flatnonzero(adj[:, v]))
-        if pa_v == pa_u | {u}:
-            out.append((int(u), int(v)))
-    return out
 
 
 def edge_label(names, u, v) -> str:

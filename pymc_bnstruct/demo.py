@@ -17,20 +17,14 @@ import numpy as np
 
 from . import DiscreteData, ScoreTable, network_score
 from .datasets import load_network
-from .graph import adjacency_dataarray
+from .graph import adjacency_dataarray, covered_edges
 from .scores import BDeu, BIC, K2
 
 
-def covered_edges(adj: np.ndarray) -> list[tuple[int, int]]:
-    """Edges ``u -> v`` with ``Pa(v) = Pa(u) ∪ {u}``: reversing one keeps the equivalence class."""
-    return [
-        (int(u), int(v)) for u, v in zip(*np.nonzero(adj))
-        if set(np.flatnonzero(adj[:, v])) == set(np.flatnonzero(adj[:, u])) | {u}
-    ]
-
-
-def alternatives(adj: np.ndarray, data: DiscreteData, rng: np.random.Generator) -> dict[str, np.ndarray]:
-    """The true DAG and some instructive alternatives, by label."""
+def alternatives(
+    adj: np.ndarray, data: DiscreteData, topo: Sequence[int], rng: np.random.Generator
+) -> dict[str, np.ndarray]:
+    """The true DAG and some instructive alternatives, by label (``topo``: a topological order)."""
     names = data.names
     out = {"true network": adj}
     reversed_ = []
@@ -45,8 +39,7 @@ def alternatives(adj: np.ndarray, data: DiscreteData, rng: np.random.Generator) 
     g = adj.copy()
     g[u, v] = 0
     out[f"missing {names[u]}->{names[v]}"] = g
-    topo = _topological_order(adj)  # first -> last keeps the graph acyclic
-    a, b = topo[0], topo[-1]
+    a, b = topo[0], topo[-1]  # first -> last keeps the graph acyclic
     if not adj[a, b]:
         g = adj.copy()
         g[a, b] = 1
@@ -54,20 +47,6 @@ def alternatives(adj: np.ndarray, data: DiscreteData, rng: np.random.Generator) 
     out["all edges reversed"] = adj.T.copy()
     out["empty graph"] = np.zeros_like(adj)
     return out
-
-
-def _topological_order(adj: np.ndarray) -> list[int]:
-    indeg = adj.sum(axis=0).astype(int)
-    ready = [v for v in range(len(indeg)) if indeg[v] == 0]
-    order = []
-    while ready:
-        u = ready.pop(0)
-        order.append(u)
-        for v in np.flatnonzero(adj[u]):
-            indeg[v] -= 1
-            if indeg[v] == 0:
-                ready.append(int(v))
-    return order
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -85,7 +64,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"{net!r}: {data.n_samples} rows sampled (seed {args.seed}); arities {dict(zip(names, data.arities.tolist()))}\n")
 
     scores = {"BDeu(1)": BDeu(1.0), "K2": K2(), "BIC": BIC()}
-    graphs = alternatives(true_adj, data, np.random.default_rng(args.seed))
+    topo = [data.index(v) for v in net.topological_order()]
+    graphs = alternatives(true_adj, data, topo, np.random.default_rng(args.seed))
     table = {label: {s: network_score(data, g, sc) for s, sc in scores.items()} for label, g in graphs.items()}
     ref = table["true network"]
     width = max(len(k) for k in table) + 2

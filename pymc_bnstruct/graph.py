@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-__all__ = ["to_adjacency", "edges_to_indices", "find_cycle", "is_acyclic", "adjacency_dataarray"]
+__all__ = ["to_adjacency", "edges_to_indices", "find_cycle", "is_acyclic", "adjacency_dataarray", "covered_edges"]
 
 
 def _var_index(v: Any, names: Sequence[str], lookup: dict[str, int]) -> int:
@@ -160,6 +160,19 @@ def acyclic_kernel(adj):
 def is_acyclic(adj: np.ndarray) -> bool:
     """True if the 0/1 adjacency (row = parent) has no directed cycle."""
     return bool(acyclic_kernel(np.asarray(adj)))
+
+
+def covered_edges(adj: np.ndarray) -> list[tuple[int, int]]:
+    """Edges ``u -> v`` with ``Pa(v) = Pa(u) ∪ {u}``.
+
+    Reversing a covered edge keeps the graph acyclic and in the same Markov equivalence
+    class (Chickering, 1995), so score-equivalent scores (BDeu, BIC) do not change.
+    """
+    adj = np.asarray(adj)
+    return [
+        (int(u), int(v)) for u, v in zip(*np.nonzero(adj))
+        if set(np.flatnonzero(adj[:, v])) == set(np.flatnonzero(adj[:, u])) | {u}
+    ]
 
 
 def adjacency_dataarray(adj: np.ndarray, names: Sequence[str]) -> xr.DataArray:

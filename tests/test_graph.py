@@ -55,3 +55,12 @@ def test_to_adjacency_formats_agree():
 def test_to_adjacency_errors(graph, match):
     with pytest.raises(ValueError, match=match):
         to_adjacency(graph, NAMES)
+
+
+def test_covered_edges():
+    from pymc_bnstruct.graph import covered_edges
+
+    adj = np.zeros((4, 4), dtype=int)
+    adj[0, 1] = adj[0, 2] = adj[1, 2] = adj[2, 3] = 1  # 0->1 covered; 1->2 covered (Pa(2)={0,1}); 2->3 not
+    assert covered_edges(adj) == [(0, 1), (1, 2)]
+    assert covered_edges(np.zeros((3, 3), dtype=int)) == []

@@ -680,6 +680,19 @@ class _Tokens:
             self.error(f"expected {what}, got {value!r}", self.i - 1)
         return value
 
+    def word_list(self, closer: str, what: str, where: str, separators: str = ",") -> list[str]:
+        """Words up to ``closer`` (consumed), separated by any of ``separators``."""
+        words = []
+        while True:
+            kind, value = self.next(what)
+            if kind == _PUNCT and value == closer:
+                return words
+            if kind == _PUNCT and value in separators:
+                continue
+            if kind == _PUNCT:
+                self.error(f"unexpected {value!r} in {where}", self.i - 1)
+            words.append(value)
+
     def skip_statement(self) -> None:
         """Skip to just after the next ';' (used for ``property`` statements)."""
         while True:
@@ -744,16 +757,8 @@ def _parse_variable(tok: _Tokens) -> tuple[str, list[str], int]:
         if tok.peek() == (_WORD, "="):  # older "discrete [2] = {...}" spelling
             tok.i += 1
         tok.expect("{", f"before the states of variable '{name}'")
-        states = []
-        while True:
-            kind, value = tok.next(f"the states of variable '{name}'")
-            if kind == _PUNCT and value == "}":
-                break
-            if kind == _PUNCT and value == ",":
-                continue
-            if kind == _PUNCT:
-                tok.error(f"variable '{name}': unexpected {value!r} in the list of states", tok.i - 1)
-            states.append(value)
+        states = tok.word_list("}", f"the states of variable '{name}'",
+                               f"the list of states of variable '{name}'")
         if tok.is_punct(";"):
             tok.i += 1
         if len(states) != k:
@@ -792,16 +797,7 @@ def _parse_numbers(tok: _Tokens, child: str) -> list[float]:
 def _parse_probability(tok: _Tokens) -> _ProbBlock:
     start = tok.i
     tok.expect("(", "after 'probability'")
-    names = []
-    while True:
-        kind, value = tok.next("variable names or ')' in a probability header")
-        if kind == _PUNCT and value == ")":
-            break
-        if kind == _PUNCT and value in ",|":
-            continue
-        if kind == _PUNCT:
-            tok.error(f"unexpected {value!r} in a probability header", tok.i - 1)
-        names.append(value)
+    names = tok.word_list(")", "variable names or ')' in a probability header", "a probability header", ",|")
     if not names:
         tok.error("empty probability header", start)
     child = names[0]
@@ -811,16 +807,8 @@ def _parse_probability(tok: _Tokens) -> _ProbBlock:
         line_i = tok.i
         kind, value = tok.next(f"a probability entry for '{child}'")
         if kind == _PUNCT and value == "(":
-            labels = []
-            while True:
-                kind, value = tok.next(f"a parent configuration for '{child}'")
-                if kind == _PUNCT and value == ")":
-                    break
-                if kind == _PUNCT and value == ",":
-                    continue
-                if kind == _PUNCT:
-                    tok.error(f"variable '{child}': unexpected {value!r} in a parent configuration", tok.i - 1)
-                labels.append(value)
+            labels = tok.word_list(")", f"a parent configuration for '{child}'",
+                                   f"a parent configuration of variable '{child}'")
             block.rows.append((labels, _parse_numbers(tok, child), line_i))
         elif kind == _WORD and value.lower() == "table":
             if block.table is not None:
