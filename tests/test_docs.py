@@ -2,6 +2,9 @@
 
 Every ```python block is executed and every ```pycon block is checked as a doctest, in
 order, in one namespace per page, so that the documentation cannot drift from the code.
+Both run in a temporary directory (files they write land there). Examples run with
+``PYMC_BNSTRUCT_QUICK=1``: they read it to shrink their workload (fewer rows, draws or
+repetitions) while exercising the same code paths; run by hand they do the full job.
 """
 
 import doctest
@@ -19,8 +22,8 @@ EXAMPLES = sorted((ROOT / "examples").glob("*.py"))
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
-def test_doc_page_code_runs(page, monkeypatch):
-    monkeypatch.chdir(ROOT)
+def test_doc_page_code_runs(page, monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
     text = page.read_text()
     globs: dict = {"__name__": "__doc_check__"}
     parser = doctest.DocTestParser()
@@ -43,8 +46,10 @@ def test_doc_page_code_runs(page, monkeypatch):
 
 
 @pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.name)
-def test_example_runs(example, monkeypatch, capsys):
-    monkeypatch.chdir(ROOT)
+def test_example_runs(example, monkeypatch, capsys, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PYMC_BNSTRUCT_QUICK", "1")
+    monkeypatch.setenv("MPLBACKEND", "Agg")
     monkeypatch.setattr(sys, "argv", [str(example)])
     runpy.run_path(str(example), run_name="__main__")
     assert capsys.readouterr().out.strip()

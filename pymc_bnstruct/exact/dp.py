@@ -363,10 +363,10 @@ class ExactPosterior:
         xarray.DataArray
             ``uint8``, dims ``("sample", "parent", "child")``.
         """
-        from .._sampling import sample_dags_given_orders
-
         self._require_order("sample_dags")
         n = _check_count(n)
+        from .._sampling import sample_dags_given_orders
+
         rng = np.random.default_rng(random_seed)
         orders = self.sample_orders(n, random_seed=int(rng.integers(2**31 - 1)))
         t = self.table
