@@ -13,6 +13,11 @@ from . import datasets, exact, graph, ops, priors, scores
 from .data import DiscreteData, as_discrete_data
 from .scores import BDeu, BIC, K2, network_score
 from .scores.table import ScoreTable
+from . import moves, search
+from . import order, step_methods
+from .model import NodeOrder
+from .order import OrderScorer
+from .step_methods import OrderMetropolis
 
 __version__ = "0.1.0"
 
@@ -30,5 +35,12 @@ __all__ = [
     "ops",
     "priors",
     "scores",
+    "moves",
+    "search",
+    "NodeOrder",
+    "OrderMetropolis",
+    "OrderScorer",
+    "order",
+    "step_methods",
     "__version__",
 ]

@@ -15,7 +15,10 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-__all__ = ["to_adjacency", "edges_to_indices", "find_cycle", "is_acyclic", "adjacency_dataarray", "covered_edges"]
+__all__ = [
+    "to_adjacency", "edges_to_indices", "find_cycle", "is_acyclic", "adjacency_dataarray", "covered_edges",
+    "skeleton", "v_structures", "markov_equivalent", "to_cpdag", "shd",
+]
 
 
 def _var_index(v: Any, names: Sequence[str], lookup: dict[str, int]) -> int:
@@ -179,3 +182,199 @@ def adjacency_dataarray(adj: np.ndarray, names: Sequence[str]) -> xr.DataArray:
     """Label an adjacency with dims ``("parent", "child")`` and variable-name coords."""
     return xr.DataArray(np.asarray(adj), dims=("parent", "child"),
                         coords={"parent": list(names), "child": list(names)})
+
+
+# ---------------------------------------------------------------------------- equivalence classes
+# A PDAG (partially directed graph) uses the same n×n 0/1 array: ``g[u, v] == 1`` and
+# ``g[v, u] == 0`` is the directed edge ``u -> v``; ``g[u, v] == g[v, u] == 1`` is the
+# undirected edge ``u - v``. A CPDAG is the PDAG of a Markov equivalence class: its
+# directed edges are the compelled ones (oriented alike in every member).
+
+
+def _as_square(graph: Any, what: str = "graph") -> tuple[np.ndarray, list[str] | None]:
+    """Array and (if labelled) names of a DataArray / DataFrame / array adjacency."""
+    names = None
+    if isinstance(graph, xr.DataArray):
+        if graph.ndim != 2:
+            raise ValueError(f"{what} must be 2-D, got dims {graph.dims}")
+        d0, d1 = graph.dims
+        if d0 in graph.coords and d1 in graph.coords:
+            names = [str(x) for x in graph.coords[d0].values]
+            graph = to_adjacency(graph, names) if graph.dtype.kind in "biuf" else graph.values
+        arr = np.asarray(graph)
+    elif isinstance(graph, pd.DataFrame):
+        names = [str(x) for x in graph.index]
+        arr = to_adjacency(graph, names)
+    else:
+        arr = np.asarray(graph)
+    if arr.ndim != 2 or arr.shape[0] != arr.shape[1]:
+        raise ValueError(f"{what} must be a square adjacency, got shape {arr.shape}")
+    if arr.dtype.kind not in "biuf" or not np.all((arr == 0) | (arr == 1)):
+        raise ValueError(f"{what} entries must be 0 or 1")
+    if np.any(np.diag(arr)):
+        raise ValueError(f"{what} has self-loops (non-zero diagonal)")
+    return arr.astype(np.int8), names
+
+
+def _relabel(arr: np.ndarray, like: Any, names: list[str] | None) -> Any:
+    if isinstance(like, xr.DataArray) and names is not None:
+        d0, d1 = like.dims
+        return xr.DataArray(arr, dims=(d0, d1), coords={d0: names, d1: names})
+    if isinstance(like, pd.DataFrame) and names is not None:
+        return pd.DataFrame(arr, index=names, columns=names)
+    return arr
+
+
+def _dag_array(graph: Any, what: str) -> tuple[np.ndarray, list[str] | None]:
+    arr, names = _as_square(graph, what)
+    cycle = find_cycle(arr)
+    if cycle is not None:
+        label = names if names is not None else [str(i) for i in range(arr.shape[0])]
+        raise ValueError(
+            f"{what} is not a DAG (cycle {' -> '.join(label[i] for i in cycle)}); "
+            "undirected edges (both directions set) count as 2-cycles"
+        )
+    return arr, names
+
+
+def skeleton(graph: Any) -> Any:
+    """Undirected skeleton of a graph or PDAG: symmetric 0/1 adjacency (same type as the input)."""
+    arr, names = _as_square(graph)
+    sk = ((arr != 0) | (arr.T != 0)).astype(np.int8)
+    return _relabel(sk, graph, names)
+
+
+def v_structures(graph: Any) -> list[tuple[int, int, int]]:
+    """Unshielded colliders ``a -> b <- c`` (``a < c`` non-adjacent) of a DAG, as index triples."""
+    arr, _ = _dag_array(graph, "graph")
+    adjacent = (arr != 0) | (arr.T != 0)
+    out = []
+    for b in range(arr.shape[0]):
+        pa = np.flatnonzero(arr[:, b])
+        for i, a in enumerate(pa):
+            for c in pa[i + 1:]:
+                if not adjacent[a, c]:
+                    out.append((int(a), int(b), int(c)))
+    return out
+
+
+def markov_equivalent(g1: Any, g2: Any) -> bool:
+    """Whether two DAGs are Markov equivalent: same skeleton and same v-structures (Verma & Pearl)."""
+    a, na = _dag_array(g1, "first graph")
+    b, nb_ = _dag_array(g2, "second graph")
+    if na is not None and nb_ is not None:
+        b = to_adjacency(g2, na)
+    if a.shape != b.shape:
+        raise ValueError(f"graphs have different sizes: {a.shape} and {b.shape}")
+    same_skeleton = np.array_equal((a | a.T) != 0, (b | b.T) != 0)
+    return bool(same_skeleton and v_structures(a) == v_structures(b))
+
+
+def to_cpdag(graph: Any) -> Any:
+    """The CPDAG (essential graph) of a DAG: compelled edges directed, reversible ones undirected.
+
+    Uses Chickering's (1995) edge-labelling algorithm: edges are ordered by a topological
+    order (lowest child first, then highest parent first) and labelled compelled or
+    reversible in one pass.
+
+    Parameters
+    ----------
+    graph : array_like, xarray.DataArray or pandas.DataFrame
+        A DAG as an n×n 0/1 adjacency (row = parent).
+
+    Returns
+    -------
+    Same type as ``graph`` (labels kept): ``int8`` PDAG with ``g[u, v] = 1, g[v, u] = 0``
+    for a compelled edge ``u -> v`` and ``g[u, v] = g[v, u] = 1`` for a reversible edge.
+
+    Raises
+    ------
+    ValueError
+        If the graph is not a square 0/1 adjacency of a DAG.
+    """
+    arr, names = _dag_array(graph, "graph")
+    n = arr.shape[0]
+    order = _topological_order(arr)
+    pos = np.empty(n, dtype=np.int64)
+    pos[order] = np.arange(n)
+    parents = [set(np.flatnonzero(arr[:, v]).tolist()) for v in range(n)]
+    edges = sorted(((int(u), int(v)) for u, v in zip(*np.nonzero(arr))), key=lambda e: (pos[e[1]], -pos[e[0]]))
+    unknown, compelled, reversible = 0, 1, 2
+    label = dict.fromkeys(edges, unknown)
+    for x, y in edges:
+        if label[(x, y)] != unknown:
+            continue
+        done = False
+        for w in parents[x]:
+            if label[(w, x)] == compelled:
+                if w not in parents[y]:
+                    for z in parents[y]:
+                        label[(z, y)] = compelled
+                    done = True
+                    break
+                label[(w, y)] = compelled
+        if done:
+            continue
+        mark = compelled if any(z != x and z not in parents[x] for z in parents[y]) else reversible
+        for z in parents[y]:
+            if label[(z, y)] == unknown:
+                label[(z, y)] = mark
+    out = np.zeros((n, n), dtype=np.int8)
+    for (u, v), lab in label.items():
+        out[u, v] = 1
+        if lab == reversible:
+            out[v, u] = 1
+    return _relabel(out, graph, names)
+
+
+def _topological_order(arr: np.ndarray) -> list[int]:
+    n = arr.shape[0]
+    indeg = (arr != 0).sum(axis=0)
+    ready = [v for v in range(n) if indeg[v] == 0]
+    order = []
+    while ready:
+        u = ready.pop(0)
+        order.append(u)
+        for v in np.flatnonzero(arr[u]):
+            indeg[v] -= 1
+            if indeg[v] == 0:
+                ready.append(int(v))
+    return order
+
+
+def shd(g1: Any, g2: Any, *, cpdag: bool = True) -> int:
+    """Structural Hamming distance: node pairs whose edge differs between two graphs.
+
+    A pair counts once whether the edge is missing, extra, reversed or directed in one
+    graph and undirected in the other (Tsamardinos, Brown & Aliferis, 2006).
+
+    Parameters
+    ----------
+    g1, g2 : array_like, xarray.DataArray or pandas.DataFrame
+        Adjacencies over the same variables (labelled ones are aligned by name).
+    cpdag : bool, default True
+        Compare the equivalence classes: both graphs must be DAGs and are converted with
+        :func:`to_cpdag` first, so Markov-equivalent DAGs are at distance 0. With False
+        the graphs (DAGs or PDAGs) are compared as given.
+
+    Raises
+    ------
+    ValueError
+        For graphs of different sizes or different variables, and (``cpdag=True``) for
+        graphs that are not DAGs.
+    """
+    a, na = _as_square(g1, "first graph")
+    b, nb_ = _as_square(g2, "second graph")
+    if a.shape != b.shape:
+        raise ValueError(f"graphs have different sizes: {a.shape} and {b.shape}")
+    if na is not None and nb_ is not None:
+        if set(na) != set(nb_):
+            raise ValueError(f"graphs are over different variables: {na} and {nb_}")
+        idx = [nb_.index(x) for x in na]
+        b = b[np.ix_(idx, idx)]
+    if cpdag:
+        a = to_cpdag(_dag_array(a, "first graph")[0])
+        b = to_cpdag(_dag_array(b, "second graph")[0])
+    iu = np.triu_indices(a.shape[0], 1)
+    differ = (a[iu] != b[iu]) | (a.T[iu] != b.T[iu])
+    return int(differ.sum())

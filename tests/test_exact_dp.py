@@ -260,3 +260,13 @@ def test_pruning_of_negligible_k_terms_changes_nothing(monkeypatch):
     full = posterior(df, max_parents=3)
     assert float(abs(pruned.edge_probabilities - full.edge_probabilities).max()) <= 1e-14
     assert pruned.log_evidence == full.log_evidence
+
+
+def test_insufficient_precision_is_flagged_and_warned(monkeypatch):
+    import pymc_bnstruct.exact.dp as dp_module
+
+    data, _ = random_data(4, 50, 91)
+    monkeypatch.setattr(dp_module, "_AGREEMENT_TOL", -1.0)  # every check now "fails"
+    with pytest.warns(RuntimeWarning, match="precision may be insufficient"):
+        dp = posterior(data, max_parents=2)
+    assert dp.diagnostics["precision_ok"] is False

@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 import sys
 import time
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
@@ -255,6 +256,14 @@ class ExactPosterior:
             seconds=time.perf_counter() - t0, memory_bytes=int(need),
         )
         self.diagnostics = diag
+        if not precision_ok:
+            warnings.warn(
+                "exact DP precision may be insufficient: evidence by two routes differs by "
+                f"{rel:.2e} (relative), parent-set totals by {total_err:.2e}, largest "
+                f"cancellation ratio {diag['max_cancellation']:.3g} / "
+                f"{diag['max_cancellation_k']:.3g}; see ExactPosterior.diagnostics",
+                RuntimeWarning, stacklevel=3,
+            )
         self.log_evidence: float = float(log_z - log_prior_norm)
         names = list(self.names)
         self.edge_probabilities = xr.DataArray(
