@@ -25,6 +25,7 @@ EXPECTED_SIZES = {
     "alarm": (37, 46),
     "hailfinder": (56, 66),
     "link": (724, 1125),
+    "samc7": (7, 8),  # Liang & Zhang (2009), Section 4.1
 }
 
 
@@ -530,3 +531,20 @@ def test_constructor_validates():
         BayesianNetwork(states, {"Y": ["Z"]}, good)
     with pytest.raises(ValueError, match="no probability table for variable 'Y'"):
         BayesianNetwork(states, {}, {"X": [0.5, 0.5]})
+
+
+def test_samc7_matches_the_paper():
+    """Liang & Zhang (2009) §4.1: structure and the tables P1 and P2, as written in the text."""
+    net = load_network("samc7")
+    assert set(net.edges) == {("A", "C"), ("C", "F"), ("D", "F"), ("A", "B"), ("F", "B"),
+                              ("B", "G"), ("C", "G"), ("G", "E")}
+    p1 = {("0",): 0.2, ("1",): 0.8}  # P(Z = 1 | X)
+    p2 = {("0", "0"): 0.1, ("0", "1"): 0.5, ("1", "0"): 0.5, ("1", "1"): 0.9}
+    for child, parents, table in [("C", ["A"], p1), ("E", ["G"], p1), ("F", ["C", "D"], p2),
+                                  ("B", ["A", "F"], p2), ("G", ["B", "C"], p2)]:
+        assert list(net.parents[child]) == parents
+        for config, p in table.items():
+            probs = net.cpt(child)
+            idx = tuple(int(c) for c in config)
+            assert probs[(1, *idx)] == pytest.approx(p)
+    assert net.cpt("A")[1] == pytest.approx(0.7) and net.cpt("D")[1] == pytest.approx(0.5)
