@@ -1,0 +1,324 @@
+"""Convergence diagnostics for structure samplers: an R-hat table and chain agreement.
+
+Both read ``pm.sample`` output through the dims contract described in
+:mod:`pymc_bnstruct.posterior`, so they work for every sampler in the package.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import arviz as az
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+from ._idata import draw_weights, get_group, has_group, select_draws
+from .posterior import FEATURE_DIMS, FEATURES, _summarise, feature_draws
+
+__all__ = ["summary", "chain_agreement", "ChainAgreement"]
+
+_SUMMARY_FEATURES = ("log_score", *FEATURES)
+_ALIASES = {"mb": "markov_blanket", "markov-blanket": "markov_blanket", "edges": "edge", "paths": "path"}
+_COLUMNS = ["kind", "mean", "sd", "mcse_mean", "ess_bulk", "ess_tail", "r_hat", "constant"]
+
+
+def _canonical(feature: Any, allowed: Sequence[str]) -> str:
+    if not isinstance(feature, str):
+        raise TypeError(f"a feature must be a string, one of {tuple(allowed)}; got {feature!r}")
+    name = _ALIASES.get(feature, feature)
+    if name not in allowed:
+        raise ValueError(f"unknown feature {feature!r}; choose from {tuple(allowed)}")
+    return name
+
+
+def feature_cells(feature: str, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Index pairs ``(u, v)`` that define distinct features of ``n`` variables.
+
+    Every ordered pair ``u != v`` for edges and paths; ``u < v`` for the symmetric
+    Markov-blanket relation (the diagonal is never a feature).
+    """
+    u, v = np.nonzero(~np.eye(n, dtype=bool))
+    if feature == "markov_blanket":
+        keep = u < v
+        u, v = u[keep], v[keep]
+    return u, v
+
+
+def feature_labels(feature: str, names: Sequence[Any], u: np.ndarray, v: np.ndarray) -> list[str]:
+    """Row labels: ``edge[a->b]``, ``mb[a--b]``, ``path[a~>b]``."""
+    fmt = {"edge": "edge[{}->{}]", "markov_blanket": "mb[{}--{}]", "path": "path[{}~>{}]"}[feature]
+    return [fmt.format(names[a], names[b]) for a, b in zip(u.tolist(), v.tolist())]
+
+
+def _log_score_draws(idata: Any, burn_in: int) -> xr.DataArray:
+    if not has_group(idata, "sample_stats") or "log_score" not in get_group(idata, "sample_stats"):
+        raise ValueError("the sampler output has no 'log_score' sample statistic (sample_stats.log_score); "
+                         "drop 'log_score' from features")
+    ls = select_draws(get_group(idata, "sample_stats")["log_score"], burn_in)
+    if ls.dims != ("chain", "draw"):
+        raise ValueError(f"sample stat 'log_score' must have dims (chain, draw), got {ls.dims}")
+    return ls.astype(np.float64)
+
+
+def _weighted_mean_sd(values: np.ndarray, w: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """values: (chain, draw, rows); mean and sd over (chain, draw)."""
+    flat = values.reshape(-1, values.shape[-1])
+    if w is None:
+        return flat.mean(axis=0), flat.std(axis=0, ddof=1) if flat.shape[0] > 1 else np.full(flat.shape[1], np.nan)
+    p = (w / w.sum()).reshape(-1)
+    mean = p @ flat
+    var = p @ (flat - mean) ** 2
+    return mean, np.sqrt(var)
+
+
+def summary(
+    idata: Any,
+    *,
+    var_name: str | None = None,
+    features: Sequence[str] = ("log_score", "edge"),
+    burn_in: int = 0,
+    dags_per_draw: int = 10,
+    random_seed: int | np.random.Generator | None = None,
+) -> pd.DataFrame:
+    """An ``az.summary``-style convergence table for the log score and structural features.
+
+    Each row is one scalar quantity traced per draw: the sampler's ``log_score`` sample
+    statistic, and one row per feature — per-draw edge / Markov-blanket / path
+    probabilities given the drawn order (``bns.NodeOrder``) or 0/1 indicators of the drawn
+    graph (``bns.DAG``). R-hat (rank-normalised, split) and the bulk / tail effective
+    sample sizes come from ArviZ on exactly these per-draw values.
+
+    A feature whose value is the same in every draw of every chain (an edge no chain ever
+    proposes, a white-listed edge) has no variance: ArviZ's R-hat is NaN. Such rows are
+    kept, flagged ``constant=True`` and listed last, with R-hat and both ESS NaN
+    (undefined) and ``mcse_mean`` 0 — they are neither dropped nor counted as converged. A feature constant *within* each chain but different between chains
+    gets R-hat = inf (not flagged constant: that is disagreement).
+
+    Parameters
+    ----------
+    idata : arviz.InferenceData or xarray.DataTree
+        Output of ``pm.sample``.
+    var_name : str, optional
+        The sampler variable to summarise, needed only when several qualify.
+    features : sequence of str, default ``("log_score", "edge")``
+        Any of ``"log_score"``, ``"edge"``, ``"markov_blanket"`` (alias ``"mb"``), ``"path"``.
+    burn_in : int, default 0
+        Recorded draws to drop from the start of every chain.
+    dags_per_draw, random_seed
+        For path features of a node order (see :func:`pymc_bnstruct.path_probabilities`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index: ``log_score``, ``edge[a->b]``, ``mb[a--b]`` (each unordered pair once),
+        ``path[a~>b]``. Columns: ``kind`` (the feature), ``mean``, ``sd``, ``mcse_mean``,
+        ``ess_bulk``, ``ess_tail``, ``r_hat``, ``constant``. Sorted: rows with an
+        unexplained NaN R-hat first, then by R-hat descending, then the constant rows.
+        With importance-weighted draws (SAMC), ``mean`` and ``sd`` are weighted and
+        ``mcse_mean`` is NaN for varying rows; R-hat and ESS describe the unweighted
+        chains. ArviZ's diagnostics cost about 10 ms per varying row for 4,000 draws.
+
+    Raises
+    ------
+    ValueError
+        Unknown features, a missing ``log_score`` statistic, or the errors of
+        :func:`pymc_bnstruct.edge_probabilities`.
+
+    Warns
+    -----
+    UserWarning
+        With a single chain (R-hat needs at least two; all R-hat values are NaN).
+    """
+    if isinstance(features, str):
+        features = (features,)
+    feats = [_canonical(f, _SUMMARY_FEATURES) for f in features]
+    if not feats:
+        raise ValueError(f"features must name at least one of {_SUMMARY_FEATURES}")
+    if len(set(feats)) != len(feats):
+        raise ValueError(f"features lists a feature twice: {list(features)}")
+
+    blocks: list[np.ndarray] = []
+    labels: list[str] = []
+    kinds: list[str] = []
+    for feat in feats:
+        if feat == "log_score":
+            ls = _log_score_draws(idata, burn_in)
+            blocks.append(ls.values[:, :, None])
+            labels.append("log_score")
+            kinds.append("log_score")
+            continue
+        per_draw, _ = feature_draws(idata, feat, var_name=var_name, burn_in=burn_in,
+                                    dags_per_draw=dags_per_draw, random_seed=random_seed)
+        a, b = FEATURE_DIMS[feat]
+        names = per_draw.coords[a].values.tolist()
+        u, v = feature_cells(feat, len(names))
+        blocks.append(per_draw.values[:, :, u, v])
+        labels.extend(feature_labels(feat, names, u, v))
+        kinds.extend([feat] * len(u))
+    shapes = {blk.shape[:2] for blk in blocks}
+    if len(shapes) != 1:
+        raise ValueError(f"the log score and the features have different (chain, draw) shapes: {shapes}")
+    values = np.concatenate(blocks, axis=2)
+    n_chains = values.shape[0]
+
+    weights = draw_weights(idata, burn_in=burn_in)
+    w = None if weights is None else np.asarray(weights.values, dtype=np.float64)
+    mean, sd = _weighted_mean_sd(values, w)
+    constant = values.reshape(-1, values.shape[2]).max(axis=0) == values.reshape(-1, values.shape[2]).min(axis=0)
+
+    if n_chains < 2:
+        warnings.warn("R-hat needs at least two chains; every r_hat is NaN", UserWarning, stacklevel=2)
+    # ArviZ only sees the varying rows (its cost is per row; most edges of a large DAG
+    # sampler's output never change). Constant rows: R-hat and ESS undefined, MCSE 0.
+    n_rows = len(labels)
+    r_hat = np.full(n_rows, np.nan)
+    ess_bulk = np.full(n_rows, np.nan)
+    ess_tail = np.full(n_rows, np.nan)
+    mcse = np.where(constant, 0.0, np.nan)
+    vary = np.flatnonzero(~constant)
+    if vary.size:
+        ds = xr.Dataset({"x": (("chain", "draw", "row"), values[:, :, vary])})
+        with warnings.catch_warnings(), np.errstate(divide="ignore", invalid="ignore"):
+            warnings.simplefilter("ignore")
+            if n_chains >= 2:
+                r_hat[vary] = az.rhat(ds, method="rank")["x"].values
+            ess_bulk[vary] = az.ess(ds, method="bulk")["x"].values
+            ess_tail[vary] = az.ess(ds, method="tail")["x"].values
+            if w is None:
+                mcse[vary] = az.mcse(ds, method="mean")["x"].values
+
+    df = pd.DataFrame(
+        {"kind": kinds, "mean": mean, "sd": sd, "mcse_mean": mcse, "ess_bulk": ess_bulk,
+         "ess_tail": ess_tail, "r_hat": r_hat, "constant": constant},
+        index=pd.Index(labels, name="feature"),
+    )[_COLUMNS]
+    group = np.where(constant, 2, np.where(np.isnan(r_hat), 0, 1))
+    key = np.where(np.isnan(r_hat), 0.0, -r_hat)
+    order = np.lexsort((key, group))
+    return df.iloc[order]
+
+
+@dataclass(frozen=True)
+class ChainAgreement:
+    """How far apart the chains' feature probabilities are.
+
+    Attributes
+    ----------
+    feature : str
+        ``"edge"``, ``"markov_blanket"`` or ``"path"``.
+    max_difference : float
+        ``max over features and chain pairs of |p_a - p_b|`` — 0 when the chains agree
+        exactly; Friedman & Koller's scatter plots (Fig. 3, 4) show the same quantity as
+        the distance of the farthest point from the diagonal.
+    worst : pandas.DataFrame
+        The ``top`` features with the largest disagreement, each with the chain pair
+        where it is largest: index = feature label, columns ``chain_a``, ``chain_b``,
+        ``prob_a``, ``prob_b``, ``difference`` (= ``|prob_a - prob_b|``), descending.
+    pairwise : xarray.DataArray
+        dims ``("chain", "chain_")``: the largest difference for every pair of chains
+        (symmetric, zero diagonal).
+    probabilities : xarray.DataArray
+        The per-chain feature probabilities the above are computed from (dims
+        ``("chain", a, b)``).
+
+    ``float(result)`` is ``max_difference``.
+    """
+
+    feature: str
+    max_difference: float
+    worst: pd.DataFrame
+    pairwise: xr.DataArray
+    probabilities: xr.DataArray
+
+    def __float__(self) -> float:
+        return float(self.max_difference)
+
+    def __repr__(self) -> str:
+        n = self.pairwise.sizes["chain"]
+        head = (f"ChainAgreement({self.feature}, {n} chains): largest absolute difference "
+                f"{self.max_difference:.4f}")
+        if self.worst.empty:
+            return head
+        return head + "\n" + self.worst.to_string(float_format=lambda x: f"{x:.4f}")
+
+
+def chain_agreement(
+    idata: Any,
+    feature: str = "edge",
+    *,
+    var_name: str | None = None,
+    top: int = 5,
+    burn_in: int = 0,
+    dags_per_draw: int = 10,
+    random_seed: int | np.random.Generator | None = None,
+) -> ChainAgreement:
+    """The largest absolute difference of feature probabilities between any two chains.
+
+    Each chain's posterior feature probabilities are estimated separately (as
+    :func:`pymc_bnstruct.edge_probabilities` with ``by_chain=True``) and compared for
+    every pair of chains. Chains that sample the same posterior agree up to Monte Carlo
+    error; a difference near 1 means one chain is sure of a feature the other rules out
+    (a chain stuck in a different mode).
+
+    Parameters
+    ----------
+    idata : arviz.InferenceData or xarray.DataTree
+        Output of ``pm.sample`` with at least two chains.
+    feature : {"edge", "markov_blanket", "path"}, default "edge"
+        ``"mb"`` is accepted for ``"markov_blanket"``.
+    var_name : str, optional
+        The sampler variable, needed only when several qualify.
+    top : int, default 5
+        Number of worst features listed in ``worst``.
+    burn_in : int, default 0
+    dags_per_draw, random_seed
+        For path features of a node order.
+
+    Returns
+    -------
+    ChainAgreement
+
+    Raises
+    ------
+    ValueError
+        Fewer than two chains, ``top < 0``, or the errors of the feature functions.
+    """
+    feat = _canonical(feature, FEATURES)
+    if isinstance(top, (bool, np.bool_)) or not isinstance(top, (int, np.integer)):
+        raise TypeError(f"top must be an int, got {top!r}")
+    if top < 0:
+        raise ValueError(f"top must be >= 0, got {top}")
+    probs = _summarise(idata, feat, var_name, True, burn_in, dags_per_draw, random_seed)
+    n_chains = probs.sizes["chain"]
+    if n_chains < 2:
+        raise ValueError(f"chain agreement needs at least two chains, the output has {n_chains}")
+    a, b = FEATURE_DIMS[feat]
+    names = probs.coords[a].values.tolist()
+    chains = probs.coords["chain"].values.tolist()
+    u, v = feature_cells(feat, len(names))
+    p = probs.values[:, u, v]  # (chain, features)
+    diff = np.abs(p[:, None, :] - p[None, :, :])  # (chain, chain_, features)
+    pairwise = xr.DataArray(diff.max(axis=2) if p.shape[1] else np.zeros((n_chains, n_chains)),
+                            dims=("chain", "chain_"), coords={"chain": chains, "chain_": chains},
+                            name=f"max_{feat}_difference")
+    if p.shape[1] == 0:
+        return ChainAgreement(feat, 0.0, pd.DataFrame(columns=["chain_a", "chain_b", "prob_a", "prob_b",
+                                                                "difference"]), pairwise, probs)
+    # per feature, the chain pair where it differs most (earliest pair on ties)
+    ia, ib = np.triu_indices(n_chains, k=1)
+    pair_diff = diff[ia, ib, :]  # (pairs, features)
+    best_pair = pair_diff.argmax(axis=0)
+    feat_diff = pair_diff[best_pair, np.arange(p.shape[1])]
+    order = np.argsort(-feat_diff, kind="stable")[:top]
+    labels = feature_labels(feat, names, u[order], v[order])
+    ca, cb = ia[best_pair[order]], ib[best_pair[order]]
+    worst = pd.DataFrame(
+        {"chain_a": [chains[i] for i in ca], "chain_b": [chains[i] for i in cb],
+         "prob_a": p[ca, order], "prob_b": p[cb, order], "difference": feat_diff[order]},
+        index=pd.Index(labels, name="feature"),
+    )
+    return ChainAgreement(feat, float(feat_diff.max()), worst, pairwise, probs)

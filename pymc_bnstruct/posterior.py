@@ -1,0 +1,522 @@
+"""Posterior structural features from sampler output: edges, Markov blankets, paths.
+
+The functions here read ``pm.sample`` output of every sampler in the package, identifying
+the variables by their dims (the package's output contract):
+
+* ``("parent", "child")`` — a **0/1 adjacency per draw** (integer dtype; ``bns.DAG``,
+  structure MCMC and SAMC) or **edge probabilities per draw** (float;
+  ``f"{name}_edge_prob"`` of a ``bns.NodeOrder``, Rao-Blackwellised given the order);
+* ``("node", "node_")`` — Markov-blanket probabilities per draw (``f"{name}_mb_prob"``);
+* ``("position",)`` — the drawn node order itself (a ``bns.NodeOrder``), used with the
+  family table in ``constant_data`` to sample DAGs for path features.
+
+A posterior probability is the average of the per-draw values over chains and draws
+(weighted when the output carries importance weights, see
+:func:`pymc_bnstruct._idata.draw_weights`). For a 0/1 adjacency the Markov-blanket and
+directed-path indicators are computed from each drawn graph.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numba as nb
+import numpy as np
+import xarray as xr
+
+from ._idata import draw_weights, get_group, has_group, select_draws
+from ._sampling import sample_dags_given_orders
+
+__all__ = ["edge_probabilities", "markov_blanket_probabilities", "path_probabilities"]
+
+FEATURES: tuple[str, ...] = ("edge", "markov_blanket", "path")
+FEATURE_DIMS: dict[str, tuple[str, str]] = {
+    "edge": ("parent", "child"),
+    "markov_blanket": ("node", "node_"),
+    "path": ("source", "target"),
+}
+_RESULT_NAMES = {
+    "edge": "edge_probability",
+    "markov_blanket": "markov_blanket_probability",
+    "path": "path_probability",
+}
+_EDGE_SUFFIX = "_edge_prob"
+_MB_SUFFIX = "_mb_prob"
+# orders processed per call of the DAG sampler for path features (bounds memory)
+_PATH_CHUNK = 256
+
+
+# ----------------------------------------------------------------------------- kernels
+@nb.njit(cache=True)
+def _closure_kernel(dags):
+    """Directed-path indicators ``reach[g, u, v]`` (a path u -> ... -> v of length >= 1).
+
+    Processes each graph's nodes in reverse topological order (Kahn's algorithm on the
+    adjacency) and ORs each child's reach row into its parents'. Returns ``(reach, bad)``
+    with ``bad`` the index of the first cyclic graph, or -1.
+    """
+    m, n = dags.shape[0], dags.shape[1]
+    reach = np.zeros((m, n, n), dtype=np.uint8)
+    indeg = np.empty(n, dtype=np.int64)
+    topo = np.empty(n, dtype=np.int64)
+    for g in range(m):
+        for v in range(n):
+            c = 0
+            for u in range(n):
+                if dags[g, u, v]:
+                    c += 1
+            indeg[v] = c
+        head = 0
+        tail = 0
+        for v in range(n):
+            if indeg[v] == 0:
+                topo[tail] = v
+                tail += 1
+        while head < tail:
+            u = topo[head]
+            head += 1
+            for v in range(n):
+                if dags[g, u, v]:
+                    indeg[v] -= 1
+                    if indeg[v] == 0:
+                        topo[tail] = v
+                        tail += 1
+        if tail < n:
+            return reach, g
+        for i in range(n - 1, -1, -1):
+            u = topo[i]
+            for v in range(n):
+                if dags[g, u, v]:
+                    reach[g, u, v] = 1
+                    for w in range(n):
+                        if reach[g, v, w]:
+                            reach[g, u, w] = 1
+    return reach, -1
+
+
+@nb.njit(cache=True)
+def _markov_blanket_kernel(dags):
+    """Markov-blanket indicators: ``mb[g, u, v] = 1`` when u is a parent, a child or a
+    co-parent (another parent of a common child) of v in graph g; symmetric, zero diagonal."""
+    m, n = dags.shape[0], dags.shape[1]
+    mb = np.zeros((m, n, n), dtype=np.uint8)
+    for g in range(m):
+        for c in range(n):
+            for u in range(n):
+                if dags[g, u, c]:
+                    mb[g, u, c] = 1
+                    mb[g, c, u] = 1
+                    for w in range(u + 1, n):
+                        if dags[g, w, c]:
+                            mb[g, u, w] = 1
+                            mb[g, w, u] = 1
+    return mb
+
+
+@nb.njit(cache=True)
+def _mean_over_groups(x, group):
+    """Average consecutive blocks of ``group`` graphs: (m * group, n, n) uint8 -> (m, n, n)."""
+    m = x.shape[0] // group
+    n = x.shape[1]
+    out = np.zeros((m, n, n))
+    for i in range(m):
+        for d in range(group):
+            g = i * group + d
+            for u in range(n):
+                for v in range(n):
+                    out[i, u, v] += x[g, u, v]
+        for u in range(n):
+            for v in range(n):
+                out[i, u, v] /= group
+    return out
+
+
+def transitive_closure(dags: np.ndarray) -> np.ndarray:
+    """Directed-path indicators of a stack of DAGs.
+
+    Parameters
+    ----------
+    dags : ndarray, shape (m, n, n)
+        0/1 adjacencies (row = parent).
+
+    Returns
+    -------
+    ndarray of uint8, shape (m, n, n)
+        ``out[g, u, v] = 1`` when graph ``g`` has a directed path of length >= 1 from
+        ``u`` to ``v`` (zero diagonal).
+
+    Raises
+    ------
+    ValueError
+        If an entry is not 0/1 or a graph has a directed cycle.
+    """
+    arr = _as_dag_stack(dags)
+    reach, bad = _closure_kernel(arr)
+    if bad >= 0:
+        raise ValueError(f"graph {bad} of the stack has a directed cycle")
+    return reach
+
+
+def markov_blankets(dags: np.ndarray) -> np.ndarray:
+    """Markov-blanket indicators of a stack of DAGs, shape (m, n, n), symmetric, zero diagonal."""
+    return _markov_blanket_kernel(_as_dag_stack(dags))
+
+
+def _as_dag_stack(dags: Any) -> np.ndarray:
+    arr = np.asarray(dags)
+    if arr.ndim != 3 or arr.shape[1] != arr.shape[2]:
+        raise ValueError(f"expected a stack of square adjacencies (m, n, n), got shape {arr.shape}")
+    if arr.size and not np.all((arr == 0) | (arr == 1)):
+        raise ValueError("adjacency entries must be 0 or 1")
+    return np.ascontiguousarray(arr, dtype=np.uint8)
+
+
+# ----------------------------------------------------------------------- finding output
+@dataclass(frozen=True)
+class _Source:
+    """One sampler's output in a posterior group.
+
+    ``kind="dag"``: ``edge`` is a 0/1 adjacency variable. ``kind="order"``: ``edge`` /
+    ``mb`` are per-draw probability variables and ``order`` the drawn permutation (any of
+    them may be missing).
+    """
+
+    name: str
+    kind: str
+    edge: str | None = None
+    mb: str | None = None
+    order: str | None = None
+
+    def variables(self) -> list[str]:
+        return [v for v in (self.edge, self.mb, self.order) if v is not None]
+
+    def describe(self) -> str:
+        return f"{self.name!r} ({self.kind}: {', '.join(self.variables())})"
+
+
+def _is_integer(da: xr.DataArray) -> bool:
+    return bool(np.issubdtype(da.dtype, np.integer) or da.dtype == np.bool_)
+
+
+def _sources(posterior: xr.Dataset) -> list[_Source]:
+    """Group the posterior's structure variables into samplers, by dims and names."""
+    dags: list[_Source] = []
+    orders: dict[str, dict[str, str]] = {}
+    for var in posterior.data_vars:
+        name = str(var)
+        da = posterior[name]
+        if da.dims[:2] != ("chain", "draw"):
+            continue
+        rest = da.dims[2:]
+        if rest == ("parent", "child"):
+            if _is_integer(da):
+                dags.append(_Source(name=name, kind="dag", edge=name))
+            else:
+                base = name[: -len(_EDGE_SUFFIX)] if name.endswith(_EDGE_SUFFIX) else name
+                orders.setdefault(base, {})["edge"] = name
+        elif rest == ("node", "node_"):
+            base = name[: -len(_MB_SUFFIX)] if name.endswith(_MB_SUFFIX) else name
+            orders.setdefault(base, {})["mb"] = name
+        elif rest == ("position",) and _is_integer(da):
+            orders.setdefault(name, {})["order"] = name
+    out = list(dags)
+    for base, parts in orders.items():
+        out.append(_Source(name=base, kind="order", **parts))
+    return out
+
+
+def _family_table(idata: Any, base: str) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    if not has_group(idata, "constant_data"):
+        return None
+    cd = get_group(idata, "constant_data")
+    keys = [f"{base}_family_child", f"{base}_family_parents", f"{base}_family_log_score"]
+    if not all(k in cd for k in keys):
+        return None
+    return tuple(np.asarray(cd[k].values) for k in keys)  # type: ignore[return-value]
+
+
+def _can_provide(idata: Any, src: _Source, feature: str) -> bool:
+    if src.kind == "dag":
+        return True
+    if feature == "edge":
+        return src.edge is not None
+    if feature == "markov_blanket":
+        return src.mb is not None
+    return src.order is not None and _family_table(idata, src.name) is not None
+
+
+def _missing_reason(src: _Source, feature: str) -> str:
+    if feature == "edge":
+        return (f"{src.name!r} recorded no per-draw edge probabilities "
+                f"(expected a variable {src.name + _EDGE_SUFFIX!r}; create the NodeOrder with "
+                "features including 'edge')")
+    if feature == "markov_blanket":
+        return (f"{src.name!r} recorded no per-draw Markov-blanket probabilities (expected "
+                f"{src.name + _MB_SUFFIX!r}; create the NodeOrder with "
+                "features=('edge', 'markov_blanket'))")
+    return (f"path features of {src.name!r} need the drawn orders (a variable with dims "
+            f"(chain, draw, position)) and the family table in constant_data "
+            f"({src.name}_family_child, _family_parents, _family_log_score)")
+
+
+def _resolve(idata: Any, feature: str, var_name: str | None) -> _Source:
+    if feature not in FEATURES:
+        raise ValueError(f"unknown feature {feature!r}; choose from {FEATURES}")
+    if var_name is not None and not isinstance(var_name, str):
+        raise TypeError(f"var_name must be a string or None, got {type(var_name).__name__}")
+    posterior = get_group(idata, "posterior")
+    sources = _sources(posterior)
+    if not sources:
+        raise ValueError(
+            "found no structure variables in the posterior: expected a variable with dims "
+            "(chain, draw, parent, child), (chain, draw, node, node_) or (chain, draw, position) "
+            f"(from bns.NodeOrder or bns.DAG); posterior variables: {sorted(map(str, posterior.data_vars))}")
+    if var_name is not None:
+        matches = [s for s in sources if var_name == s.name or var_name in s.variables()]
+        if not matches:
+            raise ValueError(
+                f"var_name {var_name!r} names no structure variable in the posterior; candidates: "
+                + "; ".join(s.describe() for s in sources))
+        src = matches[0]
+        if not _can_provide(idata, src, feature):
+            raise ValueError(f"cannot compute {feature} features: {_missing_reason(src, feature)}")
+        return src
+    able = [s for s in sources if _can_provide(idata, s, feature)]
+    if len(able) == 1:
+        return able[0]
+    if not able:
+        raise ValueError(f"cannot compute {feature} features: "
+                         + "; ".join(_missing_reason(s, feature) for s in sources))
+    raise ValueError(
+        f"several variables provide {feature} features; pass var_name= one of "
+        + ", ".join(repr(s.name) for s in able) + " (" + "; ".join(s.describe() for s in able) + ")")
+
+
+def _names(posterior: xr.Dataset, src: _Source, n: int) -> list:
+    for var, dim in ((src.edge, "parent"), (src.mb, "node")):
+        if var is not None and dim in posterior[var].coords:
+            return posterior[var].coords[dim].values.tolist()
+    return list(range(n))
+
+
+def _check_binary(values: np.ndarray, var: str) -> None:
+    if values.size and not np.all((values == 0) | (values == 1)):
+        raise ValueError(f"{var!r} has dims (parent, child) and an integer dtype, so it is read as a "
+                         "0/1 adjacency per draw, but it holds values other than 0 and 1")
+
+
+def _check_int(value: Any, name: str, minimum: int) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an int, got {value!r}")
+    if value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value}")
+    return int(value)
+
+
+def feature_draws(
+    idata: Any,
+    feature: str,
+    *,
+    var_name: str | None = None,
+    burn_in: int = 0,
+    dags_per_draw: int = 10,
+    random_seed: Any = None,
+) -> tuple[xr.DataArray, str]:
+    """Per-draw values of a structural feature, dims ``(chain, draw, a, b)``.
+
+    The building block of the summaries, diagnostics and plots: for a 0/1 adjacency the
+    per-draw indicators (edges, Markov blankets and directed paths of the drawn graph);
+    for a node order the per-draw probabilities given the order (recorded edge /
+    Markov-blanket probabilities; path probabilities estimated from ``dags_per_draw``
+    DAGs sampled given the order).
+
+    Returns
+    -------
+    (xarray.DataArray, str)
+        The values (float64, dims ``("chain", "draw") + FEATURE_DIMS[feature]``, coords =
+        variable names) and the name of the sampler variable they come from.
+    """
+    src = _resolve(idata, feature, var_name)
+    posterior = select_draws(get_group(idata, "posterior"), burn_in)
+    dims = FEATURE_DIMS[feature]
+    if src.kind == "dag":
+        adj = posterior[src.edge]
+        values = np.asarray(adj.values)
+        _check_binary(values, src.edge)
+        c, d, n = values.shape[0], values.shape[1], values.shape[2]
+        flat = np.ascontiguousarray(values.reshape(c * d, n, n), dtype=np.uint8)
+        if feature == "edge":
+            out = flat
+        elif feature == "markov_blanket":
+            out = _markov_blanket_kernel(flat)
+        else:
+            out, bad = _closure_kernel(flat)
+            if bad >= 0:
+                raise ValueError(f"draw {bad % d} of chain {bad // d} of {src.edge!r} has a directed cycle")
+        per_draw = out.reshape(c, d, n, n).astype(np.float64)
+    elif feature in ("edge", "markov_blanket"):
+        var = src.edge if feature == "edge" else src.mb
+        per_draw = np.asarray(posterior[var].values, dtype=np.float64)
+        c, d, n = per_draw.shape[0], per_draw.shape[1], per_draw.shape[2]
+    else:
+        per_draw = _order_paths(idata, src, posterior, dags_per_draw, random_seed)
+        c, d, n = per_draw.shape[0], per_draw.shape[1], per_draw.shape[2]
+    names = _names(posterior, src, n)
+    da = xr.DataArray(
+        per_draw,
+        dims=("chain", "draw", *dims),
+        coords={"chain": posterior.coords["chain"].values, "draw": posterior.coords["draw"].values,
+                dims[0]: names, dims[1]: names},
+    )
+    return da, src.name
+
+
+def _order_paths(idata: Any, src: _Source, posterior: xr.Dataset, dags_per_draw: Any,
+                 random_seed: Any) -> np.ndarray:
+    dags_per_draw = _check_int(dags_per_draw, "dags_per_draw", 1)
+    child, parents, log_score = _family_table(idata, src.name)  # type: ignore[misc]
+    orders = np.asarray(posterior[src.order].values)
+    c, d, n = orders.shape
+    rng = np.random.default_rng(random_seed)
+    flat = orders.reshape(c * d, n)
+    out = np.empty((c * d, n, n))
+    for lo in range(0, c * d, _PATH_CHUNK):
+        hi = min(lo + _PATH_CHUNK, c * d)
+        seed = int(rng.integers(0, 2**32))
+        try:
+            dags = sample_dags_given_orders(child, parents, log_score, n, flat[lo:hi], dags_per_draw, seed)
+        except ValueError as err:
+            raise ValueError(f"cannot sample DAGs given the orders of {src.order!r}: {err}") from None
+        reach, _ = _closure_kernel(dags)  # DAGs consistent with an order are acyclic
+        out[lo:hi] = _mean_over_groups(reach, dags_per_draw)
+    return out.reshape(c, d, n, n)
+
+
+# ------------------------------------------------------------------------- aggregation
+def _average(per_draw: xr.DataArray, weights: xr.DataArray | None, by_chain: bool) -> xr.DataArray:
+    """(Weighted) mean over draws, and over chains unless ``by_chain``."""
+    dims = ["draw"] if by_chain else ["chain", "draw"]
+    if weights is None:
+        return per_draw.mean(dims)
+    w = weights / weights.sum(dims)
+    return (per_draw * w).sum(dims)
+
+
+def _summarise(idata: Any, feature: str, var_name: str | None, by_chain: bool, burn_in: int,
+               dags_per_draw: int = 10, random_seed: Any = None) -> xr.DataArray:
+    if not isinstance(by_chain, (bool, np.bool_)):
+        raise TypeError(f"by_chain must be a bool, got {by_chain!r}")
+    per_draw, source = feature_draws(idata, feature, var_name=var_name, burn_in=burn_in,
+                                     dags_per_draw=dags_per_draw, random_seed=random_seed)
+    weights = draw_weights(idata, burn_in=burn_in)
+    out = _average(per_draw, weights, bool(by_chain))
+    out.name = _RESULT_NAMES[feature]
+    out.attrs = {"var_name": source, "n_chains": int(per_draw.sizes["chain"]),
+                 "n_draws": int(per_draw.sizes["draw"]), "burn_in": int(burn_in),
+                 "weighted": weights is not None}
+    return out
+
+
+def edge_probabilities(
+    idata: Any,
+    *,
+    var_name: str | None = None,
+    by_chain: bool = False,
+    burn_in: int = 0,
+) -> xr.DataArray:
+    """Posterior probability of every directed edge, ``P(u -> v | D)``.
+
+    The mean over chains and draws of the per-draw edge indicators (a ``bns.DAG``
+    adjacency) or of the per-draw edge probabilities given the drawn order (a
+    ``bns.NodeOrder``; Friedman & Koller's prop. 3.2, Rao-Blackwellised).
+
+    Parameters
+    ----------
+    idata : arviz.InferenceData or xarray.DataTree
+        Output of ``pm.sample``.
+    var_name : str, optional
+        The sampler variable (e.g. ``"order"``, ``"dag"``) or the feature variable (e.g.
+        ``"order_edge_prob"``). Needed only when several variables qualify.
+    by_chain : bool, default False
+        Return one estimate per chain (a leading ``chain`` dim) instead of pooling.
+    burn_in : int, default 0
+        Recorded draws to drop from the start of every chain.
+
+    Returns
+    -------
+    xarray.DataArray
+        float64, dims ``("parent", "child")`` (``("chain", "parent", "child")`` with
+        ``by_chain``), coords = variable names; ``attrs`` record the sampler variable (``var_name``) and
+        the draws used.
+
+    Raises
+    ------
+    ValueError
+        No or several qualifying variables (the message lists them), a bad ``burn_in``.
+    """
+    return _summarise(idata, "edge", var_name, by_chain, burn_in)
+
+
+def markov_blanket_probabilities(
+    idata: Any,
+    *,
+    var_name: str | None = None,
+    by_chain: bool = False,
+    burn_in: int = 0,
+) -> xr.DataArray:
+    """Posterior probability that ``u`` is in the Markov blanket of ``v``.
+
+    ``u ∈ MB(v)`` when ``u`` is a parent or a child of ``v`` or another parent of one of
+    ``v``'s children. From a ``bns.DAG`` adjacency the indicator is computed per drawn
+    graph; from a ``bns.NodeOrder`` the recorded per-draw probabilities given the order
+    (prop. 3.3; record them with ``features=("edge", "markov_blanket")``) are averaged.
+
+    Parameters
+    ----------
+    idata, var_name, by_chain, burn_in
+        As in :func:`edge_probabilities`.
+
+    Returns
+    -------
+    xarray.DataArray
+        float64, dims ``("node", "node_")`` (plus a leading ``chain`` with ``by_chain``),
+        symmetric with a zero diagonal.
+    """
+    return _summarise(idata, "markov_blanket", var_name, by_chain, burn_in)
+
+
+def path_probabilities(
+    idata: Any,
+    *,
+    dags_per_draw: int = 10,
+    random_seed: int | np.random.Generator | None = None,
+    var_name: str | None = None,
+    by_chain: bool = False,
+    burn_in: int = 0,
+) -> xr.DataArray:
+    """Posterior probability of a directed path (length >= 1) from ``source`` to ``target``.
+
+    From a ``bns.DAG`` adjacency the path indicators of every drawn graph (its transitive
+    closure) are averaged; ``dags_per_draw`` and ``random_seed`` are unused. A path is
+    not a modular feature, so for a ``bns.NodeOrder`` there is no closed form given the
+    order: following Friedman & Koller (§3.2), ``dags_per_draw`` DAGs are sampled from
+    ``P(G | order, D)`` for every recorded order (from the family table the NodeOrder
+    stores in ``constant_data``) and their path indicators averaged.
+
+    Parameters
+    ----------
+    idata, var_name, by_chain, burn_in
+        As in :func:`edge_probabilities`.
+    dags_per_draw : int, default 10
+        DAGs sampled per recorded order (node orders only).
+    random_seed : int, Generator or None
+        Seed of the DAG sampling (node orders only); the same seed gives the same result.
+
+    Returns
+    -------
+    xarray.DataArray
+        float64, dims ``("source", "target")`` (plus a leading ``chain`` with
+        ``by_chain``), zero diagonal.
+    """
+    return _summarise(idata, "path", var_name, by_chain, burn_in, dags_per_draw, random_seed)
