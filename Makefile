@@ -29,6 +29,11 @@ $(VENV)/.bench: $(STAMP)
 
 bench: $(VENV)/.bench
 	$(PY) benchmarks/bench_scores.py
+	$(PY) benchmarks/bench_search.py
+
+.PHONY: bench-order
+bench-order: $(STAMP)
+	$(PY) benchmarks/bench_order_mcmc.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache

@@ -18,6 +18,9 @@ from . import order, step_methods
 from .model import NodeOrder
 from .order import OrderScorer
 from .step_methods import OrderMetropolis
+from .posterior import edge_probabilities, markov_blanket_probabilities, path_probabilities
+from .diagnostics import ChainAgreement, chain_agreement, summary
+from .plots import plot_chain_agreement, plot_score_trace
 
 __version__ = "0.1.0"
 
@@ -42,5 +45,13 @@ __all__ = [
     "OrderScorer",
     "order",
     "step_methods",
+    "edge_probabilities",
+    "markov_blanket_probabilities",
+    "path_probabilities",
+    "summary",
+    "chain_agreement",
+    "ChainAgreement",
+    "plot_score_trace",
+    "plot_chain_agreement",
     "__version__",
 ]

@@ -1,0 +1,367 @@
+"""PyMC model variables for Bayesian-network structure.
+
+``NodeOrder(name, data, ...)``, used inside ``with pm.Model():``, adds a free variable
+``name``: an int64 vector of length n, a permutation of the variable indices (entry ``k`` is
+the index of the variable at position ``k``, earliest first), dim ``"position"``. Its
+log-probability is the order score of Friedman & Koller (2003, eq. 7),
+
+    log P(D | ≺) = Σ_i log Σ_{U ⊆ pred_≺(i), U allowed} exp(score_i(U) + log q_i(U)),
+
+i.e. a uniform prior over orders and, given the order, the table's modular prior over the
+consistent DAGs (Koivisto & Sood's order-modular prior). It is sampled by
+:class:`pymc_bnstruct.OrderMetropolis`, which PyMC selects automatically.
+
+Besides the variable, ``NodeOrder`` adds to the model
+
+* Deterministics ``f"{name}_edge_prob"`` (dims ``("parent", "child")``) and, with
+  ``features=("edge", "markov_blanket")``, ``f"{name}_mb_prob"`` (dims ``("node", "node_")``):
+  the Rao-Blackwellised feature probabilities given each drawn order (props. 3.2, 3.3);
+* Data containers holding the families the chain uses (they land in
+  ``idata.constant_data``): ``f"{name}_family_child"`` (F,), ``f"{name}_family_parents"``
+  (F, k; -1 padded) and ``f"{name}_family_log_score"`` (F,; local score + log prior), with
+  dims ``f"{name}_family"`` and ``f"{name}_family_slot"``. Variables are given by index
+  into the variable names (the ``parent`` / ``child`` coords).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pymc as pm
+import pytensor.tensor as pt
+import xarray as xr
+from pymc.distributions.distribution import _support_point
+from pymc.logprob.abstract import _logprob
+from pytensor.tensor.random.op import RandomVariable
+
+from .data import DiscreteData, as_discrete_data
+from .graph import find_cycle, to_adjacency
+from .order.ops import FEATURES, OrderFeatures, OrderLogScore
+from .order.scorer import OrderScorer, topological_order
+from .priors import StructurePrior, Uniform
+from .scores import BDeu, Score
+from .scores.table import ScoreTable
+
+__all__ = ["NodeOrder", "NodeOrderRV"]
+
+_RANDOM_INITVALS = (None, "random", "prior")
+
+
+class NodeOrderRV(RandomVariable):
+    """Random variable of a node order; its logp is the order score of ``scorer``.
+
+    Random draws (used for initial points, ``initval="prior"``) are uniformly random
+    orders, restricted to linear extensions of the white list when there is one (each
+    next node drawn uniformly among those whose white-listed parents are placed).
+    """
+
+    name = "node_order"
+    signature = "(n)->(n)"
+    dtype = "int64"
+    _print_name = ("NodeOrder", "\\operatorname{NodeOrder}")
+    __props__ = ("name", "signature", "dtype", "inplace", "scorer")
+
+    def __init__(self, scorer: OrderScorer | None = None, **kwargs: Any) -> None:
+        if not isinstance(scorer, OrderScorer):
+            raise TypeError(f"NodeOrderRV needs an OrderScorer, got {type(scorer).__name__}")
+        self.scorer = scorer
+        super().__init__(**kwargs)
+
+    def rng_fn(self, rng: np.random.Generator, nodes: np.ndarray, size: Any) -> np.ndarray:
+        n = self.scorer.n_vars
+        shape = () if size is None else tuple(np.atleast_1d(size))
+        out = np.empty((*shape, n), dtype=np.int64)
+        adj = _whitelist_adjacency(self.scorer.table)
+        for idx in np.ndindex(*shape):
+            out[idx] = topological_order(adj, rng)
+        return out
+
+
+def _whitelist_adjacency(table: ScoreTable) -> np.ndarray:
+    adj = np.zeros((table.n_vars, table.n_vars), dtype=np.int8)
+    for u, v in table.whitelist:
+        adj[u, v] = 1
+    return adj
+
+
+@_logprob.register(NodeOrderRV)
+def _node_order_logprob(op: NodeOrderRV, values, *inputs, **kwargs):
+    (value,) = values
+    return OrderLogScore(op.scorer)(value)
+
+
+@_support_point.register(NodeOrderRV)
+def _node_order_support_point(op: NodeOrderRV, rv, *inputs):
+    # an order consistent with the white list, smallest index first among ready nodes
+    return pt.as_tensor_variable(topological_order(_whitelist_adjacency(op.scorer.table)))
+
+
+class NodeOrder:
+    """A node order as a free PyMC variable, scored by summing over consistent DAGs.
+
+    ``NodeOrder(name, data, ...)`` is called like a PyMC distribution inside a model
+    context and returns the model variable (a ``TensorVariable``).
+
+    Parameters
+    ----------
+    name : str
+        Name of the variable.
+    data : DiscreteData or pandas.DataFrame
+        The data.
+    score : Score, default ``BDeu()``
+    prior : StructurePrior, default ``Uniform()``
+        Modular prior ``q_i`` of the DAGs consistent with an order.
+    max_parents : int or None, default 3
+        In-degree bound ``k``.
+    candidates : None, int or dict, optional
+        Candidate parents (an int is Friedman & Koller's ``mp``); see :class:`ScoreTable`.
+    cache_size : int, optional
+        Keep only the ``cache_size`` best families of each node (see :class:`OrderScorer`).
+    prune : float, optional
+        Drop families more than ``prune`` nats below their node's best family.
+    blacklist, whitelist : sequence of (parent, child), optional
+        Forbidden and required edges.
+    features : tuple of str, default ``("edge",)``
+        Per-draw feature probabilities to record: ``"edge"`` and/or ``"markov_blanket"``.
+    initval : None, "random", "greedy", an order or a DAG
+        Initial value. None / ``"random"``: a random order per chain (drawn from the
+        chain's seed; a linear extension of the white list). ``"greedy"``: an order
+        consistent with a greedy hill-climbing DAG. An order: names or indices, earliest
+        first. A DAG: an adjacency (array, DataArray, DataFrame; row = parent) or an edge
+        list; the order is its topological order with ties by variable index.
+
+    Returns
+    -------
+    TensorVariable
+        The registered variable; ``var.owner.op.scorer`` is its :class:`OrderScorer`.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Missing or invalid data, fewer than two variables, unknown features, an initial
+        value that is not a permutation / not acyclic / inconsistent with the white list,
+        and every ScoreTable error.
+    """
+
+    def __new__(
+        cls,
+        name: str,
+        data: DiscreteData | pd.DataFrame | Any = None,
+        *,
+        score: Score = BDeu(),
+        prior: StructurePrior = Uniform(),
+        max_parents: int | None = 3,
+        candidates: int | Mapping[Any, Sequence[Any]] | None = None,
+        cache_size: int | None = None,
+        prune: float | None = None,
+        blacklist: Sequence[tuple[Any, Any]] | None = None,
+        whitelist: Sequence[tuple[Any, Any]] | None = None,
+        features: Sequence[str] = ("edge",),
+        initval: Any = None,
+    ) -> pt.TensorVariable:
+        if not isinstance(name, str) or not name:
+            raise TypeError(f"NodeOrder needs a non-empty string name, got {name!r}")
+        if data is None:
+            raise ValueError("NodeOrder needs data: NodeOrder(name, data, ...) with a DiscreteData or a DataFrame")
+        data = as_discrete_data(data)
+        if data.n_vars < 2:
+            raise ValueError(f"NodeOrder needs at least 2 variables, the data have {data.n_vars}")
+        features = _check_features(features)
+        try:
+            model = pm.modelcontext(None)
+        except TypeError:
+            raise TypeError("NodeOrder must be created inside a model context: `with pm.Model(): ...`") from None
+
+        table = ScoreTable(data, score=score, prior=prior, max_parents=max_parents, candidates=candidates,
+                           blacklist=blacklist, whitelist=whitelist)
+        scorer = OrderScorer(table, cache_size=cache_size, prune=prune)
+        names = list(scorer.names)
+        n = scorer.n_vars
+        init = _initial_order(initval, scorer, data, score, prior, max_parents, candidates, blacklist, whitelist)
+
+        _ensure_coord(model, "position", list(range(n)))
+        if features:
+            for dim in ("parent", "child") if "edge" in features else ():
+                _ensure_coord(model, dim, names)
+            for dim in ("node", "node_") if "markov_blanket" in features else ():
+                _ensure_coord(model, dim, names)
+
+        rv = NodeOrderRV(scorer=scorer)(pt.constant(np.arange(n, dtype=np.int64)))
+        var = model.register_rv(rv, name, dims=("position",), initval=init)
+
+        fam, slot = f"{name}_family", f"{name}_family_slot"
+        pm.Data(f"{name}_family_child", scorer.children.copy(), dims=(fam,))
+        pm.Data(f"{name}_family_parents", scorer.parent_sets.copy(), dims=(fam, slot))
+        pm.Data(f"{name}_family_log_score", scorer.log_scores.copy(), dims=(fam,))
+        if "edge" in features:
+            pm.Deterministic(f"{name}_edge_prob", OrderFeatures(scorer, "edge")(var), dims=("parent", "child"))
+        if "markov_blanket" in features:
+            pm.Deterministic(f"{name}_mb_prob", OrderFeatures(scorer, "markov_blanket")(var), dims=("node", "node_"))
+        return var
+
+
+def _check_features(features: Any) -> tuple[str, ...]:
+    if isinstance(features, str):
+        features = (features,)
+    try:
+        feats = tuple(features)
+    except TypeError:
+        raise TypeError(f"features must be a sequence of {FEATURES}, got {features!r}") from None
+    bad = [f for f in feats if f not in FEATURES]
+    if bad:
+        raise ValueError(f"unknown feature(s) {bad}; choose from {FEATURES}")
+    return tuple(f for f in FEATURES if f in feats)
+
+
+def _ensure_coord(model: pm.Model, dim: str, values: list) -> None:
+    if dim in model.coords:
+        have = model.coords[dim]
+        if have is None or list(have) != list(values):
+            raise ValueError(
+                f"the model already has a dim {dim!r} with coords {None if have is None else list(have)}; "
+                f"a NodeOrder over {len(values)} variables needs {values}")
+        return
+    model.add_coord(dim, values)
+
+
+def _initial_order(initval: Any, scorer: OrderScorer, data: DiscreteData, score: Score, prior: StructurePrior,
+                   max_parents: Any, candidates: Any, blacklist: Any, whitelist: Any) -> Any:
+    """``"prior"`` (random per chain) or a validated int64 order."""
+    if isinstance(initval, str):
+        if initval in ("random", "prior"):
+            return "prior"
+        if initval == "greedy":
+            dag = greedy_dag(data, scorer, score=score, prior=prior, max_parents=max_parents,
+                             candidates=candidates, blacklist=blacklist, whitelist=whitelist)
+            order = topological_order(dag)
+        else:
+            raise ValueError(f"initval must be None, 'random', 'greedy', an order or a DAG; got {initval!r}")
+    elif initval is None:
+        return "prior"
+    elif _looks_like_order(initval, scorer.n_vars):
+        order = scorer.as_order(initval)
+    else:
+        try:
+            adj = to_adjacency(initval, scorer.names)
+        except (ValueError, TypeError) as err:
+            raise ValueError(f"initval is neither an order of the {scorer.n_vars} variables nor a DAG over "
+                             f"them: {err}") from None
+        cycle = find_cycle(adj)
+        if cycle is not None:
+            raise ValueError("initval DAG is cyclic: " + " -> ".join(scorer.names[i] for i in cycle))
+        order = topological_order(adj)
+    if not np.isfinite(scorer.log_score(order)):
+        raise ValueError(
+            "the initial order has log score -inf: no allowed DAG is consistent with it (a white-listed "
+            f"parent comes after its child?); order: {[scorer.names[i] for i in order]}")
+    return order
+
+
+def _looks_like_order(value: Any, n: int) -> bool:
+    """A flat sequence of scalars (names or ints), as opposed to an adjacency or an edge list."""
+    if isinstance(value, (xr.DataArray, pd.DataFrame)):
+        return False
+    if isinstance(value, np.ndarray):
+        return value.ndim == 1
+    if isinstance(value, (str, bytes)):
+        return False
+    try:
+        items = list(value)
+    except TypeError:
+        return False
+    return all(isinstance(x, (str, int, np.integer)) and not isinstance(x, bool) for x in items)
+
+
+def greedy_dag(data: DiscreteData, scorer: OrderScorer, **options: Any) -> np.ndarray:
+    """A DAG from greedy hill climbing, as an int8 adjacency ordered like ``scorer.names``.
+
+    ``options`` are the ScoreTable options (score, prior, max_parents, candidates, blacklist,
+    whitelist). Uses :func:`pymc_bnstruct.search.hill_climb` (which needs a size-based
+    prior and has no candidate restriction); for other priors, a minimal hill climber over
+    the scorer's own families (:func:`_hill_climb_families`).
+    """
+    prior = options.get("prior")
+    if prior is None or getattr(prior, "size_based", False):
+        from .search import hill_climb
+
+        kwargs = {k: options[k] for k in ("score", "prior", "max_parents", "blacklist", "whitelist")
+                  if options.get(k) is not None}
+        result = hill_climb(data, **kwargs)
+        return to_adjacency(result.dag, scorer.names)
+    return _hill_climb_families(scorer)
+
+
+def _hill_climb_families(scorer: OrderScorer) -> np.ndarray:
+    """Best-improvement hill climbing over single-edge additions, deletions and reversals.
+
+    Starts from every node's minimal family and moves only between families the scorer
+    keeps, so every step stays inside the table (in-degree, candidates, black/white lists).
+    """
+    n = scorer.n_vars
+    fam: dict[tuple[int, frozenset], float] = {}
+    for row in range(scorer.n_families):
+        c = int(scorer.children[row])
+        ps = frozenset(int(p) for p in scorer.parent_sets[row, : scorer.n_parents[row]])
+        fam[(c, ps)] = float(scorer.log_scores[row])
+    parents: list[frozenset] = []
+    for i in range(n):
+        lo = int(scorer.offsets[i])
+        rows = range(lo, int(scorer.offsets[i + 1]))
+        best = min(rows, key=lambda r: (scorer.n_parents[r], -scorer.log_scores[r]))
+        parents.append(frozenset(int(p) for p in scorer.parent_sets[best, : scorer.n_parents[best]]))
+    adj = np.zeros((n, n), dtype=np.int8)
+    for v in range(n):
+        for p in parents[v]:
+            adj[p, v] = 1
+
+    def reaches(a: int, b: int) -> bool:  # directed path a ~> b
+        stack, seen = [a], {a}
+        while stack:
+            x = stack.pop()
+            if x == b:
+                return True
+            for y in np.flatnonzero(adj[x]):
+                if int(y) not in seen:
+                    seen.add(int(y))
+                    stack.append(int(y))
+        return False
+
+    while True:
+        best_gain, best_move = 1e-9, None
+        for v in range(n):
+            cur = fam[(v, parents[v])]
+            for u in range(n):
+                if u == v:
+                    continue
+                if adj[u, v]:
+                    new_v = parents[v] - {u}
+                    if (v, new_v) in fam:  # deletion
+                        gain = fam[(v, new_v)] - cur
+                        if gain > best_gain:
+                            best_gain, best_move = gain, ((v, new_v),)
+                    new_u = parents[u] | {v}
+                    if (v, new_v) in fam and (u, new_u) in fam:  # reversal u->v to v->u
+                        gain = fam[(v, new_v)] - cur + fam[(u, new_u)] - fam[(u, parents[u])]
+                        if gain > best_gain:
+                            adj[u, v] = 0
+                            ok = not reaches(u, v)
+                            adj[u, v] = 1
+                            if ok:
+                                best_gain, best_move = gain, ((v, new_v), (u, new_u))
+                else:
+                    new_v = parents[v] | {u}
+                    if (v, new_v) in fam:  # addition
+                        gain = fam[(v, new_v)] - cur
+                        if gain > best_gain and not reaches(v, u):
+                            best_gain, best_move = gain, ((v, new_v),)
+        if best_move is None:
+            return adj
+        for child, ps in best_move:
+            for p in parents[child]:
+                adj[p, child] = 0
+            parents[child] = ps
+            for p in ps:
+                adj[p, child] = 1

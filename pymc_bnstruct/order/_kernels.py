@@ -1,0 +1,374 @@
+"""Numba kernels of order scoring (Friedman & Koller 2003, eq. 7 and props. 3.2-3.3).
+
+The families of each node come from a :class:`~pymc_bnstruct.ScoreTable` (possibly cut
+down, see :class:`~pymc_bnstruct.order.OrderScorer`) and are laid out per node, **sorted by
+log score, best first**:
+
+``offsets`` (n+1,)
+    families of node ``i`` are rows ``offsets[i]:offsets[i+1]``;
+``bits`` (F, W) uint64
+    parent sets as bitsets (bit ``p % 64`` of word ``p // 64``);
+``scores`` (F,) float64
+    ``local score + log prior`` of each family;
+``parents`` (F, k) int64
+    parent indices padded with -1 (for features);
+``cutoffs`` (n,) float64
+    per-node truncation of the log-sum-exp (below).
+
+An order ``≺`` is an int64 permutation: ``order[k]`` is the node at position ``k``. The
+*predecessor set* of the node at position ``k`` is ``{order[0], ..., order[k-1]}``; a family
+is consistent with ``≺`` when its parent set lies inside it. The score of the order is
+``Σ_i log Σ_{U consistent} exp(score_i(U))`` (eq. 7).
+
+**Truncated log-sum-exp.** Because the families are sorted, the first consistent family
+met is the largest term ``m`` of node ``i``'s sum, and the scan stops at the first family
+scoring below ``m - cutoffs[i]``: every family after it is smaller still. With
+``cutoffs[i] = 37 + log(F_i)`` the ignored terms add at most ``F_i e^{-cutoff} < 1e-16`` to
+the (≥ 1) normalised sum, i.e. a relative change of the node's sum below float64 rounding.
+All kernels use the same scan, so incremental and full evaluations agree to the last bit.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba as nb
+import numpy as np
+
+_Z = np.uint64(0)
+_U1 = np.uint64(1)
+NEG_INF = -np.inf
+
+
+@nb.njit(cache=True, inline="always")
+def _inside(bits, f, notpred, n_words):
+    """True if the bitset of row ``f`` has no bit outside the predecessor set (``notpred = ~pred``)."""
+    for w in range(n_words):
+        if bits[f, w] & notpred[w] != _Z:
+            return False
+    return True
+
+
+@nb.njit(cache=True)
+def node_log_sum(bits, scores, lo, hi, notpred, cutoff):
+    """``log Σ exp(scores[f])`` over rows ``f`` in ``[lo, hi)`` whose parents ⊆ pred; -inf if none.
+
+    ``notpred`` is the complement of the predecessor bitset (``W`` words). Rows must be
+    sorted by score, best first; the scan stops ``cutoff`` below the best consistent row.
+    """
+    n_words = bits.shape[1]
+    f = lo
+    if n_words == 1:
+        np0 = notpred[0]
+        while f < hi and bits[f, 0] & np0 != _Z:
+            f += 1
+        if f == hi:
+            return NEG_INF
+        best = scores[f]
+        lim = best - cutoff
+        total = 1.0
+        f += 1
+        while f < hi:
+            s = scores[f]
+            if s < lim:
+                break
+            if bits[f, 0] & np0 == _Z:
+                total += math.exp(s - best)
+            f += 1
+        return best + math.log(total)
+    while f < hi and not _inside(bits, f, notpred, n_words):
+        f += 1
+    if f == hi:
+        return NEG_INF
+    best = scores[f]
+    lim = best - cutoff
+    total = 1.0
+    f += 1
+    while f < hi:
+        s = scores[f]
+        if s < lim:
+            break
+        if _inside(bits, f, notpred, n_words):
+            total += math.exp(s - best)
+        f += 1
+    return best + math.log(total)
+
+
+@nb.njit(cache=True, inline="always")
+def _clear(notpred):
+    for w in range(notpred.shape[0]):
+        notpred[w] = ~_Z
+
+
+@nb.njit(cache=True, inline="always")
+def _add(notpred, node):
+    """Add ``node`` to the predecessor set held as its complement."""
+    notpred[node >> 6] &= ~(_U1 << np.uint64(node & 63))
+
+
+@nb.njit(cache=True)
+def is_permutation(order, n):
+    """True if ``order`` holds each of ``0 .. n-1`` exactly once."""
+    if order.shape[0] != n:
+        return False
+    seen = np.zeros(n, dtype=np.bool_)
+    for k in range(n):
+        v = order[k]
+        if v < 0 or v >= n or seen[v]:
+            return False
+        seen[v] = True
+    return True
+
+
+@nb.njit(cache=True)
+def node_scores(order, offsets, bits, scores, cutoffs, out):
+    """Fill ``out[i]`` with node ``i``'s term of the order score; return their sum (eq. 7)."""
+    n = order.shape[0]
+    notpred = np.empty(bits.shape[1], dtype=np.uint64)
+    _clear(notpred)
+    total = 0.0
+    for k in range(n):
+        v = order[k]
+        out[v] = node_log_sum(bits, scores, offsets[v], offsets[v + 1], notpred, cutoffs[v])
+        total += out[v]
+        _add(notpred, v)
+    return total
+
+
+@nb.njit(cache=True)
+def order_log_score(order, offsets, bits, scores, cutoffs):
+    """Log score of an order, ``log Σ_{G consistent} Π_i exp(score_i(Pa_i))``; -inf if not a permutation."""
+    n = offsets.shape[0] - 1
+    if not is_permutation(order, n):
+        return NEG_INF
+    out = np.empty(n, dtype=np.float64)
+    return node_scores(order, offsets, bits, scores, cutoffs, out)
+
+
+@nb.njit(cache=True)
+def rescore_range(order, a, b, offsets, bits, scores, cutoffs, notpred, out):
+    """Node terms of the nodes at positions ``a..b`` (inclusive) into ``out[0 .. b-a]``.
+
+    Only these change when the nodes at positions ``a`` and ``b`` are exchanged: the
+    predecessor sets of earlier and later positions stay the same. ``notpred`` is scratch.
+    Returns the sum of the new terms.
+    """
+    _clear(notpred)
+    for k in range(a):
+        _add(notpred, order[k])
+    total = 0.0
+    for k in range(a, b + 1):
+        v = order[k]
+        s = node_log_sum(bits, scores, offsets[v], offsets[v + 1], notpred, cutoffs[v])
+        out[k - a] = s
+        total += s
+        _add(notpred, v)
+    return total
+
+
+# ----------------------------------------------------------------------------- memoised
+# A Metropolis chain revisits the same predecessor sets over and over (most proposals are
+# rejected; an exchange changes the predecessor sets of the positions in between by two
+# nodes only). A node's term depends on its predecessor set only through its intersection
+# with the node's *candidate mask* (the union of its families' parent sets), so a small
+# direct-mapped cache per node, keyed by that intersection, returns bit-identical values
+# without rescanning the families.
+
+_HASH = np.uint64(0x9E3779B97F4A7C15)
+
+
+@nb.njit(cache=True)
+def candidate_masks(offsets, bits):
+    """``(n, W)`` union of the parent bitsets of each node's families."""
+    n = offsets.shape[0] - 1
+    out = np.zeros((n, bits.shape[1]), dtype=np.uint64)
+    for v in range(n):
+        for f in range(offsets[v], offsets[v + 1]):
+            for w in range(bits.shape[1]):
+                out[v, w] |= bits[f, w]
+    return out
+
+
+@nb.njit(cache=True)
+def cached_node_log_sum(v, offsets, bits, scores, cutoffs, notpred, cand, keys, vals, used, shift):
+    """:func:`node_log_sum` of node ``v`` through its cache (``keys`` (n, S, W), ``vals``/``used`` (n, S)).
+
+    ``S`` is a power of two and ``shift = 64 - log2(S)``: the slot is the top bits of a
+    multiplicative hash of the key.
+    """
+    n_words = bits.shape[1]
+    h = np.uint64(0)
+    for w in range(n_words):
+        h = (h ^ (cand[v, w] & ~notpred[w])) * _HASH
+    slot = np.int64(h >> np.uint64(shift)) if shift < 64 else 0  # one slot: shift 64
+    if used[v, slot]:
+        hit = True
+        for w in range(n_words):
+            if keys[v, slot, w] != cand[v, w] & ~notpred[w]:
+                hit = False
+                break
+        if hit:
+            return vals[v, slot]
+    val = node_log_sum(bits, scores, offsets[v], offsets[v + 1], notpred, cutoffs[v])
+    for w in range(n_words):
+        keys[v, slot, w] = cand[v, w] & ~notpred[w]
+    vals[v, slot] = val
+    used[v, slot] = True
+    return val
+
+
+@nb.njit(cache=True)
+def cached_node_scores(order, offsets, bits, scores, cutoffs, cand, keys, vals, used, shift, notpred, out):
+    """:func:`node_scores` through the per-node caches (``notpred`` is scratch)."""
+    _clear(notpred)
+    total = 0.0
+    for k in range(order.shape[0]):
+        v = order[k]
+        out[v] = cached_node_log_sum(v, offsets, bits, scores, cutoffs, notpred, cand, keys, vals, used, shift)
+        total += out[v]
+        _add(notpred, v)
+    return total
+
+
+@nb.njit(cache=True)
+def cached_rescore_range(order, a, b, offsets, bits, scores, cutoffs, cand, keys, vals, used, shift,
+                         notpred, out):
+    """:func:`rescore_range` through the per-node caches."""
+    _clear(notpred)
+    for k in range(a):
+        _add(notpred, order[k])
+    total = 0.0
+    for k in range(a, b + 1):
+        v = order[k]
+        s = cached_node_log_sum(v, offsets, bits, scores, cutoffs, notpred, cand, keys, vals, used, shift)
+        out[k - a] = s
+        total += s
+        _add(notpred, v)
+    return total
+
+
+# ----------------------------------------------------------------------------- features
+@nb.njit(cache=True)
+def family_weights(order, offsets, bits, scores, cutoffs, node_scores_, weights):
+    """``weights[f] = P(Pa_i = U_f | ≺, D)`` (prop. 3.1) for every row; 0 if inconsistent or truncated."""
+    n = order.shape[0]
+    n_words = bits.shape[1]
+    notpred = np.empty(n_words, dtype=np.uint64)
+    _clear(notpred)
+    weights[:] = 0.0
+    for k in range(n):
+        v = order[k]
+        lse = node_scores_[v]
+        lo, hi = offsets[v], offsets[v + 1]
+        if lse > NEG_INF:
+            lim = NEG_INF  # set at the first consistent row, as in node_log_sum
+            for f in range(lo, hi):
+                if scores[f] < lim:
+                    break
+                if _inside(bits, f, notpred, n_words):
+                    if lim == NEG_INF:
+                        lim = scores[f] - cutoffs[v]
+                    weights[f] = math.exp(scores[f] - lse)
+        _add(notpred, v)
+
+
+# Probabilities within this of 0 or 1 are reported as exactly 0 or 1: they differ from the
+# bound by rounding only, and a feature whose draws differ only in the last bits breaks
+# ArviZ's density estimate (plot_trace).
+SNAP = 1e-12
+
+
+@nb.njit(cache=True, inline="always")
+def _snap(p):
+    if p < SNAP:
+        return 0.0
+    if p > 1.0 - SNAP:
+        return 1.0
+    return p
+
+
+@nb.njit(cache=True)
+def _feature_pass(order, offsets, bits, scores, parents, cutoffs, edge, log_none, want_pairs):
+    """One pass over the order: ``edge[u, v] = P(u -> v | ≺, D)`` and, with ``want_pairs``,
+    ``log_none[a, b] += log(1 - P({a, b} ⊆ Pa_v | ≺, D))`` over the nodes ``v`` (``a < b``).
+
+    Per node: its log-sum (:func:`node_log_sum`), then a second scan of the same rows
+    spreading each consistent family's probability ``exp(score - lse)`` over its parents.
+    """
+    n = order.shape[0]
+    n_words = bits.shape[1]
+    k = parents.shape[1]
+    notpred = np.empty(n_words, dtype=np.uint64)
+    _clear(notpred)
+    edge[:, :] = 0.0
+    pair = np.zeros((n, n), dtype=np.float64) if want_pairs else np.zeros((1, 1), dtype=np.float64)
+    touched = np.empty((n * n if want_pairs else 1, 2), dtype=np.int64)
+    for pos in range(n):
+        v = order[pos]
+        lo, hi = offsets[v], offsets[v + 1]
+        lse = node_log_sum(bits, scores, lo, hi, notpred, cutoffs[v])
+        if lse > NEG_INF:
+            lim = NEG_INF  # set at the first consistent row, as in node_log_sum
+            n_touched = 0
+            for f in range(lo, hi):
+                sf = scores[f]
+                if sf < lim:
+                    break
+                if not _inside(bits, f, notpred, n_words):
+                    continue
+                if lim == NEG_INF:
+                    lim = sf - cutoffs[v]
+                wf = math.exp(sf - lse)
+                for t in range(k):
+                    a = parents[f, t]
+                    if a < 0:
+                        break
+                    edge[a, v] += wf
+                    if want_pairs:
+                        for r in range(t + 1, k):
+                            b = parents[f, r]
+                            if b < 0:
+                                break
+                            x, y = (a, b) if a < b else (b, a)
+                            if pair[x, y] == 0.0:
+                                touched[n_touched, 0] = x
+                                touched[n_touched, 1] = y
+                                n_touched += 1
+                            pair[x, y] += wf
+            if want_pairs:
+                for j in range(n_touched):
+                    x, y = touched[j, 0], touched[j, 1]
+                    p = pair[x, y]
+                    log_none[x, y] += math.log1p(-p) if p < 1.0 else NEG_INF
+                    pair[x, y] = 0.0
+        _add(notpred, v)
+    for u in range(n):
+        for v in range(n):
+            edge[u, v] = _snap(edge[u, v])
+
+
+@nb.njit(cache=True)
+def edge_probabilities(order, offsets, bits, scores, parents, cutoffs, out):
+    """``out[u, v] = P(u -> v | ≺, D)`` (prop. 3.2): the weight of v's consistent families containing u."""
+    dummy = np.zeros((1, 1), dtype=np.float64)
+    _feature_pass(order, offsets, bits, scores, parents, cutoffs, out, dummy, False)
+
+
+@nb.njit(cache=True)
+def order_features(order, offsets, bits, scores, parents, cutoffs, edge, mb):
+    """Edge (prop. 3.2) and Markov-blanket (prop. 3.3) probabilities given the order.
+
+    ``mb[u, v] = 1 - (1 - P(u->v) - P(v->u)) Π_w (1 - P({u, v} ⊆ Pa_w))``: given the order,
+    the families of different nodes are independent, and at most one direction of the edge
+    is allowed. Symmetric with a zero diagonal.
+    """
+    n = order.shape[0]
+    log_none = np.zeros((n, n), dtype=np.float64)  # Σ_w log(1 - P({u, v} ⊆ Pa_w)), u < v
+    _feature_pass(order, offsets, bits, scores, parents, cutoffs, edge, log_none, True)
+    for u in range(n):
+        mb[u, u] = 0.0
+        for v in range(u + 1, n):
+            e = min(edge[u, v] + edge[v, u], 1.0)
+            val = _snap(1.0 - (1.0 - e) * math.exp(log_none[u, v]))
+            mb[u, v] = val
+            mb[v, u] = val

@@ -1,0 +1,153 @@
+"""PyTensor Ops on node orders: the order score (the ``NodeOrder`` log-probability) and
+the per-order features (edge and Markov-blanket probabilities).
+
+Both take an int vector ``order`` (``order[k]`` = index of the node at position ``k``) and
+hold an :class:`~pymc_bnstruct.order.OrderScorer`; its arrays enter the graph as constant
+inputs, so the same numba kernels run in the default mode (Python ``perform``) and natively
+in ``mode="NUMBA"``.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+import pytensor.tensor as pt
+from pytensor.graph.basic import Apply
+from pytensor.graph.op import Op
+from pytensor.link.numba.dispatch import numba_funcify
+
+from . import _kernels
+from .scorer import OrderScorer
+
+__all__ = ["OrderLogScore", "OrderFeatures"]
+
+FEATURES = ("edge", "markov_blanket")
+
+
+def _order_input(order, n: int, who: str):
+    o = pt.as_tensor_variable(order)
+    if o.ndim != 1:
+        raise ValueError(f"{who} expects a 1-D order, got ndim={o.ndim}")
+    if not o.dtype.startswith(("int", "uint")):
+        raise TypeError(f"{who} expects an integer order, got dtype {o.dtype}")
+    if o.type.shape[0] is not None and o.type.shape[0] != n:
+        raise ValueError(f"{who}: the order must have length {n}, got static shape {o.type.shape}")
+    return o
+
+
+def _scorer_consts(s: OrderScorer) -> list:
+    return [pt.constant(a) for a in (s.offsets, s.bits, s.log_scores, s.parent_sets, s.cutoffs)]
+
+
+class OrderLogScore(Op):
+    """Log score of a node order: ``log Σ_{G consistent} Π_i exp(score_i + log q_i)``.
+
+    Friedman & Koller's eq. 7 (with the unnormalised modular prior of the table; the
+    uniform prior over orders is a constant). ``-inf`` when the input is not a
+    permutation of ``0 .. n-1`` or no allowed DAG is consistent with it.
+
+    Parameters
+    ----------
+    scorer : OrderScorer
+    """
+
+    __props__ = ("scorer",)
+
+    def __init__(self, scorer: OrderScorer) -> None:
+        if not isinstance(scorer, OrderScorer):
+            raise TypeError(f"OrderLogScore needs an OrderScorer, got {type(scorer).__name__}")
+        self.scorer = scorer
+
+    def make_node(self, order) -> Apply:
+        o = _order_input(order, self.scorer.n_vars, "OrderLogScore")
+        return Apply(self, [o, *_scorer_consts(self.scorer)], [pt.dscalar()])
+
+    def perform(self, node, inputs, output_storage) -> None:
+        order, offsets, bits, scores, _parents, cutoffs = inputs
+        value = _kernels.order_log_score(order.astype(np.int64, copy=False), offsets, bits, scores, cutoffs)
+        output_storage[0][0] = np.asarray(value)
+
+    def grad(self, inputs, output_grads):
+        raise NotImplementedError("OrderLogScore is a function of a discrete order and has no gradient")
+
+    def infer_shape(self, fgraph, node, input_shapes):
+        return [()]
+
+    def __str__(self) -> str:
+        return f"OrderLogScore({self.scorer.n_vars} vars)"
+
+
+class OrderFeatures(Op):
+    """Per-order feature probabilities, an ``(n, n)`` float64 matrix.
+
+    ``feature="edge"``: ``P(u -> v | order, D)`` (row = parent; Friedman–Koller prop. 3.2).
+    ``feature="markov_blanket"``: ``P(u ∈ MB(v) | order, D)`` (prop. 3.3), symmetric.
+    NaN everywhere if the input is not a permutation.
+    """
+
+    __props__ = ("scorer", "feature")
+
+    def __init__(self, scorer: OrderScorer, feature: str) -> None:
+        if not isinstance(scorer, OrderScorer):
+            raise TypeError(f"OrderFeatures needs an OrderScorer, got {type(scorer).__name__}")
+        if feature not in FEATURES:
+            raise ValueError(f"feature must be one of {FEATURES}, got {feature!r}")
+        self.scorer = scorer
+        self.feature = feature
+
+    def make_node(self, order) -> Apply:
+        o = _order_input(order, self.scorer.n_vars, "OrderFeatures")
+        return Apply(self, [o, *_scorer_consts(self.scorer)], [pt.dmatrix()])
+
+    def perform(self, node, inputs, output_storage) -> None:
+        order, offsets, bits, scores, parents, cutoffs = inputs
+        output_storage[0][0] = _features(order.astype(np.int64, copy=False), offsets, bits, scores,
+                                         parents, cutoffs, self.feature == "edge")
+
+    def grad(self, inputs, output_grads):
+        raise NotImplementedError("OrderFeatures is a function of a discrete order and has no gradient")
+
+    def infer_shape(self, fgraph, node, input_shapes):
+        n = self.scorer.n_vars
+        return [(n, n)]
+
+    def __str__(self) -> str:
+        return f"OrderFeatures({self.feature}, {self.scorer.n_vars} vars)"
+
+
+@nb.njit(cache=True)
+def _features(order, offsets, bits, scores, parents, cutoffs, want_edge):
+    n = offsets.shape[0] - 1
+    edge = np.empty((n, n), dtype=np.float64)
+    if not _kernels.is_permutation(order, n):
+        edge[:, :] = np.nan
+        return edge
+    if want_edge:
+        _kernels.edge_probabilities(order, offsets, bits, scores, parents, cutoffs, edge)
+        return edge
+    mb = np.empty((n, n), dtype=np.float64)
+    _kernels.order_features(order, offsets, bits, scores, parents, cutoffs, edge, mb)
+    return mb
+
+
+@numba_funcify.register(OrderLogScore)
+def _numba_order_log_score(op: OrderLogScore, node=None, **kwargs):
+    kernel = _kernels.order_log_score
+
+    @nb.njit
+    def order_log_score(order, offsets, bits, scores, parents, cutoffs):
+        return np.asarray(kernel(order.astype(np.int64), offsets, bits, scores, cutoffs))
+
+    return order_log_score
+
+
+@numba_funcify.register(OrderFeatures)
+def _numba_order_features(op: OrderFeatures, node=None, **kwargs):
+    want_edge = op.feature == "edge"
+    kernel = _features
+
+    @nb.njit
+    def order_features(order, offsets, bits, scores, parents, cutoffs):
+        return kernel(order.astype(np.int64), offsets, bits, scores, parents, cutoffs, want_edge)
+
+    return order_features

@@ -1,0 +1,106 @@
+"""Numba Metropolis loop over node orders (Friedman & Koller 2003, §4.1-4.2).
+
+One call runs ``n_moves`` Metropolis moves on ``order`` (int64 permutation, updated in
+place) and ``terms`` (``terms[i]`` = node ``i``'s term of the order score, kept in step).
+Each move is, with probability
+
+``p_adjacent``
+    exchange the nodes at positions ``a`` and ``a+1``, ``a`` uniform on ``0..n-2``;
+``p_swap``
+    exchange the nodes at two distinct positions chosen uniformly ("flip");
+otherwise
+    "cut the deck" at ``j`` uniform on ``1..n-1``: ``(o_0..o_{j-1}, o_j..o_{n-1})`` becomes
+    ``(o_j..o_{n-1}, o_0..o_{j-1})``.
+
+All three proposals are symmetric (the reverse move has the same probability: the same
+pair, or the cut at ``n-j``), so a move is accepted with probability
+``min(1, P(D|≺')/P(D|≺))``. An exchange of positions ``a < b`` rescores only positions
+``a..b``; a cut rescores every node.
+
+``counts`` (int64, 6): proposed and accepted moves of each kind, accumulated
+(``[adjacent, swap, cut]`` proposed, then the same accepted).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba as nb
+import numpy as np
+
+from ..order._kernels import cached_node_scores, cached_rescore_range
+from ._rng import randint, seed_state, uniform
+
+ADJACENT, SWAP, CUT = 0, 1, 2
+
+
+@nb.njit(cache=True)
+def order_metropolis(order, terms, offsets, bits, scores, cutoffs, cand, keys, vals, used, shift,
+                     n_moves, p_adjacent, p_swap, seed, counts):
+    """Run ``n_moves`` moves; returns the new total log score (the sum of ``terms``).
+
+    ``cand, keys, vals, used, shift``: the per-node caches of
+    :func:`~pymc_bnstruct.order._kernels.cached_node_log_sum` (kept by the caller between draws).
+    """
+    n = order.shape[0]
+    rng = seed_state(seed)
+    notpred = np.empty(bits.shape[1], dtype=np.uint64)
+    new_terms = np.empty(n, dtype=np.float64)
+    rotated = np.empty(n, dtype=np.int64)
+    total = 0.0
+    for v in range(n):
+        total += terms[v]
+    for _ in range(n_moves):
+        r = uniform(rng)
+        if r < p_adjacent:
+            kind = ADJACENT
+        elif r < p_adjacent + p_swap:
+            kind = SWAP
+        else:
+            kind = CUT
+        counts[kind] += 1
+        if kind == CUT:
+            j = 1 + randint(rng, n - 1)
+            for k in range(n):
+                rotated[k] = order[(k + j) % n]
+            new_total = cached_node_scores(rotated, offsets, bits, scores, cutoffs, cand, keys, vals, used, shift,
+                                           notpred, new_terms)
+            delta = new_total - total
+            if delta >= 0.0 or math.log(uniform(rng)) < delta:
+                counts[3 + kind] += 1
+                for k in range(n):
+                    order[k] = rotated[k]
+                    terms[k] = new_terms[k]
+                total = new_total
+            continue
+        if kind == ADJACENT:
+            a = randint(rng, n - 1)
+            b = a + 1
+        else:
+            a = randint(rng, n)
+            b = randint(rng, n - 1)
+            if b >= a:
+                b += 1
+            else:
+                a, b = b, a
+        x, y = order[a], order[b]
+        order[a], order[b] = y, x
+        new_sum = cached_rescore_range(order, a, b, offsets, bits, scores, cutoffs, cand, keys, vals, used, shift,
+                                      notpred, new_terms)
+        old_sum = 0.0
+        for k in range(a, b + 1):
+            old_sum += terms[order[k]]
+        delta = new_sum - old_sum
+        if delta >= 0.0 or math.log(uniform(rng)) < delta:
+            counts[3 + kind] += 1
+            for k in range(a, b + 1):
+                terms[order[k]] = new_terms[k - a]
+            total += delta
+        else:
+            order[a], order[b] = x, y
+    # re-sum (in position order, as node_scores does) so that rounding in the running total
+    # never accumulates across draws
+    total = 0.0
+    for k in range(n):
+        total += terms[order[k]]
+    return total

@@ -1,0 +1,182 @@
+"""Base class of the package's PyMC step methods (order MCMC now; structure MCMC and SAMC next).
+
+Every structure sampler follows one pattern, which this class fixes once:
+
+* **one model variable per step method**, of one random-variable type (``rv_type``;
+  e.g. :class:`~pymc_bnstruct.model.NodeOrderRV`). With ``vars=None`` the step takes every
+  such variable in the model (one step method each, combined by PyMC's ``CompoundStep``);
+  any other variable is refused with a clear error;
+* **the variable's logp is the sampler's whole target**: a model term other than the
+  variable's own logp that depends on it (a ``Potential``, a likelihood) is refused,
+  because the numba kernel only knows the structure score;
+* **numba state ↔ PyMC point**: :meth:`step` reads the variable's value from the point,
+  calls :meth:`_draw` (which runs ``moves_per_draw`` moves inside numba and returns the
+  new value and the draw's stats) and writes the value back into a new point;
+* **reproducible randomness**: each draw passes one 63-bit seed, taken from the step
+  method's NumPy generator, to the numba kernel (see :mod:`._rng`). PyMC seeds that
+  generator per chain from ``random_seed`` (``set_rng``), identically in one process and
+  in several, so ``pm.sample(random_seed=...)`` gives the same draws for any ``cores``;
+* **stats**: ``stats_dtypes_shapes`` declares them (every sampler reports ``log_score``
+  and ``accept_rate``; :func:`rate` gives NaN for a move kind never proposed in a draw);
+* **selection by PyMC**: :meth:`competence` is ``IDEAL`` for ``rv_type`` variables and
+  ``INCOMPATIBLE`` otherwise; :func:`register` adds a class to ``pm.STEP_METHODS`` so that
+  a plain ``pm.sample()`` picks it (PyMC's generic Metropolis would otherwise propose
+  values outside the support).
+
+Subclasses set ``name``, ``rv_type`` and ``stats_dtypes_shapes`` and implement
+:meth:`_draw`. Tuning: these samplers have nothing to tune; ``tune`` draws are run and
+discarded by PyMC as usual.
+"""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from typing import Any, ClassVar
+
+import numpy as np
+import pymc as pm
+from pymc.step_methods.compound import BlockedStep, Competence, StepMethodState
+from pymc.util import get_random_generator, get_value_vars_from_user_vars
+from pytensor.graph.traversal import ancestors
+from pytensor.tensor.random.op import RandomVariable
+
+__all__ = ["StructureStep", "register", "rate"]
+
+
+def rate(accepted: int | float, proposed: int | float) -> float:
+    """``accepted / proposed``, NaN when nothing was proposed."""
+    return float(accepted) / float(proposed) if proposed else float("nan")
+
+
+def register(step_class: type[BlockedStep]) -> type[BlockedStep]:
+    """Add ``step_class`` to PyMC's step-method registry (idempotent); returns it."""
+    if step_class not in pm.STEP_METHODS:
+        pm.STEP_METHODS.append(step_class)
+    return step_class
+
+
+def _check_positive_int(value: Any, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{what} must be an int >= 1, got {value!r}")
+    if value < 1:
+        raise ValueError(f"{what} must be >= 1, got {value}")
+    return int(value)
+
+
+def _check_probability(value: Any, what: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{what} must be a number in [0, 1], got {value!r}")
+    value = float(value)
+    if not 0.0 <= value <= 1.0:
+        raise ValueError(f"{what} must be in [0, 1], got {value}")
+    return value
+
+
+class StructureStep(BlockedStep):
+    """Metropolis-type step on one structure variable, run ``moves_per_draw`` times per draw in numba.
+
+    Parameters
+    ----------
+    vars : variable or list of variables, optional
+        The variable(s) to sample (model RVs or value variables). None: every variable of
+        type ``rv_type`` in the model.
+    moves_per_draw : int
+        Moves per recorded draw (thinning inside numba), ``>= 1``.
+    model : pm.Model, optional
+    rng : seed or numpy Generator, optional
+        Replaced by PyMC's per-chain generator when sampling with ``pm.sample``.
+    """
+
+    name: ClassVar[str] = "structure_step"
+    rv_type: ClassVar[type[RandomVariable]] = RandomVariable
+    default_blocked = False
+    _state_class = StepMethodState
+    stats_dtypes_shapes: ClassVar[dict[str, tuple[Any, list]]] = {
+        "log_score": (np.float64, []),
+        "accept_rate": (np.float64, []),
+    }
+
+    def __new__(cls, vars=None, *args: Any, **kwargs: Any):
+        model = pm.modelcontext(kwargs.get("model"))
+        kwargs["model"] = model
+        vars = cls._resolve_vars(vars, model)
+        return super().__new__(cls, vars, *args, **kwargs)
+
+    def __init__(self, vars=None, *, moves_per_draw: int = 100, model: pm.Model | None = None,
+                 rng: Any = None, initial_point: dict | None = None, compile_kwargs: dict | None = None,
+                 blocked: bool = False) -> None:
+        model = pm.modelcontext(model)
+        value_vars = self._resolve_vars(vars, model)
+        if len(value_vars) != 1:
+            raise ValueError(
+                f"{type(self).__name__} samples one variable per step method, got "
+                f"{[v.name for v in value_vars]} with blocked=True; use blocked=False")
+        self.moves_per_draw = _check_positive_int(moves_per_draw, "moves_per_draw")
+        self.vars = value_vars
+        self.var_name: str = value_vars[0].name
+        self.rv = model.values_to_rvs[value_vars[0]]
+        self._check_exclusive(model)
+        self.rng = get_random_generator(rng)
+        self.tune = False
+
+    # ------------------------------------------------------------------ variables
+    @classmethod
+    def _resolve_vars(cls, vars: Any, model: pm.Model) -> list:
+        """Value variables to sample; clear errors for foreign variables."""
+        kind = cls.rv_type.__name__.removesuffix("RV")
+        if vars is None:
+            found = [v for v in model.value_vars if isinstance(model.values_to_rvs[v].owner.op, cls.rv_type)]
+            if not found:
+                raise ValueError(f"{cls.__name__}: the model has no {kind} variable to sample")
+            return found
+        if not isinstance(vars, (list, tuple)):
+            vars = [vars]
+        try:
+            value_vars = get_value_vars_from_user_vars(vars, model)
+        except ValueError as err:
+            raise ValueError(f"{cls.__name__}: {err}") from None
+        for v in value_vars:
+            rv = model.values_to_rvs[v]
+            if not isinstance(rv.owner.op, cls.rv_type):
+                raise ValueError(
+                    f"{cls.__name__} can only sample {kind} variables; {rv.name!r} is a "
+                    f"{type(rv.owner.op).__name__}. Leave it to PyMC's step methods "
+                    f"(pm.sample assigns them automatically).")
+        return value_vars
+
+    def _check_exclusive(self, model: pm.Model) -> None:
+        value = self.vars[0]
+        others = [rv for rv in model.basic_RVs if rv is not self.rv] + list(model.potentials)
+        if not others:
+            return
+        terms = model.logp(vars=others, sum=False)
+        bad = [o.name for o, t in zip(others, terms) if value in set(ancestors([t]))]
+        if bad:
+            raise ValueError(
+                f"{type(self).__name__} samples {self.var_name!r} from its own structure score only, "
+                f"but the model terms {bad} also depend on it")
+
+    @classmethod
+    def competence(cls, var, has_grad=False):
+        """``IDEAL`` for ``rv_type`` variables, otherwise ``INCOMPATIBLE``."""
+        op = getattr(getattr(var, "owner", None), "op", None)
+        return Competence.IDEAL if isinstance(op, cls.rv_type) else Competence.INCOMPATIBLE
+
+    # ------------------------------------------------------------------ sampling
+    def _seed(self) -> int:
+        """One 63-bit seed for the numba generator, drawn from the (per-chain) NumPy generator."""
+        return int(self.rng.integers(0, 2**63 - 1))
+
+    def step(self, point: dict) -> tuple[dict, list[dict]]:
+        value = np.asarray(point[self.var_name])
+        new_value, stats = self._draw(value, self._seed())
+        new_point = dict(point)
+        new_point[self.var_name] = new_value
+        return new_point, [stats]
+
+    @abstractmethod
+    def _draw(self, value: np.ndarray, seed: int) -> tuple[np.ndarray, dict[str, Any]]:
+        """Run ``moves_per_draw`` moves from ``value``; return the new value (a fresh array) and stats."""
+
+    def stop_tuning(self) -> None:
+        self.tune = False

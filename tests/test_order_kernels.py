@@ -1,0 +1,326 @@
+"""Order scoring kernels: eq. 7, props. 3.1-3.3, the incremental update, the caches and the RNG.
+
+The oracles are independent of the kernels: literal sums over every DAG consistent with
+an order (scored by ``network_score``, not by the table), plain NumPy over the
+ScoreTable rows, and exact feature posteriors from ``enumerate_posterior``.
+"""
+
+import itertools
+import math
+
+import numpy as np
+import pytensor
+import pytensor.tensor as pt
+import pytest
+from conftest import random_data
+from scipy import stats
+
+import pymc_bnstruct as bns
+from pymc_bnstruct.order import OrderFeatures, OrderLogScore, OrderScorer
+from pymc_bnstruct.order import _kernels as K
+from pymc_bnstruct.priors import FamilyCount
+from pymc_bnstruct.step_methods import _rng
+from pymc_bnstruct.step_methods._order_moves import order_metropolis
+
+
+def consistent_dags(order, max_parents):
+    """Every DAG (as an adjacency) whose parents all precede their child in ``order``."""
+    n = len(order)
+    choices = []
+    for k, v in enumerate(order):
+        pred = order[:k]
+        choices.append([(v, s) for size in range(min(max_parents, k) + 1)
+                        for s in itertools.combinations(pred, size)])
+    for fams in itertools.product(*choices):
+        adj = np.zeros((n, n), dtype=np.int8)
+        for v, s in fams:
+            adj[list(s), v] = 1
+        yield adj
+
+
+def brute_order(data, order, score, prior, max_parents, memo=None):
+    """log Σ_{G ⊆ order} exp(log P(D|G) + log prior(G)), and the normalised DAG weights.
+
+    A literal sum over the consistent DAGs; each DAG's value is the sum of its families'
+    ``score.local + prior.log_family`` (memoised in ``memo``), not a table look-up.
+    """
+    memo = {} if memo is None else memo
+    n = data.n_vars
+
+    def family(v, parents):
+        key = (v, tuple(parents))
+        if key not in memo:
+            memo[key] = score.local(data, v, list(parents)) + prior.log_family(n, v, list(parents))
+        return memo[key]
+
+    dags = list(consistent_dags(list(order), max_parents))
+    logw = np.array([sum(family(v, np.flatnonzero(g[:, v])) for v in range(n)) for g in dags])
+    m = logw.max()
+    return m + math.log(np.exp(logw - m).sum()), dags, np.exp(logw - m) / np.exp(logw - m).sum()
+
+
+def numpy_order_score(table, order):
+    """Σ_i logsumexp of the table rows of child i whose parents precede it (plain NumPy)."""
+    pos = np.empty(len(order), dtype=int)
+    pos[np.asarray(order)] = np.arange(len(order))
+    total = 0.0
+    for i in range(table.n_vars):
+        rows = table.family_slice(i)
+        ok = [all(pos[p] < pos[i] for p in ps[:k]) for ps, k in zip(table.parent_sets[rows], table.n_parents[rows])]
+        vals = table.log_scores[rows][np.array(ok)]
+        total += vals.max() + math.log(np.exp(vals - vals.max()).sum())
+    return total
+
+
+@pytest.fixture(scope="module")
+def small():
+    data, _ = random_data(5, 300, seed=11, max_arity=3)
+    table = bns.ScoreTable(data, score=bns.BDeu(2.0), prior=FamilyCount(), max_parents=2)
+    return data, table, OrderScorer(table)
+
+
+# ------------------------------------------------------------------------- the RNG
+def test_rng_reference_values():
+    # xoshiro256** from state (1, 2, 3, 4): rotl(2 * 5, 7) * 9 = 11520
+    s = np.array([1, 2, 3, 4], dtype=np.uint64)
+    assert int(_rng.next_u64(s)) == 11520
+    # splitmix64 from seed 0: its first output is 0xE220A8397B1DCDAF
+    assert int(_rng.seed_state(0)[0]) == 0xE220A8397B1DCDAF
+
+
+def test_rng_uniform_and_randint_distribution():
+    s = _rng.seed_state(2024)
+    u = np.empty(200_000)
+    _rng.fill_uniform(s, u)
+    assert 0.0 < u.min() and u.max() < 1.0
+    assert stats.kstest(u, "uniform").pvalue > 1e-3
+    k = np.empty(70_000, dtype=np.int64)
+    _rng.fill_randint(s, 7, k)
+    counts = np.bincount(k, minlength=7)
+    assert counts.shape == (7,)
+    assert stats.chisquare(counts).pvalue > 1e-3
+
+
+# ------------------------------------------------------------------------- eq. 7
+def test_order_score_equals_sum_over_consistent_dags(small):
+    data, table, scorer = small
+    o = pt.lvector("o")
+    op_value = pytensor.function([o], OrderLogScore(scorer)(o))
+    rng = np.random.default_rng(0)
+    memo = {}
+    for order in [np.arange(5), *(rng.permutation(5) for _ in range(5))]:
+        brute, dags, _ = brute_order(data, order, table.score, table.prior, 2, memo)
+        assert float(op_value(order)) == pytest.approx(brute, abs=1e-9)  # the Op in a compiled graph
+        # the memoised family sums are network scores
+        g = dags[-1]
+        assert sum(memo[(v, tuple(np.flatnonzero(g[:, v])))] for v in range(5)) == pytest.approx(
+            bns.network_score(data, g, table.score, table.prior), abs=1e-9)
+        assert scorer.log_score(order) == pytest.approx(brute, abs=1e-9)
+        assert scorer.log_score(order) == pytest.approx(numpy_order_score(table, order), abs=1e-9)
+
+
+def test_order_score_every_order_of_four_with_whitelist():
+    data, _ = random_data(4, 200, seed=5)
+    table = bns.ScoreTable(data, max_parents=3, whitelist=[(0, 2)])
+    scorer = OrderScorer(table)
+    for order in itertools.permutations(range(4)):
+        got = scorer.log_score(order)
+        if order.index(0) > order.index(2):  # 0 -> 2 is required, so 2 cannot precede 0
+            assert got == -np.inf
+        else:
+            assert got == pytest.approx(numpy_order_score(table, order), abs=1e-9)
+
+
+def test_node_terms_and_names(small):
+    _, table, scorer = small
+    order = [table.names[i] for i in (3, 1, 4, 0, 2)]
+    terms = scorer.node_log_scores(order)
+    assert terms.sum() == pytest.approx(scorer.log_score([3, 1, 4, 0, 2]))
+    # the first node can only take its empty family
+    assert terms[3] == pytest.approx(table.lookup(3, []))
+
+
+def test_invalid_orders_raise(small):
+    _, _, scorer = small
+    for bad in ([0, 1, 2, 3], [0, 1, 2, 3, 3], [0, 1, 2, 3, 5], ["nope", 1, 2, 3, 4]):
+        with pytest.raises(ValueError):
+            scorer.log_score(bad)
+    with pytest.raises(TypeError):
+        scorer.log_score("01234")
+
+
+def test_truncated_log_sum_matches_full_sum():
+    """The early stop of the sorted scan changes nothing measurable (alarm-sized families)."""
+    data, _ = random_data(9, 400, seed=3)
+    table = bns.ScoreTable(data, max_parents=3)
+    scorer = OrderScorer(table)
+    rng = np.random.default_rng(1)
+    for _ in range(10):
+        order = rng.permutation(9)
+        assert scorer.log_score(order) == pytest.approx(numpy_order_score(table, order), rel=1e-14, abs=1e-12)
+
+
+def chain_data(n_vars, n_samples, seed):
+    """Binary chain x0 -> x1 -> ... (each copies its predecessor with probability 0.8)."""
+    rng = np.random.default_rng(seed)
+    codes = np.empty((n_samples, n_vars), dtype=np.int64)
+    codes[:, 0] = rng.integers(0, 2, n_samples)
+    for j in range(1, n_vars):
+        keep = rng.random(n_samples) < 0.8
+        codes[:, j] = np.where(keep, codes[:, j - 1], rng.integers(0, 2, n_samples))
+    return bns.DiscreteData.from_array(codes, arities=[2] * n_vars)
+
+
+def test_multiword_bitsets_more_than_64_variables():
+    data = chain_data(70, 120, seed=8)
+    table = bns.ScoreTable(data, max_parents=2, candidates=4)
+    scorer = OrderScorer(table)
+    assert scorer.n_words == 2
+    rng = np.random.default_rng(2)
+    for _ in range(3):
+        order = rng.permutation(70)
+        assert scorer.log_score(order) == pytest.approx(numpy_order_score(table, order), abs=1e-8)
+
+
+# ------------------------------------------------------------------------- features
+def test_features_match_brute_force_given_an_order(small):
+    data, table, scorer = small
+    order = np.array([2, 0, 4, 1, 3])
+    _, dags, w = brute_order(data, order, table.score, table.prior, 2)
+    edge = sum(wi * g for wi, g in zip(w, dags))
+    mb = np.zeros((5, 5))
+    for wi, g in zip(w, dags):
+        m = (g | g.T | ((g @ g.T) > 0)).astype(float)
+        np.fill_diagonal(m, 0)
+        mb += wi * m
+    np.testing.assert_allclose(scorer.edge_probabilities(order), edge, atol=1e-10)
+    np.testing.assert_allclose(scorer.markov_blanket_probabilities(order), mb, atol=1e-10)
+    # rounding-level distances from 0 and 1 are snapped to exactly 0 and 1
+    for got in (scorer.edge_probabilities(order), scorer.markov_blanket_probabilities(order)):
+        assert not np.any(((got > 0) & (got < 1e-12)) | ((got < 1) & (got > 1 - 1e-12)))
+        assert np.any(got == 1.0) and np.any(got == 0.0)
+    fam = scorer.family_probabilities(order)
+    np.testing.assert_allclose(np.add.reduceat(fam, scorer.offsets[:-1]), 1.0, atol=1e-12)
+
+
+def test_order_averaged_features_equal_exact_order_posterior():
+    """Σ_≺ P(≺|D) P(f|≺,D) = P(f|D) under the order-modular prior (props. 3.2, 3.3)."""
+    data, _ = random_data(4, 150, seed=21)
+    exact = bns.exact.enumerate_posterior(data, max_parents=2, modularity="order")
+    scorer = OrderScorer(bns.ScoreTable(data, max_parents=2))
+    orders = list(itertools.permutations(range(4)))
+    logp = np.array([scorer.log_score(o) for o in orders])
+    p = np.exp(logp - logp.max())
+    p /= p.sum()
+    edge = sum(pi * scorer.edge_probabilities(o) for pi, o in zip(p, orders))
+    mb = sum(pi * scorer.markov_blanket_probabilities(o) for pi, o in zip(p, orders))
+    np.testing.assert_allclose(edge, exact.edge_probabilities.values, atol=1e-10)
+    np.testing.assert_allclose(mb, exact.markov_blanket_probabilities.values, atol=1e-10)
+
+
+def test_sample_dags_follow_family_probabilities(small):
+    _, _, scorer = small
+    order = np.array([2, 0, 4, 1, 3])
+    dags = scorer.sample_dags(order, 20_000, random_seed=3)
+    assert dags.shape == (20_000, 5, 5) and dags.dtype == np.int8
+    pos = np.argsort(order)
+    for g in dags[:200]:
+        u, v = np.nonzero(g)
+        assert np.all(pos[u] < pos[v])  # every sampled edge agrees with the order
+    edge = scorer.edge_probabilities(order)
+    se = np.sqrt(edge * (1 - edge) / 20_000) + 1e-9
+    assert np.all(np.abs(dags.mean(axis=0) - edge) < 5 * se + 1e-3)
+
+
+# ------------------------------------------------------------------------- Ops
+def test_ops_in_pytensor_default_and_numba_modes(small):
+    _, _, scorer = small
+    o = pt.lvector("o")
+    for mode in (None, "NUMBA"):
+        f = pytensor.function([o], [OrderLogScore(scorer)(o), OrderFeatures(scorer, "edge")(o),
+                                    OrderFeatures(scorer, "markov_blanket")(o)], mode=mode)
+        order = np.array([4, 3, 2, 1, 0])
+        lp, e, mb = f(order)
+        assert float(lp) == pytest.approx(scorer.log_score(order), abs=1e-10)
+        np.testing.assert_allclose(e, scorer.edge_probabilities(order), atol=1e-12)
+        np.testing.assert_allclose(mb, scorer.markov_blanket_probabilities(order), atol=1e-12)
+        bad = f(np.array([0, 0, 1, 2, 3]))
+        assert bad[0] == -np.inf and np.isnan(bad[1]).all()
+
+
+def test_op_input_validation(small):
+    _, _, scorer = small
+    with pytest.raises(ValueError, match="1-D"):
+        OrderLogScore(scorer)(pt.lmatrix())
+    with pytest.raises(TypeError, match="integer"):
+        OrderLogScore(scorer)(pt.dvector())
+    with pytest.raises(TypeError):
+        OrderLogScore("not a scorer")
+    with pytest.raises(ValueError, match="feature"):
+        OrderFeatures(scorer, "path")
+
+
+# ------------------------------------------------------------------------- incremental updates
+def _cache(scorer, slots):
+    n, w = scorer.n_vars, scorer.n_words
+    return (K.candidate_masks(scorer.offsets, scorer.bits), np.zeros((n, slots, w), dtype=np.uint64),
+            np.zeros((n, slots)), np.zeros((n, slots), dtype=np.bool_), 64 - int(np.log2(slots)))
+
+
+@pytest.mark.parametrize("n_vars,slots", [(9, 4), (9, 1024), (70, 16)])
+def test_incremental_updates_equal_full_recomputation(n_vars, slots):
+    """Thousands of moves of every kind (tiny caches force collisions); terms stay bit-identical."""
+    data = random_data(n_vars, 150, seed=n_vars, max_arity=3)[0] if n_vars < 64 else chain_data(n_vars, 150, 1)
+    table = bns.ScoreTable(data, max_parents=2, candidates=min(6, n_vars - 1))
+    s = OrderScorer(table)
+    order = np.random.default_rng(0).permutation(n_vars)
+    terms = np.empty(n_vars)
+    K.node_scores(order, s.offsets, s.bits, s.log_scores, s.cutoffs, terms)
+    cache = _cache(s, slots)
+    counts = np.zeros(6, dtype=np.int64)
+    full = np.empty(n_vars)
+    for rep in range(40):
+        total = order_metropolis(order, terms, s.offsets, s.bits, s.log_scores, s.cutoffs, *cache,
+                                 100, 0.3, 0.4, rep, counts)
+        assert K.is_permutation(order, n_vars)
+        expect = K.node_scores(order, s.offsets, s.bits, s.log_scores, s.cutoffs, full)
+        np.testing.assert_array_equal(terms, full)
+        assert total == expect
+    assert counts[:3].sum() == 4000 and np.all(counts[3:] > 0)
+
+
+# ------------------------------------------------------------------------- stationarity
+def exact_order_posterior(data, max_parents):
+    """P(≺ | D) for every order of a small network, by summing over consistent DAGs."""
+    n = data.n_vars
+    orders = list(itertools.permutations(range(n)))
+    memo = {}
+    logp = np.array([brute_order(data, o, bns.BDeu(), bns.priors.Uniform(), max_parents, memo)[0] for o in orders])
+    p = np.exp(logp - logp.max())
+    return orders, p / p.sum()
+
+
+@pytest.fixture(scope="module")
+def four():
+    data, _ = random_data(4, 40, seed=4, max_arity=2)  # few rows: a spread-out posterior
+    orders, p = exact_order_posterior(data, 2)
+    return data, orders, p
+
+
+@pytest.mark.parametrize("p_adjacent,p_swap", [(0.0, 1.0), (1.0, 0.0), (0.2, 0.4)])
+def test_kernel_visits_orders_with_exact_frequencies(four, p_adjacent, p_swap):
+    data, orders, p = four
+    s = OrderScorer(bns.ScoreTable(data, max_parents=2))
+    order = np.arange(4)
+    terms = np.empty(4)
+    K.node_scores(order, s.offsets, s.bits, s.log_scores, s.cutoffs, terms)
+    cache = _cache(s, 64)
+    counts = np.zeros(6, dtype=np.int64)
+    index = {o: i for i, o in enumerate(orders)}
+    visits = np.zeros(len(orders))
+    for t in range(6000):  # 10 moves between recorded states: nearly independent draws
+        order_metropolis(order, terms, s.offsets, s.bits, s.log_scores, s.cutoffs, *cache,
+                         10, p_adjacent, p_swap, 1000 + t, counts)
+        visits[index[tuple(order)]] += 1
+    assert p.max() < 0.5 and (p > 0.01).sum() >= 6  # the test is not trivial
+    assert stats.chisquare(visits, p * visits.sum()).pvalue > 1e-3

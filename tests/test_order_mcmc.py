@@ -1,0 +1,254 @@
+"""``bns.OrderMetropolis`` inside ``pm.sample``: assignment, stats, reproducibility, errors and
+posterior correctness against exact answers."""
+
+import itertools
+
+import arviz as az
+import matplotlib
+import numpy as np
+import pymc as pm
+import pytest
+from conftest import random_data
+from pymc.sampling.mcmc import assign_step_methods
+from scipy import stats
+
+import pymc_bnstruct as bns
+from pymc_bnstruct.step_methods import OrderMetropolis
+
+matplotlib.use("Agg")
+
+SAMPLE = dict(progressbar=False, compute_convergence_checks=False)
+
+
+@pytest.fixture(scope="module")
+def small():
+    data, _ = random_data(5, 200, seed=7, max_arity=3)
+    return data
+
+
+def model_of(data, **kwargs):
+    with pm.Model() as model:
+        bns.NodeOrder("order", data, **kwargs)
+    return model
+
+
+# ------------------------------------------------------------------ assignment
+def test_plain_pm_sample_picks_order_metropolis(small):
+    with pm.Model() as model:
+        bns.NodeOrder("order", small, max_parents=2)
+        pm.Normal("x")
+    _, selected = assign_step_methods(model)
+    chosen = {v.name: cls for cls, vs in selected.items() for v in vs}
+    assert chosen["order"] is OrderMetropolis
+    assert chosen["x"] is pm.NUTS
+    assert OrderMetropolis in pm.STEP_METHODS
+    with model:
+        idata = pm.sample(30, tune=5, chains=1, random_seed=1, **SAMPLE)
+    assert "log_score" in idata.sample_stats and "x" in idata.posterior
+
+
+def test_step_kwargs_reach_the_auto_assigned_sampler(small):
+    with model_of(small, max_parents=1):
+        idata = pm.sample(20, tune=0, chains=1, random_seed=2, order_metropolis={"swap_prob": 1.0}, **SAMPLE)
+    assert np.isnan(idata.sample_stats["cut_accept_rate"]).all()
+
+
+# ------------------------------------------------------------------ output
+def test_stats_dims_coords_and_arviz(small):
+    model = model_of(small, max_parents=2, features=("edge", "markov_blanket"))
+    with model:
+        idata = pm.sample(40, tune=10, chains=2, cores=1, random_seed=3,
+                          step=OrderMetropolis(adjacent_prob=0.2, moves_per_draw=20), **SAMPLE)
+    ss = idata.sample_stats
+    for name in ("log_score", "accept_rate", "swap_accept_rate", "cut_accept_rate", "adjacent_accept_rate"):
+        assert ss[name].dims == ("chain", "draw") and ss[name].dtype == np.float64
+        assert np.isfinite(ss[name]).any()
+    assert ((ss["accept_rate"] >= 0) & (ss["accept_rate"] <= 1)).all()
+    post = idata.posterior
+    assert post["order"].dims == ("chain", "draw", "position") and post["order"].dtype == np.int64
+    assert list(post["position"].values) == list(range(5))
+    assert post["order_edge_prob"].dims == ("chain", "draw", "parent", "child")
+    assert post["order_mb_prob"].dims == ("chain", "draw", "node", "node_")
+    for dim in ("parent", "child", "node", "node_"):
+        assert list(post[dim].values) == list(small.names)
+    np.testing.assert_allclose(post["order_mb_prob"].values, post["order_mb_prob"].values.swapaxes(2, 3))
+    const = idata.constant_data
+    assert const["order_family_child"].dims == ("order_family",)
+    assert const["order_family_parents"].dims == ("order_family", "order_family_slot")
+    assert const["order_family_log_score"].dims == ("order_family",)
+    assert idata.posterior.sizes["draw"] == 40  # tuning draws discarded
+    summary = az.summary(idata, var_names=["order_edge_prob"])
+    assert len(summary) == 25
+    axes = az.plot_trace(idata, var_names=["order"], compact=True)
+    assert axes.shape == (1, 2)
+
+
+def test_log_score_stat_is_the_score_of_the_recorded_order(small):
+    model = model_of(small, max_parents=2)
+    scorer = model["order"].owner.op.scorer
+    with model:
+        idata = pm.sample(30, tune=0, chains=2, random_seed=4, step=OrderMetropolis(moves_per_draw=7), **SAMPLE)
+    orders = idata.posterior["order"].values.reshape(-1, 5)
+    scores = idata.sample_stats["log_score"].values.reshape(-1)
+    for o, s in zip(orders, scores):
+        assert s == pytest.approx(scorer.log_score(o), abs=1e-9)
+        assert sorted(o) == list(range(5))
+
+
+def test_same_seed_same_draws_single_and_multiprocess(small):
+    model = model_of(small, max_parents=2)
+
+    def run(cores, seed):
+        with model:
+            return pm.sample(25, tune=5, chains=2, cores=cores, random_seed=seed,
+                             step=OrderMetropolis(moves_per_draw=5), **SAMPLE)
+
+    a, b, c = run(1, 11), run(1, 11), run(2, 11)
+    for other in (b, c):
+        np.testing.assert_array_equal(a.posterior["order"].values, other.posterior["order"].values)
+        np.testing.assert_array_equal(a.sample_stats["log_score"].values, other.sample_stats["log_score"].values)
+        np.testing.assert_array_equal(a.posterior["order_edge_prob"].values, other.posterior["order_edge_prob"].values)
+    d = run(1, 12)
+    assert not np.array_equal(a.posterior["order"].values, d.posterior["order"].values)
+    # different chains explore differently
+    assert not np.array_equal(a.posterior["order"].values[0], a.posterior["order"].values[1])
+
+
+def test_rates_are_nan_for_kinds_never_proposed(small):
+    with model_of(small, max_parents=1):
+        idata = pm.sample(10, tune=0, chains=1, random_seed=5,
+                          step=OrderMetropolis(swap_prob=0.0, adjacent_prob=1.0, moves_per_draw=3), **SAMPLE)
+    ss = idata.sample_stats
+    assert np.isnan(ss["swap_accept_rate"]).all() and np.isnan(ss["cut_accept_rate"]).all()
+    assert np.isfinite(ss["adjacent_accept_rate"]).all()
+    np.testing.assert_array_equal(ss["adjacent_accept_rate"], ss["accept_rate"])
+
+
+def test_greedy_and_random_chains_via_initvals(small):
+    with pm.Model() as model:
+        bns.NodeOrder("order", small, max_parents=2, initval="greedy")
+    with model:
+        idata = pm.sample(5, tune=0, chains=3, random_seed=6, initvals=[{"order": "prior"}, {}, {}],
+                          step=OrderMetropolis(moves_per_draw=1), **SAMPLE)
+    assert idata.posterior.sizes["chain"] == 3
+
+
+# ------------------------------------------------------------------ bad input
+def test_bad_arguments(small):
+    with pm.Model() as model:
+        bns.NodeOrder("order", small, max_parents=1)
+        x = pm.Normal("x")
+    with model:
+        for kwargs, err, match in [
+            (dict(moves_per_draw=0), ValueError, "moves_per_draw"),
+            (dict(moves_per_draw=2.5), TypeError, "moves_per_draw"),
+            (dict(swap_prob=1.5), ValueError, "swap_prob"),
+            (dict(swap_prob=-0.1), ValueError, "swap_prob"),
+            (dict(swap_prob="half"), TypeError, "swap_prob"),
+            (dict(adjacent_prob=2.0), ValueError, "adjacent_prob"),
+            (dict(swap_prob=0.7, adjacent_prob=0.5), ValueError, "<= 1"),
+        ]:
+            with pytest.raises(err, match=match):
+                OrderMetropolis(**kwargs)
+        with pytest.raises(ValueError, match="can only sample NodeOrder variables; 'x'"):
+            OrderMetropolis([x])
+        with pytest.raises(ValueError, match="can only sample NodeOrder"):
+            pm.sample(5, tune=0, chains=1, step=[OrderMetropolis(x)], **SAMPLE)
+    with pm.Model():
+        pm.Normal("y")
+        with pytest.raises(ValueError, match="no NodeOrder variable"):
+            OrderMetropolis()
+
+
+def test_other_terms_depending_on_the_order_are_refused(small):
+    with pm.Model():
+        order = bns.NodeOrder("order", small, max_parents=1)
+        pm.Potential("prefer_first", -1.0 * order[0])
+        with pytest.raises(ValueError, match="prefer_first"):
+            OrderMetropolis()
+
+
+def test_two_orders_one_step_each_and_blocked_refused(small):
+    with pm.Model():
+        bns.NodeOrder("a", small, max_parents=1)
+        bns.NodeOrder("b", small, max_parents=1, features=())
+        step = OrderMetropolis(moves_per_draw=2)
+        assert isinstance(step, pm.CompoundStep) and len(step.methods) == 2
+        with pytest.raises(ValueError, match="one variable per step"):
+            OrderMetropolis(blocked=True)
+        idata = pm.sample(5, tune=0, chains=1, random_seed=1, step=step, **SAMPLE)
+    assert {"a", "b"} <= set(idata.posterior.data_vars)
+
+
+def test_invalid_start_value_is_a_clear_error(small):
+    with model_of(small, max_parents=1) as model:
+        step = OrderMetropolis()
+        point = model.initial_point()
+        point["order"] = np.array([0, 0, 1, 2, 3])
+        with pytest.raises(ValueError, match="not a permutation"):
+            step.step(point)
+
+
+# ------------------------------------------------------------------ posterior correctness
+def test_order_visit_frequencies_match_exact_order_posterior():
+    """Chi-square of the visited orders against P(≺ | D) summed over every consistent DAG."""
+    data, _ = random_data(4, 40, seed=4, max_arity=2)
+    scorer_free = []
+    for order in itertools.permutations(range(4)):
+        pos = np.argsort(order)
+        total = []
+        for fams in itertools.product(*[
+            [s for k in range(3) for s in itertools.combinations([p for p in range(4) if pos[p] < pos[v]], k)]
+            for v in range(4)
+        ]):
+            total.append(sum(bns.BDeu().local(data, v, list(ps)) for v, ps in enumerate(fams)))
+        scorer_free.append(np.logaddexp.reduce(total))
+    p = np.exp(np.array(scorer_free) - max(scorer_free))
+    p /= p.sum()
+    with model_of(data, max_parents=2, features=()):
+        idata = pm.sample(1500, tune=50, chains=4, random_seed=8, step=OrderMetropolis(moves_per_draw=10), **SAMPLE)
+    index = {o: i for i, o in enumerate(itertools.permutations(range(4)))}
+    visits = np.bincount([index[tuple(o)] for o in idata.posterior["order"].values.reshape(-1, 4)], minlength=24)
+    assert stats.chisquare(visits, p * visits.sum()).pvalue > 1e-3
+    # a sampler of the wrong target (here: tempered) would be rejected
+    q = p ** 0.8 / (p ** 0.8).sum()
+    assert stats.chisquare(visits, q * visits.sum()).pvalue < 1e-3
+
+
+def test_features_match_exact_enumeration_small_network():
+    data, _ = random_data(5, 150, seed=9, max_arity=3)
+    exact = bns.exact.enumerate_posterior(data, max_parents=2, modularity="order")
+    with model_of(data, max_parents=2, features=("edge", "markov_blanket")):
+        idata = pm.sample(1500, tune=100, chains=4, random_seed=9, step=OrderMetropolis(moves_per_draw=20), **SAMPLE)
+    edge = idata.posterior["order_edge_prob"].mean(("chain", "draw"))
+    mb = idata.posterior["order_mb_prob"].mean(("chain", "draw"))
+    assert float(abs(edge - exact.edge_probabilities).max()) < 0.03
+    assert float(abs(mb.values - exact.markov_blanket_probabilities.values).max()) < 0.03
+
+
+def test_sachs_edge_probabilities_within_002_of_exact_order_dp():
+    net = bns.datasets.load_network("sachs")
+    data = bns.DiscreteData.from_frame(net.sample(500, random_seed=1))
+    exact = bns.exact.posterior(data, max_parents=3, modularity="order")
+    with model_of(data, max_parents=3):
+        idata = pm.sample(5000, tune=200, chains=4, random_seed=10, step=OrderMetropolis(moves_per_draw=50), **SAMPLE)
+    edge = idata.posterior["order_edge_prob"].mean(("chain", "draw"))
+    err = abs(edge - exact.edge_probabilities.sel(parent=edge.parent, child=edge.child))
+    assert float(err.max()) < 0.02
+    # the comparison is not vacuous: several edges are uncertain
+    assert int(((exact.edge_probabilities > 0.2) & (exact.edge_probabilities < 0.8)).sum()) >= 5
+
+
+@pytest.mark.slow
+def test_child_network_features_match_exact_order_dp():
+    """20 variables, random starts, both features; Markov blankets against the DP's sampler."""
+    net = bns.datasets.load_network("child")
+    data = bns.DiscreteData.from_frame(net.sample(500, random_seed=1))
+    exact = bns.exact.posterior(data, max_parents=3, modularity="order")
+    with model_of(data, max_parents=3, features=("edge", "markov_blanket")):
+        idata = pm.sample(2500, tune=200, chains=4, random_seed=3, step=OrderMetropolis(moves_per_draw=100), **SAMPLE)
+    edge = idata.posterior["order_edge_prob"].mean(("chain", "draw"))
+    assert float(abs(edge - exact.edge_probabilities).max()) < 0.03
+    mb_exact = exact.markov_blanket_probabilities(n_samples=20_000, random_seed=1)
+    mb = idata.posterior["order_mb_prob"].mean(("chain", "draw"))
+    assert float(abs(mb.values - mb_exact.values).max()) < 0.04
