@@ -1,0 +1,142 @@
+"""Numba kernels of the hashed family-score cache.
+
+A family is a child and a parent set; its value is ``local score + log prior``. Values
+are computed on demand by the score engine (:func:`pymc_bnstruct.scores._kernels._local_score`)
+and kept in a fixed-size, set-associative hash table keyed by ``(child, parent bitset)``,
+so any number of variables works (bitsets have ``ceil(n / 64)`` words). The table never
+grows: when all ``PROBE`` slots of a key's window are taken, one of them is overwritten
+(round robin), so memory stays bounded and a missing value is simply recomputed.
+
+Every kernel receives the cache as one tuple ``E`` (see :func:`make_engine`)::
+
+    E = (cols, arities, kind, ess, log_prior_by_size,      # what the engine needs
+         slot_child, slot_bits, slot_value, stats,         # the hash table
+         key_buf, count_buf, parent_buf)                    # scratch
+
+``slot_child[s] == -1`` marks an empty slot. ``stats`` holds ``[lookups, computed,
+clock, filled]``. The prior is size-based: ``log_prior_by_size[k]`` is the log prior of a
+family with ``k`` parents.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from ..scores._kernels import _local_score
+
+# slots probed per key (a window of consecutive slots)
+PROBE = 8
+
+STAT_LOOKUPS = 0
+STAT_COMPUTED = 1
+STAT_CLOCK = 2
+STAT_FILLED = 3
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+_ONE = np.uint64(1)
+
+
+@nb.njit(cache=True, inline="always")
+def _mix(z):
+    """splitmix64 finaliser: a bijective 64-bit mixer."""
+    z = (z ^ (z >> np.uint64(30))) * _M1
+    z = (z ^ (z >> np.uint64(27))) * _M2
+    return z ^ (z >> np.uint64(31))
+
+
+@nb.njit(cache=True)
+def family_hash(child, bits):
+    """64-bit hash of ``(child, parent bitset)``."""
+    h = _mix(np.uint64(child) * _GOLDEN + _GOLDEN)
+    for w in range(bits.shape[0]):
+        h = _mix(h ^ bits[w])
+    return h
+
+
+@nb.njit(cache=True)
+def bits_to_parents(bits, out):
+    """Write the members of a bitset into ``out`` (ascending); return their number."""
+    k = 0
+    for w in range(bits.shape[0]):
+        x = bits[w]
+        b = 0
+        while x != 0:
+            if x & _ONE:
+                out[k] = w * 64 + b
+                k += 1
+            x >>= _ONE
+            b += 1
+    return k
+
+
+@nb.njit(cache=True)
+def family_score(E, child, bits):
+    """``local score + log prior`` of the family ``(child, bits)``, from the cache or computed."""
+    slot_child = E[5]
+    slot_bits = E[6]
+    slot_value = E[7]
+    stats = E[8]
+    cap = slot_child.shape[0]
+    mask = cap - 1
+    n_words = bits.shape[0]
+    stats[STAT_LOOKUPS] += 1
+    base = np.int64(family_hash(child, bits) & np.uint64(mask))
+    free = -1
+    for t in range(PROBE):
+        s = (base + t) & mask
+        c = slot_child[s]
+        if c == child:
+            same = True
+            for w in range(n_words):
+                if slot_bits[s, w] != bits[w]:
+                    same = False
+                    break
+            if same:
+                return slot_value[s]
+        elif c < 0 and free < 0:
+            free = s
+    # a miss: count the family once through the score engine
+    parents = E[11]
+    k = bits_to_parents(bits, parents)
+    value = _local_score(E[0], E[1], child, parents, k, E[2], E[3], E[9], E[10]) + E[4][k]
+    stats[STAT_COMPUTED] += 1
+    if free < 0:  # window full: overwrite one slot, round robin
+        free = (base + stats[STAT_CLOCK] % PROBE) & mask
+        stats[STAT_CLOCK] += 1
+    else:
+        stats[STAT_FILLED] += 1
+    slot_child[free] = child
+    for w in range(n_words):
+        slot_bits[free, w] = bits[w]
+    slot_value[free] = value
+    return value
+
+
+@nb.njit(cache=True)
+def family_score_list(E, child, parents, n_words, tmp):
+    """:func:`family_score` of a parent list (int64 array of indices); ``tmp`` is a scratch bitset."""
+    for w in range(n_words):
+        tmp[w] = 0
+    for t in range(parents.shape[0]):
+        p = parents[t]
+        tmp[p >> 6] |= _ONE << np.uint64(p & 63)
+    return family_score(E, child, tmp)
+
+
+@nb.njit(cache=True)
+def graph_score(E, pbits):
+    """Sum of the family values of a graph given as ``(n, n_words)`` parent bitsets."""
+    total = 0.0
+    for v in range(pbits.shape[0]):
+        total += family_score(E, v, pbits[v])
+    return total
+
+
+@nb.njit(cache=True)
+def many_family_scores(E, children, bitsets, out):
+    """``out[f] = family_score(children[f], bitsets[f])`` for every row."""
+    for f in range(children.shape[0]):
+        out[f] = family_score(E, children[f], bitsets[f])

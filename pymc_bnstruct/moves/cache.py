@@ -1,0 +1,170 @@
+"""``ScoreCache``: family scores on demand, for any number of variables.
+
+Searches and structure samplers visit a tiny fraction of all families, so instead of a
+:class:`~pymc_bnstruct.ScoreTable` (every family up to an in-degree bound) they ask this
+cache, which computes ``score(X_i | Pa) + log q_i(Pa)`` with the shared score engine the
+first time a family is needed and keeps it in a bounded hash table (numba kernels in
+:mod:`._cache`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..data import DiscreteData, as_discrete_data
+from ..graph import find_cycle, to_adjacency
+from ..priors import StructurePrior, Uniform
+from ..scores import BDeu, Score, family_indices
+from ..scores._kernels import _DENSE_LIMIT
+from . import _cache, _kernels
+
+__all__ = ["ScoreCache", "DEFAULT_MAX_BYTES"]
+
+# Default memory bound of the hash table.
+DEFAULT_MAX_BYTES = 128 * 2**20
+
+
+def _pow2_floor(x: int) -> int:
+    return 1 << (max(int(x), 1).bit_length() - 1)
+
+
+def _pow2_ceil(x: int) -> int:
+    return 1 << (max(int(x), 1) - 1).bit_length()
+
+
+class ScoreCache:
+    """Hashed cache of family values ``local score + log prior``, computed on demand.
+
+    Parameters
+    ----------
+    data : DiscreteData or pandas.DataFrame
+    score : Score, default ``BDeu()``
+    prior : StructurePrior, default ``Uniform()``
+        Must be size-based (``Uniform``, ``FamilyCount``, ``EdgePenalty``, with any
+        ``power``): the kernels evaluate it as a vector ``log q(|Pa|)``.
+    capacity : int, optional
+        Number of slots (rounded up to a power of two, at least 1,024). Default: room for
+        ``16 n^2`` families, but at most ``DEFAULT_MAX_BYTES`` (128 MiB) of table.
+
+    Attributes
+    ----------
+    data, score, prior, names, n_vars, n_words, capacity
+    engine : tuple
+        The arrays the numba kernels receive (see :mod:`pymc_bnstruct.moves._cache`).
+
+    Notes
+    -----
+    The table is set-associative with a bounded size: once full, old entries are
+    overwritten and recomputed if needed again, so results never depend on the capacity,
+    only the speed does. Keys are ``(child, parent bitset)`` with ``ceil(n / 64)`` words.
+
+    Raises
+    ------
+    TypeError
+        For a score or prior of the wrong type, or a prior that is not size-based.
+    """
+
+    def __init__(
+        self,
+        data: DiscreteData | Any,
+        score: Score = BDeu(),
+        prior: StructurePrior = Uniform(),
+        capacity: int | None = None,
+    ) -> None:
+        data = as_discrete_data(data)
+        if not isinstance(score, Score):
+            raise TypeError(f"score must be a Score (BDeu(), K2(), BIC()), got {score!r}")
+        if not isinstance(prior, StructurePrior):
+            raise TypeError(f"prior must be a StructurePrior (Uniform(), ...), got {prior!r}")
+        if not prior.size_based:
+            raise TypeError(
+                f"searches and structure moves need a size-based prior (Uniform, FamilyCount, "
+                f"EdgePenalty); {prior!r} depends on the parents themselves"
+            )
+        self.data, self.score, self.prior = data, score, prior
+        self.names = data.names
+        n = self.n_vars = data.n_vars
+        self.n_words = (n + 63) // 64
+        entry_bytes = 8 * self.n_words + 16
+        if capacity is None:
+            cap = min(_pow2_ceil(16 * n * n), _pow2_floor(DEFAULT_MAX_BYTES // entry_bytes))
+        else:
+            if isinstance(capacity, bool) or not isinstance(capacity, (int, np.integer)) or capacity < 1:
+                raise ValueError(f"capacity must be a positive int, got {capacity!r}")
+            cap = _pow2_ceil(int(capacity))
+        self.capacity = max(cap, 1024)
+
+        cols = data.columns
+        n_samples = data.n_samples
+        limit = max(_DENSE_LIMIT, 4 * n_samples)
+        span = max(limit, n_samples * int(data.arities.max()))
+        log_prior = np.ascontiguousarray(prior.log_by_size(n, n - 1), dtype=np.float64)
+        self.engine = (
+            cols,
+            data.arities,
+            np.int64(score.kind),
+            np.float64(score._param),
+            log_prior,
+            np.full(self.capacity, -1, dtype=np.int64),
+            np.zeros((self.capacity, self.n_words), dtype=np.uint64),
+            np.zeros(self.capacity, dtype=np.float64),
+            np.zeros(4, dtype=np.int64),
+            np.empty(n_samples, dtype=np.int32),
+            np.empty(4 * min(span, 1 << 20), dtype=np.int64),
+            np.empty(n, dtype=np.int64),
+        )
+        self._tmp = np.zeros(self.n_words, dtype=np.uint64)
+
+    # ----------------------------------------------------------------- counters
+    @property
+    def n_evaluations(self) -> int:
+        """Families counted from the data so far (cache misses)."""
+        return int(self.engine[8][_cache.STAT_COMPUTED])
+
+    @property
+    def n_lookups(self) -> int:
+        """Family values requested so far (hits and misses)."""
+        return int(self.engine[8][_cache.STAT_LOOKUPS])
+
+    @property
+    def n_stored(self) -> int:
+        """Occupied slots."""
+        return int(self.engine[8][_cache.STAT_FILLED])
+
+    # ----------------------------------------------------------------- queries
+    def family(self, child: str | int, parents: Sequence[str | int]) -> float:
+        """``local score + log prior`` of one family (names or indices)."""
+        c, p = family_indices(self.data, child, parents)
+        return float(_cache.family_score_list(self.engine, c, p, self.n_words, self._tmp))
+
+    def network(self, graph: Any) -> float:
+        """Score of a DAG: the sum of its family values (``log P(D|G) + log P(G)`` up to a constant).
+
+        Raises
+        ------
+        ValueError
+            If the graph is cyclic or malformed.
+        """
+        adj = to_adjacency(graph, self.names)
+        cycle = find_cycle(adj)
+        if cycle is not None:
+            raise ValueError("graph is cyclic: " + " -> ".join(self.names[i] for i in cycle))
+        return float(_cache.graph_score(self.engine, parent_bitsets(adj)))
+
+    def __repr__(self) -> str:
+        return (
+            f"ScoreCache({self.n_vars} variables, score={self.score!r}, prior={self.prior!r}, "
+            f"{self.n_stored:,}/{self.capacity:,} slots used, {self.n_evaluations:,} families computed)"
+        )
+
+
+def parent_bitsets(adj: np.ndarray) -> np.ndarray:
+    """``(n, ceil(n / 64))`` uint64 parent bitsets of an adjacency (row = parent)."""
+    adj = np.ascontiguousarray(adj, dtype=np.int8)
+    n = adj.shape[0]
+    out = np.zeros((n, (n + 63) // 64), dtype=np.uint64)
+    _kernels.graph_state(adj, out, np.zeros(n, dtype=np.int64))
+    return out

@@ -1,0 +1,18 @@
+"""Greedy structure search: hill climbing and Steck's skeleton operator.
+
+- :func:`hill_climb` — add / delete / reverse with cached delta scores, tabu list,
+  random restarts and (optionally) the skeleton operator as an extra move. Samplers use
+  it to start chains at a good graph (``initval="greedy"``).
+- :func:`skeleton_search` — Steck's strategy: skeleton operator, one forward inclusion,
+  backward elimination, repeated until a DAG repeats.
+- :func:`skeleton_operator`, :func:`collider_scores` — the operator alone and the
+  collider scores it orients by.
+- :class:`SearchResult` — the DAG, its score, the score trace, the number of family
+  evaluations, and ``to_cpdag()``.
+"""
+
+from .hill_climb import hill_climb
+from .result import SearchResult
+from .skeleton import ColliderScores, collider_scores, skeleton_operator, skeleton_search
+
+__all__ = ["hill_climb", "skeleton_search", "skeleton_operator", "collider_scores", "ColliderScores", "SearchResult"]

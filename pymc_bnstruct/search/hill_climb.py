@@ -1,0 +1,221 @@
+"""Greedy hill climbing over DAGs: add / delete / reverse one edge at a time."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..data import DiscreteData, as_discrete_data
+from ..graph import adjacency_dataarray
+from ..moves import ScoreCache, StructureConstraints
+from ..moves import _kernels as mk
+from ..priors import StructurePrior, Uniform
+from ..scores import BDeu, Score
+from . import _kernels as sk
+from ._state import Climber
+from .result import SearchResult
+
+__all__ = ["hill_climb"]
+
+
+def _check_count(value: Any, name: str, minimum: int = 0, allow_none: bool = False) -> int | None:
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+        kind = "an int" + (" or None" if allow_none else "")
+        raise ValueError(f"{name} must be {kind} >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def _check_gamma(gamma: Any) -> float:
+    try:
+        g = float(gamma)
+    except (TypeError, ValueError):
+        raise TypeError(f"gamma must be a number > 1, got {gamma!r}") from None
+    if not (math.isfinite(g) and g > 1.0):
+        raise ValueError(
+            f"gamma must be a finite number > 1 (the collider threshold is log(gamma) > 0), got {gamma!r}"
+        )
+    return g
+
+
+def _setup(data: Any, score: Score, prior: StructurePrior, max_parents: int | None,
+           blacklist: Any, whitelist: Any, start: Any) -> tuple[ScoreCache, StructureConstraints, np.ndarray]:
+    data = as_discrete_data(data)
+    cache = ScoreCache(data, score, prior)
+    constraints = StructureConstraints(data.names, max_parents, blacklist, whitelist)
+    adj = constraints.empty_graph() if start is None else constraints.check_graph(start, "start graph")
+    return cache, constraints, adj
+
+
+def _perturb(climber: Climber, n_moves: int, rng: np.random.Generator) -> None:
+    """Apply ``n_moves`` uniformly chosen legal moves to the climber's graph."""
+    c = climber.constraints
+    adj = climber.adj.copy()
+    n = c.n_vars
+    size = max(n * (n - 1), 1)
+    kinds, us, vs = (np.empty(size, dtype=np.int64) for _ in range(3))
+    pbits = climber.pbits.copy()
+    npar = climber.npar.copy()
+    for _ in range(n_moves):
+        m = mk.legal_moves(adj, c.allowed, c.required, c.max_parents, kinds, us, vs)
+        if m <= 0:
+            break
+        i = int(rng.integers(m))
+        mk.apply_move(adj, pbits, npar, kinds[i], us[i], vs[i])
+    climber.set_graph(adj)
+
+
+def _greedy(climber: Climber, max_steps: int | None, skeleton_every: int | None, log_gamma: float,
+            rng: np.random.Generator | None, trace: list[float], info: dict[str, int]) -> None:
+    """Plain greedy climb; with ``skeleton_every`` the skeleton operator is tried every
+    that many moves and whenever the climb converges, and kept if it raises the score.
+    The operator breaks ties by column order, or by a random order drawn from ``rng``."""
+    from .skeleton import _operator  # local import: skeleton.py imports this module
+
+    remaining = max_steps
+    while True:
+        chunk = skeleton_every if skeleton_every else remaining
+        if remaining is not None and chunk is not None:
+            chunk = min(chunk, remaining)
+        status, tr = climber.climb(max_steps=chunk)
+        trace.extend(tr)
+        info["n_steps"] += len(tr)
+        if remaining is not None:
+            remaining -= len(tr)
+        if not skeleton_every or (remaining is not None and remaining <= 0):
+            return
+        current = climber.score()
+        n = climber.constraints.n_vars
+        perm = np.arange(n) if rng is None else rng.permutation(n)
+        new_adj, new_score, _ = _operator(climber.cache, climber.constraints, climber.adj, log_gamma, perm, 0.0)
+        info["operator_calls"] += 1
+        if new_score > current + sk.REL_TOL * (1.0 + abs(current)):
+            climber.set_graph(new_adj)
+            info["operator_improvements"] += 1
+            trace.append(new_score)
+        elif status != sk.STEP_LIMIT:
+            return  # converged and the operator does not help
+
+
+def hill_climb(
+    data: DiscreteData | Any,
+    *,
+    score: Score = BDeu(),
+    prior: StructurePrior = Uniform(),
+    max_parents: int | None = None,
+    start: Any = None,
+    tabu_length: int = 0,
+    max_tabu: int | None = None,
+    max_iter: int | None = None,
+    restarts: int = 0,
+    perturb: int | None = None,
+    blacklist: Sequence[tuple[Any, Any]] | None = None,
+    whitelist: Sequence[tuple[Any, Any]] | None = None,
+    skeleton_every: int | None = None,
+    gamma: float = 9.0,
+    random_seed: int | np.random.Generator | None = None,
+) -> SearchResult:
+    """Greedy hill climbing over DAGs with cached delta scores (numba).
+
+    Each step applies the single-edge move (add, delete or reverse) that raises
+    ``log P(D | G) + log P(G)`` most, until no move does. Only the deltas of children
+    whose parent set changed are recomputed, family values come from a hashed cache, and
+    acyclicity is checked with descendant bitsets.
+
+    Parameters
+    ----------
+    data : DiscreteData or pandas.DataFrame
+    score : Score, default ``BDeu()``
+    prior : StructurePrior, default ``Uniform()``
+        A size-based prior (``Uniform``, ``FamilyCount``, ``EdgePenalty``).
+    max_parents : int or None, default None
+        In-degree bound (None: no bound).
+    start : graph, optional
+        Starting DAG (adjacency, labelled adjacency or edge list); it must satisfy the
+        constraints. Default: the empty graph plus the white-listed edges.
+    tabu_length : int, default 0
+        With ``L > 0``, a tabu search runs first: each step takes the best move whose
+        result is not among the last ``L`` graphs visited, even if it lowers the score,
+        until ``max_tabu`` steps pass without a new best graph; the plain climb then
+        continues from the best graph seen.
+    max_tabu : int, optional
+        Patience of the tabu search (default ``tabu_length``).
+    max_iter : int, optional
+        Most moves per climb (the first and each restart); None: until converged.
+    restarts : int, default 0
+        Further climbs, each from the best graph so far perturbed by ``perturb`` random
+        legal moves; the best result is returned.
+    perturb : int, optional
+        Random moves per restart (default ``max(1, n_vars // 4)``).
+    blacklist, whitelist : sequence of (parent, child), optional
+        Forbidden and required edges, as in :class:`~pymc_bnstruct.ScoreTable`.
+    skeleton_every : int, optional
+        Also try Steck's skeleton operator (:func:`skeleton_operator`, threshold
+        ``gamma``) every that many moves and whenever the climb converges; its result
+        replaces the current graph when it scores higher.
+    gamma : float, default 9.0
+        Collider threshold of the skeleton operator (> 1).
+    random_seed : int or numpy.random.Generator, optional
+        For the restarts' perturbations and the operator's tie-breaking order.
+
+    Returns
+    -------
+    SearchResult
+        ``trace`` holds the start score and the score after every move (perturbations and
+        operator jumps included); ``info`` counts steps, restarts and operator calls.
+
+    Raises
+    ------
+    ValueError
+        For an invalid start graph (cyclic, violating the lists or ``max_parents``),
+        unknown names in the lists, bad counts or ``gamma <= 1``; see also
+        :class:`~pymc_bnstruct.moves.StructureConstraints`.
+    TypeError
+        For a score or prior of the wrong type or a prior that is not size-based.
+    """
+    tabu_length = _check_count(tabu_length, "tabu_length")
+    max_tabu = _check_count(max_tabu, "max_tabu", 1, allow_none=True) or max(tabu_length, 1)
+    max_iter = _check_count(max_iter, "max_iter", 0, allow_none=True)
+    restarts = _check_count(restarts, "restarts")
+    skeleton_every = _check_count(skeleton_every, "skeleton_every", 1, allow_none=True)
+    log_gamma = math.log(_check_gamma(gamma))
+    cache, constraints, adj = _setup(data, score, prior, max_parents, blacklist, whitelist, start)
+    perturb = _check_count(perturb, "perturb", 1, allow_none=True) or max(1, constraints.n_vars // 4)
+    rng = np.random.default_rng(random_seed)
+    return _hill_climb(cache, constraints, adj, tabu_length, max_tabu, max_iter, restarts, perturb,
+                       skeleton_every, log_gamma, rng, None if random_seed is None else rng)
+
+
+def _hill_climb(cache: ScoreCache, constraints: StructureConstraints, adj: np.ndarray, tabu_length: int,
+                max_tabu: int, max_iter: int | None, restarts: int, perturb: int, skeleton_every: int | None,
+                log_gamma: float, rng: np.random.Generator, operator_rng: np.random.Generator | None,
+                method: str = "hill_climb") -> SearchResult:
+    climber = Climber(cache, constraints, adj, tabu_length)
+    info = {"n_steps": 0, "restarts": restarts, "operator_calls": 0, "operator_improvements": 0}
+    trace = [climber.score()]
+    best_adj, best_score = None, -np.inf
+    for run in range(restarts + 1):
+        if run > 0:
+            climber.set_graph(best_adj)
+            _perturb(climber, perturb, rng)
+            trace.append(climber.score())
+        if tabu_length > 0:
+            _, tr = climber.climb(max_steps=max_iter, tabu=True, max_no_improve=max_tabu)
+            trace.extend(tr)
+            info["n_steps"] += len(tr)
+            climber.set_graph(climber.best_adj.copy())
+            if tr:
+                trace.append(climber.score())
+        _greedy(climber, max_iter, skeleton_every, log_gamma, operator_rng, trace, info)
+        s = climber.score()
+        if s > best_score:
+            best_score, best_adj = s, climber.adj.copy()
+    info["n_lookups"] = cache.n_lookups
+    return SearchResult(
+        adjacency_dataarray(best_adj, constraints.names), best_score, np.array(trace),
+        cache.n_evaluations, method, info,
+    )
