@@ -79,6 +79,25 @@ def _xadd(m1, e1, m2, e2, p2):
 
 
 @nb.njit(cache=True, inline="always")
+def _xadd_pos(m1, e1, m2, e2, p2):
+    """``(m1, e1) + (m2, e2)`` for normalised non-negative pairs: the sum of the mantissas lies
+    in ``[0.5, 2)``, so renormalising is one comparison (no ``frexp``)."""
+    if m2 == 0.0:
+        return m1, e1
+    if m1 == 0.0:
+        return m2, e2
+    if e1 < e2:
+        m1, e1, m2, e2 = m2, e2, m1, e1
+    d = e2 - e1
+    if d < -64:
+        return m1, e1
+    m = m1 + m2 * p2[d + _P2_OFF]
+    if m >= 1.0:
+        return 0.5 * m, e1 + 1
+    return m, e1
+
+
+@nb.njit(cache=True, inline="always")
 def _xmul(m1, e1, m2, e2):
     return _xnorm(m1 * m2, e1 + e2)
 
@@ -140,7 +159,7 @@ def family_transforms(n, offsets, masks, log_w, a_m, a_e, best_log, best_fam, p2
             for c in range(half):
                 if c & bit:
                     s = c ^ bit
-                    am[c], ae[c] = _xadd(am[c], ae[c], am[s], ae[s], p2)
+                    am[c], ae[c] = _xadd_pos(am[c], ae[c], am[s], ae[s], p2)
                     if bl[s] > bl[c]:
                         bl[c] = bl[s]
                         bf[c] = bf[s]
@@ -497,9 +516,9 @@ def order_forward_backward(n, a_m, a_e, p2):
             if s & bit:
                 p = s ^ bit
                 xm, xe = _xmul(l_m[p], l_e[p], a_m[j, _cidx(p, j)], a_e[j, _cidx(p, j)])
-                l_m[s], l_e[s] = _xadd(l_m[s], l_e[s], xm, xe, p2)
+                l_m[s], l_e[s] = _xadd_pos(l_m[s], l_e[s], xm, xe, p2)
                 xm, xe = _xmul(r_m[p], r_e[p], a_m[j, _cidx(y, j)], a_e[j, _cidx(y, j)])
-                r_m[s], r_e[s] = _xadd(r_m[s], r_e[s], xm, xe, p2)
+                r_m[s], r_e[s] = _xadd_pos(r_m[s], r_e[s], xm, xe, p2)
     return l_m, l_e, r_m, r_e
 
 
