@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from ..graph import edges_to_indices, find_cycle, to_adjacency
-from ..scores.table import ScoreTable, _check_max_parents
+from ..scores.table import _check_max_parents, check_edge_lists
 
 __all__ = ["StructureConstraints"]
 
@@ -63,9 +63,7 @@ class StructureConstraints:
         self.max_parents = _check_max_parents(max_parents, n)
         self.blacklist = tuple(edges_to_indices(blacklist or (), self.names, "blacklist edge"))
         self.whitelist = tuple(edges_to_indices(whitelist or (), self.names, "whitelist edge"))
-        # the same checks and messages as ScoreTable (it reads names, n_vars, max_parents
-        # and the two lists)
-        ScoreTable._check_lists(self)  # type: ignore[arg-type]
+        check_edge_lists(self.names, self.blacklist, self.whitelist, self.max_parents)  # as ScoreTable
         allowed = ~np.eye(n, dtype=bool)
         for u, v in self.blacklist:
             allowed[u, v] = False

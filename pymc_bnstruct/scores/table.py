@@ -142,22 +142,7 @@ class ScoreTable:
 
     # ----------------------------------------------------------------- construction
     def _check_lists(self) -> None:
-        both = set(self.blacklist) & set(self.whitelist)
-        if both:
-            detail = ", ".join(f"{self.names[u]} -> {self.names[v]}" for u, v in sorted(both))
-            raise ValueError(f"edges both black- and white-listed: {detail}")
-        adj = np.zeros((self.n_vars, self.n_vars), dtype=np.int8)
-        for u, v in self.whitelist:
-            adj[u, v] = 1
-        cycle = find_cycle(adj)
-        if cycle is not None:
-            raise ValueError("the whitelist forms a cycle: " + " -> ".join(self.names[i] for i in cycle))
-        over = [(self.names[v], int(c)) for v, c in enumerate(adj.sum(axis=0)) if c > self.max_parents]
-        if over:
-            detail = ", ".join(f"{name!r} ({c})" for name, c in over)
-            raise ValueError(
-                f"the whitelist gives more than max_parents={self.max_parents} parents to {detail}"
-            )
+        check_edge_lists(self.names, self.blacklist, self.whitelist, self.max_parents)
 
     def _select_candidates(self, candidates: Any, required: list[list[int]]) -> tuple[tuple[int, ...], ...]:
         n = self.n_vars
@@ -269,6 +254,28 @@ class ScoreTable:
             f"ScoreTable({self.n_families:,} families over {self.n_vars} variables, "
             f"score={self.score!r}, prior={self.prior!r}, max_parents={self.max_parents})"
         )
+
+
+def check_edge_lists(names: Sequence[str], blacklist: Sequence[tuple[int, int]],
+                     whitelist: Sequence[tuple[int, int]], max_parents: int) -> None:
+    """Validate index edge lists (shared by ``ScoreTable`` and the structure-move core): no
+    edge in both lists, an acyclic white list, and no child given more than ``max_parents``
+    white-listed parents."""
+    both = set(blacklist) & set(whitelist)
+    if both:
+        detail = ", ".join(f"{names[u]} -> {names[v]}" for u, v in sorted(both))
+        raise ValueError(f"edges both black- and white-listed: {detail}")
+    n = len(names)
+    adj = np.zeros((n, n), dtype=np.int8)
+    for u, v in whitelist:
+        adj[u, v] = 1
+    cycle = find_cycle(adj)
+    if cycle is not None:
+        raise ValueError("the whitelist forms a cycle: " + " -> ".join(names[i] for i in cycle))
+    over = [(names[v], int(c)) for v, c in enumerate(adj.sum(axis=0)) if c > max_parents]
+    if over:
+        detail = ", ".join(f"{name!r} ({c})" for name, c in over)
+        raise ValueError(f"the whitelist gives more than max_parents={max_parents} parents to {detail}")
 
 
 def _check_max_parents(max_parents: int | None, n: int) -> int:
