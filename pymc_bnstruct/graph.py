@@ -132,32 +132,38 @@ def find_cycle(adj: np.ndarray) -> list[int] | None:
 
 
 @nb.njit(cache=True)
-def acyclic_kernel(adj):
-    """Numba: True if the adjacency has no directed cycle (Kahn's algorithm, O(n^2))."""
+def topological_order_kernel(adj, order):
+    """Numba: fill ``order`` (length n) with a topological order of the adjacency (Kahn's
+    algorithm, O(n^2), ties by index); return False, with ``order`` partly filled, if the
+    graph has a directed cycle. The one topological sort behind every acyclicity check."""
     n = adj.shape[0]
     indeg = np.zeros(n, dtype=np.int64)
     for u in range(n):
         for v in range(n):
             if adj[u, v] != 0:
                 indeg[v] += 1
-    stack = np.empty(n, dtype=np.int64)
-    top = 0
+    head = 0
+    tail = 0
     for v in range(n):
         if indeg[v] == 0:
-            stack[top] = v
-            top += 1
-    seen = 0
-    while top > 0:
-        top -= 1
-        u = stack[top]
-        seen += 1
+            order[tail] = v
+            tail += 1
+    while head < tail:
+        u = order[head]
+        head += 1
         for v in range(n):
             if adj[u, v] != 0:
                 indeg[v] -= 1
                 if indeg[v] == 0:
-                    stack[top] = v
-                    top += 1
-    return seen == n
+                    order[tail] = v
+                    tail += 1
+    return tail == n
+
+
+@nb.njit(cache=True)
+def acyclic_kernel(adj):
+    """Numba: True if the adjacency has no directed cycle."""
+    return topological_order_kernel(adj, np.empty(adj.shape[0], dtype=np.int64))
 
 
 def is_acyclic(adj: np.ndarray) -> bool:
@@ -328,18 +334,9 @@ def to_cpdag(graph: Any) -> Any:
 
 
 def _topological_order(arr: np.ndarray) -> list[int]:
-    n = arr.shape[0]
-    indeg = (arr != 0).sum(axis=0)
-    ready = [v for v in range(n) if indeg[v] == 0]
-    order = []
-    while ready:
-        u = ready.pop(0)
-        order.append(u)
-        for v in np.flatnonzero(arr[u]):
-            indeg[v] -= 1
-            if indeg[v] == 0:
-                ready.append(int(v))
-    return order
+    order = np.empty(arr.shape[0], dtype=np.int64)
+    topological_order_kernel(np.ascontiguousarray(arr), order)
+    return [int(v) for v in order]
 
 
 def shd(g1: Any, g2: Any, *, cpdag: bool = True) -> int:

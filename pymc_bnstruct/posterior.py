@@ -27,6 +27,7 @@ import xarray as xr
 
 from ._idata import draw_weights, get_group, has_group, select_draws
 from ._sampling import sample_dags_given_orders
+from .graph import topological_order_kernel
 
 __all__ = ["edge_probabilities", "markov_blanket_probabilities", "path_probabilities"]
 
@@ -58,31 +59,9 @@ def _closure_kernel(dags):
     """
     m, n = dags.shape[0], dags.shape[1]
     reach = np.zeros((m, n, n), dtype=np.uint8)
-    indeg = np.empty(n, dtype=np.int64)
     topo = np.empty(n, dtype=np.int64)
     for g in range(m):
-        for v in range(n):
-            c = 0
-            for u in range(n):
-                if dags[g, u, v]:
-                    c += 1
-            indeg[v] = c
-        head = 0
-        tail = 0
-        for v in range(n):
-            if indeg[v] == 0:
-                topo[tail] = v
-                tail += 1
-        while head < tail:
-            u = topo[head]
-            head += 1
-            for v in range(n):
-                if dags[g, u, v]:
-                    indeg[v] -= 1
-                    if indeg[v] == 0:
-                        topo[tail] = v
-                        tail += 1
-        if tail < n:
+        if not topological_order_kernel(dags[g], topo):
             return reach, g
         for i in range(n - 1, -1, -1):
             u = topo[i]

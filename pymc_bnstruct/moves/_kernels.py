@@ -17,6 +17,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from ..graph import topological_order_kernel as topological_order
 from ._cache import family_score
 
 ADD = 0
@@ -58,33 +59,6 @@ def graph_state(adj, pbits, npar):
                 set_bit(pbits[v], u)
                 k += 1
         npar[v] = k
-
-
-@nb.njit(cache=True)
-def topological_order(adj, order):
-    """Fill ``order`` with a topological order (Kahn); return False if ``adj`` is cyclic."""
-    n = adj.shape[0]
-    indeg = np.zeros(n, dtype=np.int64)
-    for u in range(n):
-        for v in range(n):
-            if adj[u, v] != 0:
-                indeg[v] += 1
-    head = 0
-    tail = 0
-    for v in range(n):
-        if indeg[v] == 0:
-            order[tail] = v
-            tail += 1
-    while head < tail:
-        u = order[head]
-        head += 1
-        for v in range(n):
-            if adj[u, v] != 0:
-                indeg[v] -= 1
-                if indeg[v] == 0:
-                    order[tail] = v
-                    tail += 1
-    return tail == n
 
 
 @nb.njit(cache=True)
