@@ -270,3 +270,30 @@ def test_insufficient_precision_is_flagged_and_warned(monkeypatch):
     with pytest.warns(RuntimeWarning, match="precision may be insufficient"):
         dp = posterior(data, max_parents=2)
     assert dp.diagnostics["precision_ok"] is False
+
+
+@pytest.mark.parametrize("prior", [Uniform(), FamilyCount(power=1.5), EdgePenalty(0.2)])
+@pytest.mark.parametrize("max_parents", [1, 3, None])
+def test_closed_form_prior_normaliser_equals_the_dp(monkeypatch, prior, max_parents):
+    """Size-symmetric priors take a closed recursion over set sizes; it must equal the DP."""
+    import pymc_bnstruct.exact.dp as dp_module
+
+    data, _ = random_data(6, 60, 101, max_arity=3)
+    fast = posterior(data, prior=prior, max_parents=max_parents)
+    assert dp_module._size_symmetric_prior(fast.table) is not None
+    monkeypatch.setattr(dp_module, "_size_symmetric_prior", lambda table: None)
+    slow = posterior(data, prior=prior, max_parents=max_parents)
+    assert fast.log_evidence == pytest.approx(slow.log_evidence, rel=1e-13, abs=1e-10)
+
+
+def test_robinson_count_of_dags():
+    from pymc_bnstruct.exact.dp import _log_dag_prior_norm
+    from pymc_bnstruct.exact.enumerate import N_DAGS
+
+    for n in range(1, 8):
+        assert math.exp(_log_dag_prior_norm(n, [0.0] * n)) == pytest.approx(N_DAGS[n], rel=1e-12)
+    # Robinson's recurrence in exact integers: a(n) = Σ_k (-1)^(k+1) C(n,k) 2^(k(n-k)) a(n-k)
+    a = [1]
+    for m in range(1, 21):
+        a.append(sum((-1) ** (k + 1) * math.comb(m, k) * 2 ** (k * (m - k)) * a[m - k] for k in range(1, m + 1)))
+    assert _log_dag_prior_norm(20, [0.0] * 20) == pytest.approx(math.log(a[20]), rel=1e-14)

@@ -19,6 +19,7 @@ scaled by the best family score underflows.
 
 from __future__ import annotations
 
+import decimal
 import math
 import sys
 import time
@@ -99,6 +100,47 @@ def _check_memory(n: int, modularity: str, memory_limit: int | None) -> int:
             "(bns.NodeOrder with bns.OrderMetropolis) instead."
         )
     return need
+
+
+def _size_symmetric_prior(table: ScoreTable) -> list[float] | None:
+    """``[log q(size 0), ..., log q(size k)]`` when every node may take every parent set of up
+    to ``k`` parents and the prior term depends on the set's size only (Uniform, FamilyCount,
+    EdgePenalty without black/white lists or candidate restrictions); else None."""
+    n, k = table.n_vars, table.max_parents
+    sizes = np.asarray(table.n_parents)
+    log_q = np.asarray(table.log_priors, dtype=float)
+    weights: list[float] = []
+    for i in range(k + 1):
+        rows = sizes == i
+        if int(rows.sum()) != n * math.comb(n - 1, i):
+            return None  # some parent set of this size is not allowed to some node
+        vals = log_q[rows]
+        if not np.all(np.isfinite(vals)) or np.ptp(vals) > 1e-13 * max(1.0, float(np.abs(vals).max())):
+            return None
+        weights.append(float(vals[0]))
+    return weights
+
+
+def _log_dag_prior_norm(n: int, log_weights: list[float]) -> float:
+    """``log Σ_G Π_i q(|Pa_i|)`` over all DAGs on ``n`` nodes with at most ``k`` parents each.
+
+    With size-only weights, ``A_j(X) = Σ_i C(|X|, i) q(i)`` depends on ``|X|`` only, so Tian
+    & He's sink recursion (eq. 24) collapses to one over set sizes,
+    ``h(m) = Σ_{t=1}^{m} (-1)^{t+1} C(m, t) h(m - t) A(m - t)^t``, evaluated in 60-digit
+    decimal arithmetic (its terms alternate in sign). For ``q ≡ 1``, ``k = n - 1`` this is
+    Robinson's count of labelled DAGs."""
+    ctx = decimal.Context(prec=60, Emax=10**9, Emin=-(10**9))
+    q = [ctx.exp(decimal.Decimal(w)) for w in log_weights]
+    a = [sum((math.comb(x, i) * q[i] for i in range(min(x, len(q) - 1) + 1)), decimal.Decimal(0))
+         for x in range(n)]
+    h = [decimal.Decimal(1)]
+    for m in range(1, n + 1):
+        total = decimal.Decimal(0)
+        for t in range(1, m + 1):
+            term = ctx.multiply(math.comb(m, t) * h[m - t], ctx.power(a[m - t], t))
+            total = ctx.add(total, term if t % 2 else -term)
+        h.append(total)
+    return float(h[n].ln(ctx))
 
 
 class _Progress:
@@ -192,17 +234,25 @@ class ExactPosterior:
         a_e = np.empty((n, half), dtype=np.int64)
         best_log = np.empty((n, half))
         best_fam = np.empty((n, half), dtype=np.int64)
-        # normaliser of the structure prior first (same DP with prior-only weights)
-        K.family_transforms(n, offsets, masks, log_q, a_m, a_e, best_log, best_fam, K.P2)
+        # normaliser of the structure prior first (same DP with prior-only weights, or a
+        # closed recursion over set sizes when every parent set of each size is allowed
+        # with the same weight)
         if dag:
             layers = _layers(n)
-            _, mr0, _ = K.max_dps(n, best_log)
-            rr0, _ = self._roots(n, layers, a_m, a_e, mr0, prog, "prior")
-            log_prior_norm = K._xlog(rr0[-1, 0], rr0[-1, 1])
-            del rr0
+        size_weights = _size_symmetric_prior(table)
+        if dag and size_weights is not None:
+            log_prior_norm = _log_dag_prior_norm(n, size_weights)
+            prog.advance(n, "prior")
         else:
-            l_m, l_e, _, _ = K.order_forward_backward(n, a_m, a_e, K.P2)
-            log_prior_norm = K._xlog(l_m[-1], l_e[-1])
+            K.family_transforms(n, offsets, masks, log_q, a_m, a_e, best_log, best_fam, K.P2)
+            if dag:
+                _, mr0, _ = K.max_dps(n, best_log)
+                rr0, _ = self._roots(n, layers, a_m, a_e, mr0, prog, "prior")
+                log_prior_norm = K._xlog(rr0[-1, 0], rr0[-1, 1])
+                del rr0
+            else:
+                l_m, l_e, _, _ = K.order_forward_backward(n, a_m, a_e, K.P2)
+                log_prior_norm = K._xlog(l_m[-1], l_e[-1])
         # the posterior
         K.family_transforms(n, offsets, masks, log_w, a_m, a_e, best_log, best_fam, K.P2)
         mh, mr, sink = K.max_dps(n, best_log)
