@@ -15,9 +15,9 @@ from .scores import BDeu, BIC, K2, network_score
 from .scores.table import ScoreTable
 from . import moves, search
 from . import order, step_methods
-from .model import NodeOrder
+from .model import DAG, NodeOrder
 from .order import OrderScorer
-from .step_methods import OrderMetropolis
+from .step_methods import OrderMetropolis, StructureMetropolis
 from .posterior import edge_probabilities, markov_blanket_probabilities, path_probabilities
 from .diagnostics import ChainAgreement, chain_agreement, summary
 from .plots import plot_chain_agreement, plot_score_trace
@@ -41,6 +41,8 @@ __all__ = [
     "moves",
     "search",
     "NodeOrder",
+    "DAG",
+    "StructureMetropolis",
     "OrderMetropolis",
     "OrderScorer",
     "order",

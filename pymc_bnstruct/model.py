@@ -21,6 +21,11 @@ Besides the variable, ``NodeOrder`` adds to the model
   (F, k; -1 padded) and ``f"{name}_family_log_score"`` (F,; local score + log prior), with
   dims ``f"{name}_family"`` and ``f"{name}_family_slot"``. Variables are given by index
   into the variable names (the ``parent`` / ``child`` coords).
+
+``DAG(name, data, ...)`` adds a free variable ``name``: an ``n × n`` int64 0/1 adjacency
+(row = parent), dims ``("parent", "child")``, whose log-probability is
+``log P(G) + log P(D | G)`` (``-inf`` for a cyclic graph or one that breaks a constraint),
+sampled by :class:`pymc_bnstruct.StructureMetropolis`.
 """
 
 from __future__ import annotations
@@ -45,7 +50,7 @@ from .priors import StructurePrior, Uniform
 from .scores import BDeu, Score
 from .scores.table import ScoreTable
 
-__all__ = ["NodeOrder", "NodeOrderRV"]
+__all__ = ["NodeOrder", "NodeOrderRV", "DAG", "DAGRV"]
 
 _RANDOM_INITVALS = (None, "random", "prior")
 
@@ -365,3 +370,149 @@ def _hill_climb_families(scorer: OrderScorer) -> np.ndarray:
             parents[child] = ps
             for p in ps:
                 adj[p, child] = 1
+
+
+
+# --------------------------------------------------------------------------- DAG variable
+class DAGRV(RandomVariable):
+    """Random variable of a DAG adjacency; its logp is the structure score of ``op``
+    (:class:`~pymc_bnstruct.ops.CachedDAGLogScore`). Random draws return the smallest
+    allowed graph (the white-listed edges); they only serve as initial points."""
+
+    name = "dag"
+    signature = "(n,n)->(n,n)"
+    dtype = "int64"
+    _print_name = ("DAG", "\\operatorname{DAG}")
+    __props__ = ("name", "signature", "dtype", "inplace", "score_op")
+
+    def __init__(self, score_op: Any = None, **kwargs: Any) -> None:
+        from .ops import CachedDAGLogScore
+
+        if not isinstance(score_op, CachedDAGLogScore):
+            raise TypeError(f"DAGRV needs a CachedDAGLogScore, got {type(score_op).__name__}")
+        self.score_op = score_op
+        super().__init__(**kwargs)
+
+    @property
+    def cache(self):
+        return self.score_op.cache
+
+    @property
+    def constraints(self):
+        return self.score_op.constraints
+
+    def rng_fn(self, rng: np.random.Generator, template: np.ndarray, size: Any) -> np.ndarray:
+        base = self.constraints.empty_graph().astype(np.int64)
+        shape = () if size is None else tuple(np.atleast_1d(size))
+        return np.broadcast_to(base, (*shape, *base.shape)).copy()
+
+
+@_logprob.register(DAGRV)
+def _dag_logprob(op: DAGRV, values, *inputs, **kwargs):
+    (value,) = values
+    return op.score_op(value)
+
+
+@_support_point.register(DAGRV)
+def _dag_support_point(op: DAGRV, rv, *inputs):
+    return pt.as_tensor_variable(op.constraints.empty_graph().astype(np.int64))
+
+
+class DAG:
+    """A DAG as a free PyMC variable, scored by ``log P(G) + log P(D | G)``.
+
+    ``DAG(name, data, ...)`` is called like a PyMC distribution inside a model context and
+    returns the model variable: an ``n × n`` int64 0/1 adjacency (row = parent) with dims
+    ``("parent", "child")`` and the variable names as coords. A plain ``pm.sample()`` samples
+    it with :class:`~pymc_bnstruct.StructureMetropolis`.
+
+    Parameters
+    ----------
+    name : str
+    data : DiscreteData or pandas.DataFrame
+    score : Score, default ``BDeu()``
+    prior : StructurePrior, default ``Uniform()``
+        A size-based modular prior (``Uniform``, ``FamilyCount``, ``EdgePenalty``, with any
+        power); family values are computed on demand by a
+        :class:`~pymc_bnstruct.moves.ScoreCache`, so any number of variables works.
+    max_parents : int or None, default None
+        In-degree bound (None: none).
+    blacklist, whitelist : sequence of (parent, child), optional
+    initval : None, "empty", "greedy", an adjacency or an edge list
+        None / ``"empty"``: the white-listed edges only. ``"greedy"``: the result of
+        :func:`pymc_bnstruct.search.hill_climb` with the same score, prior and constraints.
+        An adjacency (array, DataArray, DataFrame) or an edge list must be an allowed DAG.
+
+    Returns
+    -------
+    TensorVariable
+        ``var.owner.op.cache`` and ``var.owner.op.constraints`` are the score cache and the
+        constraints the samplers use.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Missing data, fewer than two variables, a non-size-based prior, an initial graph of
+        the wrong shape, not 0/1, cyclic or breaking a constraint, a ``max_parents`` that
+        the white list already breaks, unknown names in the lists.
+    """
+
+    def __new__(
+        cls,
+        name: str,
+        data: DiscreteData | pd.DataFrame | Any = None,
+        *,
+        score: Score = BDeu(),
+        prior: StructurePrior = Uniform(),
+        max_parents: int | None = None,
+        blacklist: Sequence[tuple[Any, Any]] | None = None,
+        whitelist: Sequence[tuple[Any, Any]] | None = None,
+        initval: Any = None,
+    ) -> pt.TensorVariable:
+        from .moves import ScoreCache, StructureConstraints
+        from .ops import CachedDAGLogScore
+
+        if not isinstance(name, str) or not name:
+            raise TypeError(f"DAG needs a non-empty string name, got {name!r}")
+        if data is None:
+            raise ValueError("DAG needs data: DAG(name, data, ...) with a DiscreteData or a DataFrame")
+        data = as_discrete_data(data)
+        if data.n_vars < 2:
+            raise ValueError(f"DAG needs at least 2 variables, the data have {data.n_vars}")
+        try:
+            model = pm.modelcontext(None)
+        except TypeError:
+            raise TypeError("DAG must be created inside a model context: `with pm.Model(): ...`") from None
+        constraints = StructureConstraints(data.names, max_parents=max_parents, blacklist=blacklist,
+                                           whitelist=whitelist)
+        cache = ScoreCache(data, score=score, prior=prior)
+        op = CachedDAGLogScore(cache, constraints)
+        init = _initial_dag(initval, data, constraints, score, prior, max_parents, blacklist, whitelist)
+        names = list(data.names)
+        _ensure_coord(model, "parent", names)
+        _ensure_coord(model, "child", names)
+        n = data.n_vars
+        rv = DAGRV(score_op=op)(pt.constant(np.zeros((n, n), dtype=np.int64)))
+        return model.register_rv(rv, name, dims=("parent", "child"), initval=init)
+
+
+def _initial_dag(initval: Any, data: DiscreteData, constraints: Any, score: Score, prior: StructurePrior,
+                 max_parents: Any, blacklist: Any, whitelist: Any) -> np.ndarray:
+    if initval is None or (isinstance(initval, str) and initval == "empty"):
+        return constraints.empty_graph().astype(np.int64)
+    if isinstance(initval, str):
+        if initval != "greedy":
+            raise ValueError(f"initval must be None, 'empty', 'greedy', an adjacency or an edge list; got {initval!r}")
+        from .search import hill_climb
+
+        result = hill_climb(data, score=score, prior=prior, max_parents=max_parents, blacklist=blacklist,
+                            whitelist=whitelist)
+        return to_adjacency(result.dag, data.names).astype(np.int64)
+    if isinstance(initval, np.ndarray) or isinstance(initval, (xr.DataArray, pd.DataFrame)):
+        arr = np.asarray(initval)
+        n = data.n_vars
+        if arr.shape != (n, n):
+            raise ValueError(f"initval adjacency must be {n}×{n} (row = parent), got shape {arr.shape}")
+        if not np.isin(arr, (0, 1)).all():
+            raise ValueError("initval adjacency must contain only 0 and 1")
+    return constraints.check_graph(initval, "initval").astype(np.int64)

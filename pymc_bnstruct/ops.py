@@ -19,7 +19,7 @@ from pytensor.link.numba.dispatch import numba_funcify
 from .scores import _kernels
 from .scores.table import ScoreTable
 
-__all__ = ["DAGLogScore"]
+__all__ = ["DAGLogScore", "CachedDAGLogScore"]
 
 
 class DAGLogScore(Op):
@@ -87,3 +87,66 @@ def _numba_dag_log_score(op: DAGLogScore, node=None, **kwargs):
         return np.asarray(kernel(adj, offsets, bitsets, log_scores))
 
     return dag_log_score
+
+
+class CachedDAGLogScore(Op):
+    """``DAGLogScore`` for any number of variables and no in-degree table: family values
+    come from a :class:`~pymc_bnstruct.moves.ScoreCache` (computed on first use), the
+    constraints from a :class:`~pymc_bnstruct.moves.StructureConstraints`.
+
+    Returns ``Σ_i [score(X_i | Pa_i) + log q_i(Pa_i)]``, or ``-inf`` for an adjacency that
+    is not 0/1, has a self-loop or a cycle, or breaks ``max_parents`` / the black or white
+    list. The model variable of :class:`pymc_bnstruct.DAG` uses it as its log-probability.
+    """
+
+    __props__ = ("cache", "constraints")
+
+    def __init__(self, cache, constraints) -> None:
+        from .moves import ScoreCache, StructureConstraints
+
+        if not isinstance(cache, ScoreCache) or not isinstance(constraints, StructureConstraints):
+            raise TypeError("CachedDAGLogScore needs a ScoreCache and a StructureConstraints")
+        if tuple(cache.names) != tuple(constraints.names):
+            raise ValueError("the cache and the constraints are over different variables")
+        self.cache = cache
+        self.constraints = constraints
+
+    def make_node(self, adjacency) -> Apply:
+        adj = pt.as_tensor_variable(adjacency)
+        if adj.ndim != 2:
+            raise ValueError(f"CachedDAGLogScore expects a 2-D adjacency, got ndim={adj.ndim}")
+        if not adj.dtype.startswith(("int", "uint")) and adj.dtype != "bool":
+            raise TypeError(f"CachedDAGLogScore expects an integer adjacency, got dtype {adj.dtype}")
+        return Apply(self, [adj], [pt.dscalar()])
+
+    def log_score(self, adj: np.ndarray) -> float:
+        """The score of one adjacency (``-inf`` if it is not an allowed DAG)."""
+        from .graph import acyclic_kernel
+        from .moves import _cache, parent_bitsets
+
+        c = self.constraints
+        n = c.n_vars
+        adj = np.asarray(adj)
+        if adj.shape != (n, n):
+            raise ValueError(f"adjacency must be {n}×{n}, got {adj.shape}")
+        if not np.isin(adj, (0, 1)).all():
+            return -np.inf
+        a = adj.astype(bool)
+        if (a & ~c.allowed).any() or (c.required & ~a).any() or a.sum(axis=0).max(initial=0) > c.max_parents:
+            return -np.inf
+        a8 = a.astype(np.int8)
+        if not acyclic_kernel(a8):
+            return -np.inf
+        return float(_cache.graph_score(self.cache.engine, parent_bitsets(a8)))
+
+    def perform(self, node, inputs, output_storage) -> None:
+        output_storage[0][0] = np.asarray(self.log_score(inputs[0]), dtype=np.float64)
+
+    def grad(self, inputs, output_grads):
+        raise NotImplementedError("CachedDAGLogScore is a function of a discrete graph and has no gradient")
+
+    def infer_shape(self, fgraph, node, input_shapes):
+        return [()]
+
+    def __str__(self) -> str:
+        return f"CachedDAGLogScore({self.constraints.n_vars} vars)"

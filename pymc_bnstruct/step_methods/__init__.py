@@ -2,10 +2,11 @@
 
 Importing this module registers them with PyMC (``pm.STEP_METHODS``), so that
 ``pm.sample()`` assigns :class:`OrderMetropolis` to :class:`~pymc_bnstruct.NodeOrder`
-variables. :class:`StructureStep` is the shared base class.
+variables and :class:`StructureMetropolis` to :class:`~pymc_bnstruct.DAG` variables. :class:`StructureStep` is the shared base class.
 """
 
 from .base import StructureStep, register
 from .order import OrderMetropolis
+from .structure import StructureMetropolis
 
-__all__ = ["StructureStep", "OrderMetropolis", "register"]
+__all__ = ["StructureStep", "OrderMetropolis", "StructureMetropolis", "register"]

@@ -1,0 +1,173 @@
+"""Structure MCMC: the DAG variable, StructureMetropolis, exactness of the Hastings ratio
+(visit frequencies against enumeration), score bookkeeping, stats, seeds, errors."""
+
+import warnings
+
+import arviz as az
+import numpy as np
+import pymc as pm
+import pytest
+from pymc.sampling.mcmc import assign_step_methods
+from scipy import stats as sps
+
+import pymc_bnstruct as bns
+from pymc_bnstruct.scores import network_score
+
+from conftest import random_data
+
+SAMPLE = dict(cores=1, progressbar=False, compute_convergence_checks=False)
+
+
+def sample_dags(data, draws, *, chains=2, moves=30, seed=1, move_probs=None, **dag_kw):
+    with pm.Model():
+        bns.DAG("g", data, **dag_kw)
+        return pm.sample(draws=draws, tune=50, chains=chains, random_seed=seed,
+                         step=bns.StructureMetropolis(moves_per_draw=moves, move_probs=move_probs), **SAMPLE)
+
+
+def dag_keys(adjs):
+    """One integer per adjacency (bit u*n+v)."""
+    n = adjs.shape[-1]
+    w = (1 << np.arange(n * n, dtype=np.int64)).reshape(n, n)
+    return (adjs.astype(np.int64) * w).sum(axis=(-2, -1))
+
+
+@pytest.mark.parametrize("kw, move_probs", [
+    (dict(max_parents=None), None),
+    (dict(max_parents=1, whitelist=[(2, 0)]), {"add": 0.5, "delete": 0.3, "reverse": 0.2}),
+    (dict(max_parents=None, blacklist=[(0, 1)]), {"add": 0.2, "delete": 0.5, "reverse": 0.0}),
+])
+def test_visit_frequencies_match_the_exact_posterior(kw, move_probs):
+    """Chi-square of thinned DAG visits against enumeration: fails if the Hastings ratio
+    (the legal-move counts of both graphs and the kind weights) is not exact."""
+    data, _ = random_data(3, 25, 3, max_arity=3)
+    exact = bns.exact.enumerate_posterior(data, **kw)
+    idata = sample_dags(data, 2500, moves=25, seed=11, move_probs=move_probs, **kw)
+    graphs = idata.posterior["g"].values.reshape(-1, 3, 3)
+    keys = dag_keys(graphs)
+    masks, probs = exact.dag_probabilities()
+    exact_keys = dag_keys(np.array([exact._adjacency(m) for m in masks]))
+    assert set(np.unique(keys)) <= set(exact_keys)  # only allowed DAGs are visited
+    observed = np.array([(keys == k).sum() for k in exact_keys], dtype=float)
+    expected = probs * len(keys)
+    big = expected >= 5
+    obs = np.append(observed[big], observed[~big].sum())
+    exp = np.append(expected[big], expected[~big].sum())
+    if exp[-1] == 0:
+        obs, exp = obs[:-1], exp[:-1]
+    p = sps.chisquare(obs, exp * obs.sum() / exp.sum()).pvalue
+    assert p > 1e-4, (p, obs, exp)
+
+
+def test_edge_probabilities_match_enumeration_n5():
+    data, _ = random_data(5, 80, 5)
+    exact = bns.exact.enumerate_posterior(data, max_parents=2)
+    idata = sample_dags(data, 1500, chains=4, moves=40, seed=2, max_parents=2)
+    err = float(abs(bns.edge_probabilities(idata) - exact.edge_probabilities).max())
+    assert err < 0.05, err
+    mb = bns.markov_blanket_probabilities(idata)
+    assert float(abs(mb - exact.markov_blanket_probabilities).max()) < 0.06
+    path = bns.path_probabilities(idata)
+    assert float(abs(path - exact.path_probabilities).max()) < 0.06
+
+
+@pytest.mark.slow
+def test_sachs_edges_close_to_the_exact_dag_dp():
+    net = bns.datasets.load_network("sachs")
+    df = net.sample(500, random_seed=4)
+    exact = bns.exact.posterior(df, max_parents=3).edge_probabilities
+    with pm.Model():
+        bns.DAG("g", df, max_parents=3, initval="greedy")
+        idata = pm.sample(draws=1000, tune=100, chains=4, random_seed=5,
+                          step=bns.StructureMetropolis(moves_per_draw=200), **SAMPLE)
+    err = float(abs(bns.edge_probabilities(idata) - exact).max())
+    assert err < 0.1, err
+
+
+def test_log_score_stat_tracks_the_recorded_graph():
+    """The incremental score (sum of move deltas) equals the full network score of every draw."""
+    data, _ = random_data(5, 60, 8)
+    idata = sample_dags(data, 60, chains=1, moves=50, seed=3, max_parents=3, prior=bns.priors.EdgePenalty(0.3))
+    graphs = idata.posterior["g"].values[0]
+    scores = idata.sample_stats["log_score"].values[0]
+    for g, s in zip(graphs, scores):
+        assert bns.graph.is_acyclic(g) and g.sum(axis=0).max() <= 3
+        assert s == pytest.approx(network_score(data, g, bns.BDeu(), bns.priors.EdgePenalty(0.3)), abs=1e-8)
+    assert np.array_equal(idata.sample_stats["n_edges"].values[0], graphs.sum(axis=(1, 2)))
+
+
+def test_plain_sample_picks_structure_metropolis_and_output_is_labelled():
+    data, _ = random_data(4, 40, 9)
+    with pm.Model() as model:
+        bns.DAG("g", data)
+    _, selected = assign_step_methods(model)
+    chosen = {v.name: cls for cls, vs in selected.items() for v in vs}
+    assert chosen["g"] is bns.StructureMetropolis
+    with model:
+        idata = pm.sample(draws=20, tune=5, chains=2, random_seed=1, **SAMPLE)
+    post = idata.posterior["g"]
+    assert post.dims == ("chain", "draw", "parent", "child")
+    assert list(post.coords["parent"].values) == list(data.names)
+    for stat in ("log_score", "accept_rate", "add_accept_rate", "delete_accept_rate",
+                 "reverse_accept_rate", "n_edges"):
+        assert stat in idata.sample_stats
+    # the summaries and ArviZ work on the output unchanged
+    summ = bns.summary(idata)
+    assert "log_score" in summ.index
+    assert bns.chain_agreement(idata).max_difference >= 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert len(az.summary(idata, var_names=["g"])) == 16
+
+
+def test_same_seed_same_draws_single_and_multiprocess():
+    data, _ = random_data(4, 50, 12)
+
+    def run(cores):
+        with pm.Model():
+            bns.DAG("g", data)
+            return pm.sample(draws=30, tune=10, chains=2, cores=cores, random_seed=42, progressbar=False,
+                             compute_convergence_checks=False, step=bns.StructureMetropolis(moves_per_draw=20))
+
+    a, b, c = run(1), run(1), run(2)
+    np.testing.assert_array_equal(a.posterior["g"].values, b.posterior["g"].values)
+    np.testing.assert_array_equal(a.posterior["g"].values, c.posterior["g"].values)
+
+
+def test_greedy_and_explicit_initial_values():
+    data, _ = random_data(4, 200, 13)
+    greedy = bns.search.hill_climb(data).dag.values
+    with pm.Model() as m:
+        bns.DAG("g", data, initval="greedy")
+    np.testing.assert_array_equal(m.initial_point()["g"], greedy)
+    edges = [(data.names[0], data.names[1])]
+    with pm.Model() as m2:
+        bns.DAG("g", data, initval=edges)
+    assert m2.initial_point()["g"][0, 1] == 1 and m2.initial_point()["g"].sum() == 1
+
+
+def test_bad_input():
+    data, _ = random_data(3, 30, 14)
+    n = data.n_vars
+    with pm.Model():
+        with pytest.raises(ValueError, match="must be 3×3"):
+            bns.DAG("a", data, initval=np.zeros((2, 2), dtype=int))
+        with pytest.raises(ValueError, match="only 0 and 1"):
+            bns.DAG("b", data, initval=np.full((n, n), 2))
+        cyc = np.zeros((n, n), dtype=int)
+        cyc[0, 1] = cyc[1, 2] = cyc[2, 0] = 1
+        with pytest.raises(ValueError, match="cyclic"):
+            bns.DAG("c", data, initval=cyc)
+        with pytest.raises(ValueError, match="max_parents"):
+            bns.DAG("d", data, max_parents=1, whitelist=[(0, 2), (1, 2)])
+        with pytest.raises(ValueError, match="needs data"):
+            bns.DAG("e")
+        bns.DAG("g", data)
+        with pytest.raises(ValueError, match="non-negative"):
+            bns.StructureMetropolis(move_probs=[0.5, 0.6, -0.1])
+        with pytest.raises(ValueError, match="positive add and delete"):
+            bns.StructureMetropolis(move_probs={"add": 1.0, "delete": 0.0})
+        with pytest.raises(ValueError, match=">= 1"):
+            bns.StructureMetropolis(moves_per_draw=0)
+    with pytest.raises(TypeError, match="model context"):
+        bns.DAG("g", data)
