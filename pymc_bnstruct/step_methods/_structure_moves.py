@@ -1,22 +1,29 @@
 """Numba kernel of structure MCMC: Metropolis–Hastings over DAGs with single-edge moves.
 
-A proposal picks a move *kind* ``k`` (add / delete / reverse) and then one legal move of
-that kind uniformly, with overall probability ``q(G → G') = w_k / W(G)``, where
-``W(G) = Σ_k w_k c_k(G)`` and ``c_k(G)`` counts the legal moves of kind ``k`` from ``G``
-(legal: the result is an allowed DAG — acyclic, within ``max_parents``, black/white lists
-respected). The reverse move has kind ``k̄`` (add ↔ delete, reverse ↔ reverse), so the
-Hastings ratio is
+A proposal first draws a move kind ``k`` with probability ``p_k`` (``move_probs``), then
 
-    q(G' → G) / q(G → G') = (w_k̄ / W(G')) / (w_k / W(G)),
+* add: an ordered pair ``(u, v)``, ``u != v``, uniformly among all ``n(n-1)`` pairs;
+* delete / reverse: an edge ``u -> v`` uniformly among the ``m`` edges of the graph.
 
-exact because ``W(G')`` is recomputed on the proposed graph. The chain therefore targets
-``P(G | D) ∝ exp(Σ_i family value)`` exactly; it is irreducible when ``w_add, w_delete > 0``
-(every allowed DAG reaches the white-list graph by deletions).
+A proposal whose result is not an allowed DAG (cyclic, an edge already present, beyond
+``max_parents``, against the black or white list) is rejected, i.e. the chain stays —
+a valid Metropolis–Hastings step, because the target is zero there. The inverse of adding
+``u -> v`` to a graph with ``m`` edges is deleting it from one with ``m + 1``, so
 
-Legality, deltas and state updates come from the shared move core
-(:mod:`pymc_bnstruct.moves._kernels`); this module only adds the proposal and the
-accept/reject step. :func:`propose` / :func:`undo` are separate so that other samplers
-with the same proposals (SAMC) can reuse them with another acceptance rule.
+    add:     q(G' → G) / q(G → G') = (p_delete / (m + 1)) / (p_add / (n(n-1)))
+    delete:  q(G' → G) / q(G → G') = (p_add / (n(n-1))) / (p_delete / m)
+    reverse: 1 (both directions pick one of ``m`` edges),
+
+exact and O(1) to evaluate. The chain targets ``P(G | D) ∝ exp(Σ_i family value)``
+exactly and is irreducible when ``p_add, p_delete > 0`` (every allowed DAG reaches the
+white-list graph by deletions). A proposal costs a legality check on descendant bitsets
+and at most two cached family look-ups; descendant bitsets are updated only when a move is
+accepted.
+
+Legality checks, deltas and state updates come from the shared move core
+(:mod:`pymc_bnstruct.moves._kernels`); this module adds the proposal (:func:`propose`),
+the bookkeeping of an accepted move (:func:`accept`) and the Metropolis loop. Samplers with
+another acceptance rule (SAMC) reuse :func:`propose` and :func:`accept`.
 """
 
 from __future__ import annotations
@@ -26,127 +33,124 @@ import math
 import numba as nb
 import numpy as np
 
-from ..moves._kernels import ADD, DELETE, REVERSE, apply_move, can_add, can_delete, can_reverse
-from ..moves._kernels import descendant_bitsets, move_delta
+from ..moves._kernels import ADD, DELETE, REVERSE, add_edge_descendants, apply_move, can_add, can_delete
+from ..moves._kernels import can_reverse, descendant_bitsets, move_delta
 from ._rng import randint, seed_state, uniform
 
 
-
-@nb.njit(cache=True, inline="always")
-def inverse_kind(kind):
-    """Kind of the move that undoes a move of ``kind``: add <-> delete, reverse <-> reverse."""
-    if kind == ADD:
-        return DELETE
-    if kind == DELETE:
-        return ADD
-    return REVERSE
-
-
 @nb.njit(cache=True)
-def scan_moves(adj, npar, desc, allowed, required, max_parents, kind, j, counts):
-    """Count the legal moves of each kind into ``counts`` (length 3); if ``kind >= 0``,
-    stop at the ``j``-th legal move of that kind (row-major ``(u, v)`` order) and return it.
-    Returns ``(u, v)``, or ``(-1, -1)`` when only counting."""
+def edge_list(adj, eu, ev, pos):
+    """Fill the edge arrays (``eu[i] -> ev[i]``) and ``pos[u, v]`` (index of edge ``u -> v``
+    or -1); return the number of edges."""
     n = adj.shape[0]
-    counts[0] = 0
-    counts[1] = 0
-    counts[2] = 0
+    m = 0
     for u in range(n):
         for v in range(n):
-            if u == v:
-                continue
+            pos[u, v] = -1
             if adj[u, v] != 0:
-                if can_delete(adj, required, u, v):
-                    if kind == DELETE and counts[DELETE] == j:
-                        return u, v
-                    counts[DELETE] += 1
-                if can_reverse(adj, npar, desc, allowed, required, max_parents, u, v):
-                    if kind == REVERSE and counts[REVERSE] == j:
-                        return u, v
-                    counts[REVERSE] += 1
-            elif can_add(adj, npar, desc, allowed, max_parents, u, v):
-                if kind == ADD and counts[ADD] == j:
-                    return u, v
-                counts[ADD] += 1
-    return -1, -1
+                eu[m] = u
+                ev[m] = v
+                pos[u, v] = m
+                m += 1
+    return m
 
 
 @nb.njit(cache=True, inline="always")
-def _total_weight(weights, counts):
-    return weights[0] * counts[0] + weights[1] * counts[1] + weights[2] * counts[2]
+def _remove_edge(eu, ev, pos, m, u, v):
+    i = pos[u, v]
+    last = m - 1
+    eu[i] = eu[last]
+    ev[i] = ev[last]
+    pos[eu[i], ev[i]] = i
+    pos[u, v] = -1
+    return last
+
+
+@nb.njit(cache=True, inline="always")
+def _append_edge(eu, ev, pos, m, u, v):
+    eu[m] = u
+    ev[m] = v
+    pos[u, v] = m
+    return m + 1
 
 
 @nb.njit(cache=True)
-def propose(adj, pbits, npar, desc, order_buf, desc_backup, E, allowed, required, max_parents,
-            weights, counts, new_counts, tmp, rng):
-    """Draw a move from the current state, apply it, and return
-    ``(kind, u, v, delta, log_hastings)``; ``kind = -1`` if no move is legal.
+def propose(adj, pbits, npar, desc, eu, ev, m, E, allowed, required, max_parents, probs, tmp, rng):
+    """Draw a move; return ``(kind, u, v, legal, delta, log_hastings)``.
 
-    ``counts`` must hold the current graph's legal-move counts; ``new_counts`` receives the
-    proposed graph's. The previous descendant bitsets are kept in ``desc_backup`` for
-    :func:`undo`."""
-    w_now = _total_weight(weights, counts)
-    if w_now <= 0.0:
-        return -1, -1, -1, 0.0, 0.0
-    r = uniform(rng) * w_now
-    kind = 2
-    for k in range(3):
-        share = weights[k] * counts[k]
-        if r < share:
-            kind = k
-            break
-        r -= share
-    if counts[kind] == 0:  # rounding at the upper end: take the last kind with moves
-        for k in range(2, -1, -1):
-            if weights[k] * counts[k] > 0.0:
-                kind = k
-                break
-    j = randint(rng, counts[kind])
-    u, v = scan_moves(adj, npar, desc, allowed, required, max_parents, kind, j, new_counts)
-    delta = move_delta(E, pbits, kind, u, v, tmp)
-    desc_backup[:, :] = desc
-    apply_move(adj, pbits, npar, kind, u, v)
-    descendant_bitsets(adj, desc, order_buf)
-    scan_moves(adj, npar, desc, allowed, required, max_parents, -1, -1, new_counts)
-    w_new = _total_weight(weights, new_counts)
-    log_hastings = math.log(weights[inverse_kind(kind)] / w_new) - math.log(weights[kind] / w_now)
-    return kind, u, v, delta, log_hastings
-
-
-@nb.njit(cache=True)
-def undo(adj, pbits, npar, desc, desc_backup, kind, u, v):
-    """Revert the move applied by :func:`propose`."""
-    if kind == REVERSE:
-        apply_move(adj, pbits, npar, REVERSE, v, u)
+    ``delta`` is the change of the graph score, ``log_hastings`` the log proposal ratio;
+    both are 0 for an illegal proposal (which the caller rejects). Nothing is changed."""
+    n = adj.shape[0]
+    n_pairs = n * (n - 1)
+    r = uniform(rng)
+    if r < probs[ADD]:
+        kind = ADD
+    elif r < probs[ADD] + probs[DELETE]:
+        kind = DELETE
     else:
-        apply_move(adj, pbits, npar, inverse_kind(kind), u, v)
-    desc[:, :] = desc_backup
+        kind = REVERSE
+    if kind == ADD:
+        a = randint(rng, n_pairs)
+        u = a // (n - 1)
+        v = a % (n - 1)
+        if v >= u:
+            v += 1
+        if not can_add(adj, npar, desc, allowed, max_parents, u, v):
+            return kind, u, v, False, 0.0, 0.0
+        log_h = math.log(probs[DELETE] / (m + 1)) - math.log(probs[ADD] / n_pairs)
+    else:
+        if m == 0:
+            return kind, -1, -1, False, 0.0, 0.0
+        e = randint(rng, m)
+        u = eu[e]
+        v = ev[e]
+        if kind == DELETE:
+            if not can_delete(adj, required, u, v):
+                return kind, u, v, False, 0.0, 0.0
+            log_h = math.log(probs[ADD] / n_pairs) - math.log(probs[DELETE] / m)
+        else:
+            if not can_reverse(adj, npar, desc, allowed, required, max_parents, u, v):
+                return kind, u, v, False, 0.0, 0.0
+            log_h = 0.0
+    return kind, u, v, True, move_delta(E, pbits, kind, u, v, tmp), log_h
 
 
 @nb.njit(cache=True)
-def structure_metropolis(adj, pbits, npar, desc, E, allowed, required, max_parents, weights,
+def accept(adj, pbits, npar, desc, eu, ev, pos, m, order_buf, kind, u, v):
+    """Apply a legal move to the state (adjacency, parent bitsets, in-degrees, edge list,
+    descendant bitsets); return the new number of edges."""
+    apply_move(adj, pbits, npar, kind, u, v)
+    if kind == ADD:
+        add_edge_descendants(desc, u, v)
+        return _append_edge(eu, ev, pos, m, u, v)
+    m = _remove_edge(eu, ev, pos, m, u, v)
+    if kind == REVERSE:
+        m = _append_edge(eu, ev, pos, m, v, u)
+    descendant_bitsets(adj, desc, order_buf)
+    return m
+
+
+@nb.njit(cache=True)
+def structure_metropolis(adj, pbits, npar, desc, E, allowed, required, max_parents, probs,
                          n_moves, seed, stats):
     """Run ``n_moves`` Metropolis–Hastings moves in place. ``stats[k]`` / ``stats[3 + k]``
-    receive proposed / accepted moves of kind ``k``; returns the change of the graph score."""
+    receive proposed / accepted moves of kind ``k`` (illegal proposals count as proposed
+    and rejected); returns the change of the graph score."""
     rng = seed_state(seed)
     n = adj.shape[0]
+    eu = np.empty(n * n, dtype=np.int64)
+    ev = np.empty(n * n, dtype=np.int64)
+    pos = np.empty((n, n), dtype=np.int64)
     order_buf = np.empty(n, dtype=np.int64)
-    desc_backup = np.empty_like(desc)
-    counts = np.zeros(3, dtype=np.int64)
-    new_counts = np.zeros(3, dtype=np.int64)
     tmp = np.zeros(pbits.shape[1], dtype=np.uint64)
-    scan_moves(adj, npar, desc, allowed, required, max_parents, -1, -1, counts)
+    m = edge_list(adj, eu, ev, pos)
     change = 0.0
     for _ in range(n_moves):
-        kind, u, v, delta, log_h = propose(adj, pbits, npar, desc, order_buf, desc_backup, E, allowed,
-                                           required, max_parents, weights, counts, new_counts, tmp, rng)
-        if kind < 0:
-            break
+        kind, u, v, legal, delta, log_h = propose(adj, pbits, npar, desc, eu, ev, m, E, allowed, required,
+                                                  max_parents, probs, tmp, rng)
         stats[kind] += 1
-        if math.log(uniform(rng)) < delta + log_h:
+        if legal and math.log(uniform(rng)) < delta + log_h:
             stats[3 + kind] += 1
             change += delta
-            counts[:] = new_counts
-        else:
-            undo(adj, pbits, npar, desc, desc_backup, kind, u, v)
+            m = accept(adj, pbits, npar, desc, eu, ev, pos, m, order_buf, kind, u, v)
     return change
