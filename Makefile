@@ -31,9 +31,12 @@ bench: $(VENV)/.bench
 	$(PY) benchmarks/bench_scores.py
 	$(PY) benchmarks/bench_search.py
 
-.PHONY: bench-order
+.PHONY: bench-order bench-structure
 bench-order: $(STAMP)
 	$(PY) benchmarks/bench_order_mcmc.py
+
+bench-structure: $(STAMP)
+	$(PY) benchmarks/bench_structure_mcmc.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache
