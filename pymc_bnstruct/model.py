@@ -131,8 +131,9 @@ class NodeOrder:
         Forbidden and required edges.
     features : tuple of str, default ``("edge",)``
         Per-draw feature probabilities to record: ``"edge"`` and/or ``"markov_blanket"``.
-    initval : None, "random", "greedy", an order or a DAG
-        Initial value. None / ``"random"``: a random order per chain (drawn from the
+    initval : None, "random", "greedy", an order, a DAG or a SearchResult
+        Initial value (a :class:`~pymc_bnstruct.search.SearchResult` stands for its DAG,
+        so any configured search can seed the chain). None / ``"random"``: a random order per chain (drawn from the
         chain's seed; a linear extension of the white list). ``"greedy"``: an order
         consistent with a greedy hill-climbing DAG. An order: names or indices, earliest
         first. A DAG: an adjacency (array, DataArray, DataFrame; row = parent) or an edge
@@ -235,6 +236,7 @@ def _ensure_coord(model: pm.Model, dim: str, values: list) -> None:
 def _initial_order(initval: Any, scorer: OrderScorer, data: DiscreteData, score: Score, prior: StructurePrior,
                    max_parents: Any, candidates: Any, blacklist: Any, whitelist: Any) -> Any:
     """``"prior"`` (random per chain) or a validated int64 order."""
+    initval = _search_result_dag(initval)
     if isinstance(initval, str):
         if initval in ("random", "prior"):
             return "prior"
@@ -438,10 +440,12 @@ class DAG:
     max_parents : int or None, default None
         In-degree bound (None: none).
     blacklist, whitelist : sequence of (parent, child), optional
-    initval : None, "empty", "greedy", an adjacency or an edge list
+    initval : None, "empty", "greedy", an adjacency, an edge list or a SearchResult
         None / ``"empty"``: the white-listed edges only. ``"greedy"``: the result of
         :func:`pymc_bnstruct.search.hill_climb` with the same score, prior and constraints.
-        An adjacency (array, DataArray, DataFrame) or an edge list must be an allowed DAG.
+        An adjacency (array, DataArray, DataFrame) or an edge list must be an allowed DAG; a
+        :class:`~pymc_bnstruct.search.SearchResult` (e.g. from ``skeleton_search`` or a
+        tabu ``hill_climb``) gives its DAG.
 
     Returns
     -------
@@ -496,8 +500,17 @@ class DAG:
         return model.register_rv(rv, name, dims=("parent", "child"), initval=init)
 
 
+def _search_result_dag(initval: Any) -> Any:
+    """A :class:`~pymc_bnstruct.search.SearchResult` stands for its DAG (so any search,
+    configured as the user likes, can seed a chain)."""
+    from .search import SearchResult
+
+    return initval.dag if isinstance(initval, SearchResult) else initval
+
+
 def _initial_dag(initval: Any, data: DiscreteData, constraints: Any, score: Score, prior: StructurePrior,
                  max_parents: Any, blacklist: Any, whitelist: Any) -> np.ndarray:
+    initval = _search_result_dag(initval)
     if initval is None or (isinstance(initval, str) and initval == "empty"):
         return constraints.empty_graph().astype(np.int64)
     if isinstance(initval, str):

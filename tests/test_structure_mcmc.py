@@ -171,3 +171,16 @@ def test_bad_input():
             bns.StructureMetropolis(moves_per_draw=0)
     with pytest.raises(TypeError, match="model context"):
         bns.DAG("g", data)
+
+
+def test_search_results_seed_both_samplers():
+    data, _ = random_data(5, 300, 15)
+    result = bns.search.skeleton_search(data, random_seed=0)
+    with pm.Model() as m:
+        bns.DAG("g", data, initval=result)
+        bns.NodeOrder("o", data, max_parents=4, initval=result)
+    point = m.initial_point()
+    np.testing.assert_array_equal(point["g"], result.dag.values)
+    rank = np.argsort(point["o"])
+    parents, children = np.nonzero(result.dag.values)
+    assert np.all(rank[parents] < rank[children])  # the order is consistent with the DAG
