@@ -17,7 +17,7 @@ from . import moves, search
 from . import order, step_methods
 from .model import DAG, NodeOrder
 from .order import OrderScorer
-from .step_methods import OrderMetropolis, StructureMetropolis
+from .step_methods import SAMC, OrderMetropolis, StructureMetropolis
 from .posterior import edge_probabilities, markov_blanket_probabilities, path_probabilities
 from .diagnostics import ChainAgreement, chain_agreement, summary
 from .plots import plot_chain_agreement, plot_score_trace
@@ -43,6 +43,7 @@ __all__ = [
     "NodeOrder",
     "DAG",
     "StructureMetropolis",
+    "SAMC",
     "OrderMetropolis",
     "OrderScorer",
     "order",

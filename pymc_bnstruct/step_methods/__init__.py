@@ -7,6 +7,7 @@ variables and :class:`StructureMetropolis` to :class:`~pymc_bnstruct.DAG` variab
 
 from .base import StructureStep, register
 from .order import OrderMetropolis
+from .samc import SAMC
 from .structure import StructureMetropolis
 
-__all__ = ["StructureStep", "OrderMetropolis", "StructureMetropolis", "register"]
+__all__ = ["StructureStep", "OrderMetropolis", "StructureMetropolis", "SAMC", "register"]
