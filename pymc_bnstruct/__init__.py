@@ -18,6 +18,7 @@ from . import order, step_methods
 from .model import DAG, NodeOrder
 from .order import OrderScorer
 from .step_methods import SAMC, OrderMetropolis, StructureMetropolis
+from .samc import plot_samc, samc_diagnostics
 from .posterior import edge_probabilities, markov_blanket_probabilities, path_probabilities
 from .diagnostics import ChainAgreement, chain_agreement, summary
 from .plots import plot_chain_agreement, plot_score_trace
@@ -44,6 +45,8 @@ __all__ = [
     "DAG",
     "StructureMetropolis",
     "SAMC",
+    "samc_diagnostics",
+    "plot_samc",
     "OrderMetropolis",
     "OrderScorer",
     "order",

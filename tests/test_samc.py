@@ -56,3 +56,51 @@ def test_bad_arguments():
         step = bns.SAMC(energy_bounds=(0.0, 10.0), desired="uniform", weight_update="single")
         assert step.pi.shape == (11,)
         assert math.isclose(step.pi.sum(), 1.0)
+
+
+def test_eps_f_by_hand():
+    """Eq. (19) on a hand-made run: regions 0, 1, 2 with π = 0.5, 0.3, 0.2; chain 0 visits
+    0 (6 draws) and 1 (4 draws), never 2: d̂ = 0.2 / 2 = 0.1, so ε_f(0) = (0.6 - 0.6)/0.6 = 0
+    and ε_f(1) = (0.4 - 0.4)/0.4 = 0; chain 1 visits all three (5, 3, 2 draws): d̂ = 0,
+    ε_f = 0, (0.3 - 0.3)/0.3 = 0, 0 — then perturb chain 1 to 7, 1, 2 draws: ε_f(0) = 40 %."""
+    import arviz as az
+
+    pi = {0: 0.5, 1: 0.3, 2: 0.2}
+    r0 = [0] * 6 + [1] * 4
+    r1 = [0] * 7 + [1] * 1 + [2] * 2
+    region = np.array([r0, r1])
+    desired = np.vectorize(pi.get)(region)
+    log_w = np.arange(20, dtype=float).reshape(2, 10) / 10
+    idata = az.from_dict(posterior={"x": np.zeros((2, 10))},
+                         sample_stats={"region": region, "desired_prob": desired, "log_weight": log_w})
+    d = bns.samc_diagnostics(idata)
+    f = d.frequencies
+    assert f.loc[(0, 0), "eps_f"] == pytest.approx(0.0)
+    assert f.loc[(0, 1), "eps_f"] == pytest.approx(0.0)
+    assert f.loc[(0, 2), "eps_f"] == 0.0 and f.loc[(0, 2), "realised"] == 0.0
+    assert f.loc[(1, 0), "eps_f"] == pytest.approx(40.0)
+    assert f.loc[(1, 1), "eps_f"] == pytest.approx((0.1 - 0.3) / 0.3 * 100)
+    assert d.max_abs_eps_f[1] == pytest.approx(200 / 3)
+    assert d.not_everywhere == [2]
+    assert not d.converged
+    assert f.loc[(1, 2), "theta"] == pytest.approx(1.9)  # weight at chain 1's last draw in region 2
+    w = np.exp(log_w - log_w.max())
+    assert d.kish_ess["all"] == pytest.approx(w.sum() ** 2 / (w ** 2).sum())
+
+
+def test_diagnostics_and_plot_on_a_real_run():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    data, _ = random_data(4, 60, 7)
+    with pm.Model():
+        bns.DAG("g", data)
+        idata = pm.sample(draws=300, tune=20, chains=2, cores=1, random_seed=3,
+                          step=bns.SAMC(moves_per_draw=50, t0=200), progressbar=False,
+                          compute_convergence_checks=False)
+    d = bns.samc_diagnostics(idata)
+    assert set(d.max_abs_eps_f.index) == {0, 1}
+    assert 1.0 <= d.kish_ess["all"] <= 600
+    axes = bns.plot_samc(idata)
+    assert len(axes) == 3 and len(axes[1].lines) == 2
+    np.testing.assert_allclose(axes[1].lines[0].get_ydata(), idata.sample_stats["energy"].values[0])

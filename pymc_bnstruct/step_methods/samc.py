@@ -71,8 +71,9 @@ class SAMC(StructureStep):
 
     Notes
     -----
-    Sample stats: ``log_score``, ``energy``, ``region``, ``log_weight``, ``accept_rate`` and
-    ``gain``. The step object keeps the current weights (``theta``) and region visit counts
+    Sample stats: ``log_score``, ``energy``, ``region``, ``log_weight``, ``accept_rate``,
+    ``gain`` and ``desired_prob`` (π of the draw's region, which lets
+    :func:`pymc_bnstruct.samc_diagnostics` compare realised and desired frequencies). The step object keeps the current weights (``theta``) and region visit counts
     (``region_counts``) of a single-process run; storing them in the InferenceData (PyMC's
     default trace backend records scalar stats only) and the SAMC diagnostics are not built
     yet.
@@ -116,6 +117,7 @@ class SAMC(StructureStep):
             "log_weight": (np.float64, []),
             "accept_rate": (np.float64, []),
             "gain": (np.float64, []),
+            "desired_prob": (np.float64, []),
         }
         # PyMC copies the class-level declaration in __new__; the region count is only known here
         self.stats_dtypes = [{k: d for k, (d, _) in self.stats_dtypes_shapes.items()}]
@@ -190,6 +192,7 @@ class SAMC(StructureStep):
             "log_weight": float(theta[region]),
             "accept_rate": float(stats[1]) / max(int(stats[0]), 1),
             "gain": self.t0 / max(self.t0, float(self._t)),
+            "desired_prob": float(self.pi[region]),
         }
         self.theta = theta
         return s._adj.astype(np.int64), out
