@@ -9,19 +9,17 @@ Typical use::
     table = bns.ScoreTable(data, max_parents=2)
 """
 
-from . import datasets, exact, graph, ops, priors, scores
+from . import datasets, exact, graph, moves, ops, order, priors, scores, search, step_methods
 from .data import DiscreteData, as_discrete_data
-from .scores import BDeu, BIC, K2, network_score
-from .scores.table import ScoreTable
-from . import moves, search
-from . import order, step_methods
+from .diagnostics import ChainAgreement, chain_agreement, summary
 from .model import DAG, NodeOrder
 from .order import OrderScorer
-from .step_methods import SAMC, OrderMetropolis, StructureMetropolis
-from .samc import plot_samc, samc_diagnostics
-from .posterior import edge_probabilities, markov_blanket_probabilities, path_probabilities
-from .diagnostics import ChainAgreement, chain_agreement, summary
 from .plots import plot_chain_agreement, plot_score_trace
+from .posterior import edge_probabilities, markov_blanket_probabilities, path_probabilities
+from .samc import plot_samc, samc_diagnostics
+from .scores import BDeu, BIC, K2, network_score
+from .scores.table import ScoreTable
+from .step_methods import SAMC, OrderMetropolis, StructureMetropolis
 
 __version__ = "0.1.0"
 
