@@ -36,6 +36,8 @@ def dag_keys(adjs):
     (dict(max_parents=None), None),
     (dict(max_parents=1, whitelist=[(2, 0)]), {"add": 0.5, "delete": 0.3, "reverse": 0.2}),
     (dict(max_parents=None, blacklist=[(0, 1)]), {"add": 0.2, "delete": 0.5, "reverse": 0.0}),
+    (dict(max_parents=None), {"add": 1, "delete": 1, "reverse": 1, "rev": 1}),
+    (dict(max_parents=1, whitelist=[(2, 0)], blacklist=[(1, 2)]), [0.3, 0.3, 0.1, 0.3]),
 ])
 def test_visit_frequencies_match_the_exact_posterior(kw, move_probs):
     """Chi-square of thinned DAG visits against enumeration: fails if the Hastings ratio
@@ -72,14 +74,16 @@ def test_edge_probabilities_match_enumeration_n5():
 
 
 @pytest.mark.slow
-def test_asia_edges_within_003_of_the_exact_dag_dp():
+@pytest.mark.parametrize("move_probs, moves", [(None, 500), ({"add": 1, "delete": 1, "reverse": 1, "rev": 0.2}, 150)],
+                         ids=["single-edge", "with-rev"])
+def test_asia_edges_within_003_of_the_exact_dag_dp(move_probs, moves):
     net = bns.datasets.load_network("asia")
     df = net.sample(500, random_seed=4)
     exact = bns.exact.posterior(df, max_parents=3).edge_probabilities
     with pm.Model():
         bns.DAG("g", df, max_parents=3, initval="greedy")
         idata = pm.sample(draws=2000, tune=100, chains=4, random_seed=5,
-                          step=bns.StructureMetropolis(moves_per_draw=500), **SAMPLE)
+                          step=bns.StructureMetropolis(moves_per_draw=moves, move_probs=move_probs), **SAMPLE)
     err = float(abs(bns.edge_probabilities(idata) - exact).max())
     assert err < 0.03, err
 
@@ -109,7 +113,7 @@ def test_plain_sample_picks_structure_metropolis_and_output_is_labelled():
     assert post.dims == ("chain", "draw", "parent", "child")
     assert list(post.coords["parent"].values) == list(data.names)
     for stat in ("log_score", "accept_rate", "add_accept_rate", "delete_accept_rate",
-                 "reverse_accept_rate", "n_edges"):
+                 "reverse_accept_rate", "rev_accept_rate", "n_edges"):
         assert stat in idata.sample_stats
     # the summaries and ArviZ work on the output unchanged
     summ = bns.summary(idata)
@@ -118,16 +122,32 @@ def test_plain_sample_picks_structure_metropolis_and_output_is_labelled():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert len(az.summary(idata, var_names=["g"])) == 16
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    ax = bns.plot_score_trace(idata, moves_per_draw=30)
+    assert len(ax.get_lines()) >= 2  # one line per chain
+    for feature in ("edge", "markov_blanket", "path"):
+        ax = bns.plot_chain_agreement(idata, feature)
+        assert ax.collections  # the scatter of chain 0 against chain 1
+    plt.close("all")
+    # per-chain features from the 0/1 graphs agree with a direct average of the draws
+    by_chain = bns.edge_probabilities(idata, by_chain=True)
+    np.testing.assert_allclose(by_chain.values, post.values.mean(axis=1))
 
 
-def test_same_seed_same_draws_single_and_multiprocess():
+@pytest.mark.parametrize("move_probs", [None, [1, 1, 1, 1]], ids=["single-edge", "with-rev"])
+def test_same_seed_same_draws_single_and_multiprocess(move_probs):
     data, _ = random_data(4, 50, 12)
 
     def run(cores):
         with pm.Model():
             bns.DAG("g", data)
             return pm.sample(draws=30, tune=10, chains=2, cores=cores, random_seed=42, progressbar=False,
-                             compute_convergence_checks=False, step=bns.StructureMetropolis(moves_per_draw=20))
+                             compute_convergence_checks=False,
+                             step=bns.StructureMetropolis(moves_per_draw=20, move_probs=move_probs))
 
     a, b, c = run(1), run(1), run(2)
     np.testing.assert_array_equal(a.posterior["g"].values, b.posterior["g"].values)
@@ -169,8 +189,40 @@ def test_bad_input():
             bns.StructureMetropolis(move_probs={"add": 1.0, "delete": 0.0})
         with pytest.raises(ValueError, match=">= 1"):
             bns.StructureMetropolis(moves_per_draw=0)
+        with pytest.raises(ValueError, match="unknown move kind"):
+            bns.StructureMetropolis(move_probs={"add": 1, "delete": 1, "swap": 1})
+        with pytest.raises(ValueError, match="needs 4 weights"):
+            bns.StructureMetropolis(move_probs=[1, 1])
+        with pytest.raises(TypeError, match="numbers"):
+            bns.StructureMetropolis(move_probs={"add": "a", "delete": 1})
     with pytest.raises(TypeError, match="model context"):
         bns.DAG("g", data)
+
+
+def test_rev_needs_a_small_enumeration_and_reports_its_acceptance():
+    rng = np.random.default_rng(0)
+    wide = bns.DiscreteData.from_array(rng.integers(0, 2, size=(30, 40)))
+    with pm.Model():
+        bns.DAG("g", wide)  # no in-degree bound: 2^39 parent sets per node
+        with pytest.raises(ValueError, match="max_parents"):
+            bns.StructureMetropolis(move_probs={"add": 1, "delete": 1, "rev": 0.1})
+        bns.StructureMetropolis(move_probs={"add": 1, "delete": 1})  # without REV any n works
+    data, _ = random_data(5, 80, 16)
+    with pm.Model():
+        bns.DAG("g", data, max_parents=2)
+        step = bns.StructureMetropolis(moves_per_draw=30, move_probs=[1, 1, 1, 1])
+        idata = pm.sample(draws=40, tune=5, chains=1, random_seed=2, step=step, **SAMPLE)
+    rev = idata.sample_stats["rev_accept_rate"].values
+    assert np.all(np.isfinite(rev)) and 0 < np.mean(rev) <= 1
+    scores = idata.sample_stats["log_score"].values[0]
+    graphs = idata.posterior["g"].values[0]
+    for g, sc in zip(graphs, scores):  # the incremental score survives REV moves
+        assert sc == pytest.approx(network_score(data, g, bns.BDeu(), bns.priors.Uniform()), abs=1e-8)
+    with pm.Model():
+        bns.DAG("g", data, max_parents=2)
+        idata = pm.sample(draws=5, tune=0, chains=1, random_seed=2, step=bns.StructureMetropolis(moves_per_draw=5),
+                          **SAMPLE)
+    assert np.isnan(idata.sample_stats["rev_accept_rate"].values).all()  # never proposed
 
 
 def test_search_results_seed_both_samplers():

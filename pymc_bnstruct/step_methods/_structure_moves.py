@@ -1,6 +1,8 @@
-"""Numba kernel of structure MCMC: Metropolis–Hastings over DAGs with single-edge moves.
+"""Numba kernels of structure MCMC: Metropolis–Hastings over DAGs with single-edge moves
+and Grzegorczyk & Husmeier's new edge reversal (REV).
 
-A proposal first draws a move kind ``k`` with probability ``p_k`` (``move_probs``), then
+Single-edge moves. A proposal first draws a move kind ``k`` with probability ``p_k``
+(``probs``, add / delete / reverse), then
 
 * add: an ordered pair ``(u, v)``, ``u != v``, uniformly among all ``n(n-1)`` pairs;
 * delete / reverse: an edge ``u -> v`` uniformly among the ``m`` edges of the graph.
@@ -20,10 +22,30 @@ white-list graph by deletions). A proposal costs a legality check on descendant 
 and at most two cached family look-ups; descendant bitsets are updated only when a move is
 accepted.
 
+REV (Grzegorczyk & Husmeier 2008): pick an edge ``i -> j`` uniformly, remove every edge
+into ``i`` and ``j``, draw new parents of ``i`` that include ``j`` from their conditional
+posterior, then new parents of ``j`` from theirs (both restricted to sets that keep the
+graph an allowed DAG). Its Hastings ratio needs four normalising sums over parent sets
+(see :func:`rev_propose`); they run over the families of a
+:class:`~pymc_bnstruct.ScoreTable` (the shared score engine's table of every allowed
+family), so REV needs an in-degree bound that keeps that table small. A REV proposal is chosen with
+probability ``p_rev`` independently of the state, so the mixture with the single-edge
+moves stays reversible.
+
+Contract for samplers that reuse these kernels (SAMC): the state is ``adj`` (int8 n×n,
+row = parent), ``pbits`` (parent bitsets, ``(n, n_words)`` uint64), ``npar`` (in-degrees),
+``desc`` (descendant bitsets) and the edge list ``eu, ev, pos, m`` built by
+:func:`edge_list`. :func:`propose` returns ``(kind, u, v, legal, delta, log_hastings)``
+without changing anything; accept with probability ``min(1, exp(delta + log_hastings +
+extra))`` and then call :func:`accept`, which updates the whole state and returns the new
+``m``. REV: :func:`rev_propose` returns ``(legal, i, j, delta, log_hastings)`` and leaves
+the proposed parent sets in ``W[5]`` of its workspace (:func:`rev_workspace`);
+:func:`rev_accept` applies them. ``delta`` is always the change of the graph score
+(log P(D | G) + log P(G)), so ``-delta`` is the change of SAMC's energy.
+
 Legality checks, deltas and state updates come from the shared move core
-(:mod:`pymc_bnstruct.moves._kernels`); this module adds the proposal (:func:`propose`),
-the bookkeeping of an accepted move (:func:`accept`) and the Metropolis loop. Samplers with
-another acceptance rule (SAMC) reuse :func:`propose` and :func:`accept`.
+(:mod:`pymc_bnstruct.moves._kernels`); this module adds the proposals, the bookkeeping of
+an accepted move and the Metropolis loop (:func:`structure_metropolis`).
 """
 
 from __future__ import annotations
@@ -33,9 +55,12 @@ import math
 import numba as nb
 import numpy as np
 
+from ..moves._cache import family_score
 from ..moves._kernels import ADD, DELETE, REVERSE, add_edge_descendants, apply_move, can_add, can_delete
-from ..moves._kernels import can_reverse, descendant_bitsets, move_delta
+from ..moves._kernels import can_reverse, descendant_bitsets, has_bit, move_delta, set_bit
 from ._rng import randint, seed_state, uniform
+
+REV = 3  # Grzegorczyk & Husmeier's new edge reversal (index into probs and stats)
 
 
 @nb.njit(cache=True)
@@ -130,12 +155,199 @@ def accept(adj, pbits, npar, desc, eu, ev, pos, m, order_buf, kind, u, v):
     return m
 
 
+# --------------------------------------------------------------------------- REV move
+@nb.njit(cache=True)
+def rev_workspace(n, n_words, max_rows):
+    """Scratch arrays of :func:`rev_propose` for graphs of ``n`` nodes and a family table
+    with at most ``max_rows`` families per child."""
+    return (np.zeros((n, n), dtype=np.int8),                  # 0: the graph being rebuilt
+            np.zeros(n, dtype=np.bool_),                      # 1: descendant marks
+            np.zeros(n + 1, dtype=np.int64),                  # 2: DFS stack
+            np.zeros(n_words, dtype=np.uint64),               # 3: forbidden parents (bitset)
+            np.zeros(max(max_rows, 1), dtype=np.float64),     # 4: family values, -inf if not eligible
+            np.zeros((2, n_words), dtype=np.uint64))          # 5: proposed Pa(i), Pa(j)
+
+
+@nb.njit(cache=True)
+def _mark_descendants(adj, start, mark, stack):
+    """``mark[x]`` = x is reachable from ``start`` by a directed path of length >= 1."""
+    n = adj.shape[0]
+    for x in range(n):
+        mark[x] = False
+    top = 1
+    stack[0] = start
+    while top > 0:
+        top -= 1
+        x = stack[top]
+        for y in range(n):
+            if adj[x, y] != 0 and not mark[y]:
+                mark[y] = True
+                stack[top] = y
+                top += 1
+
+
+@nb.njit(cache=True)
+def _parent_sets(x, g, forced, offsets, fbits, fscores, W):
+    """Mark the table families of ``x`` that keep ``g`` (where ``x`` has no parents)
+    acyclic and contain ``forced`` (a node, or -1): their values go to ``W[4]``, the others'
+    to -inf. Returns ``log Σ exp(value)`` over them (-inf when there is none)."""
+    mark, stack, forbid, vals = W[1], W[2], W[3], W[4]
+    _mark_descendants(g, x, mark, stack)  # a parent among them would close a cycle
+    for w in range(forbid.shape[0]):
+        forbid[w] = 0
+    for p in range(g.shape[0]):
+        if mark[p]:
+            set_bit(forbid, p)
+    lo = offsets[x]
+    top = -np.inf
+    for r in range(lo, offsets[x + 1]):
+        ok = forced < 0 or has_bit(fbits[r], forced)
+        if ok:
+            for w in range(forbid.shape[0]):
+                if fbits[r, w] & forbid[w] != 0:
+                    ok = False
+                    break
+        if ok:
+            vals[r - lo] = fscores[r]
+            if fscores[r] > top:
+                top = fscores[r]
+        else:
+            vals[r - lo] = -np.inf
+    if top == -np.inf:
+        return top
+    total = 0.0
+    for r in range(offsets[x + 1] - lo):
+        total += math.exp(vals[r] - top)
+    return top + math.log(total)
+
+
+@nb.njit(cache=True)
+def _draw_parent_set(x, lse, offsets, fbits, W, rng, out):
+    """Copy into ``out`` a family of ``x`` marked by :func:`_parent_sets`, drawn with
+    probability ``exp(value - lse)``."""
+    vals = W[4]
+    lo = offsets[x]
+    target = uniform(rng)
+    acc = 0.0
+    pick = -1
+    for r in range(offsets[x + 1] - lo):
+        if vals[r] == -np.inf:
+            continue
+        pick = r
+        acc += math.exp(vals[r] - lse)
+        if acc >= target:
+            break
+    for w in range(out.shape[0]):
+        out[w] = fbits[lo + pick, w]
+
+
+@nb.njit(cache=True)
+def _set_parents(g, x, bits):
+    for p in range(g.shape[0]):
+        g[p, x] = 1 if has_bit(bits, p) else 0
+
+
+@nb.njit(cache=True)
+def _clear_parents(g, x):
+    for p in range(g.shape[0]):
+        g[p, x] = 0
+
+
+@nb.njit(cache=True)
+def rev_propose(adj, pbits, eu, ev, m, E, offsets, fbits, fscores, W, rng):
+    """Draw a REV move (Grzegorczyk & Husmeier 2008); return ``(legal, i, j, delta, log_hastings)``.
+
+    Picks an edge ``i -> j`` uniformly among the ``m`` edges, removes every edge into ``i``
+    and ``j`` (graph ``G0``), draws new parents of ``i`` among the sets that contain ``j``
+    and keep ``G0`` acyclic, with probability ``exp(value) / Z*_i``, then new parents of
+    ``j`` among the sets that keep that graph (``G+``) acyclic, with probability
+    ``exp(value) / Z_j``. The parent sets are the families of a
+    :class:`~pymc_bnstruct.ScoreTable` (``offsets``, ``fbits``, ``fscores``) built with the
+    chain's score, prior, in-degree bound and black / white lists, so every proposal
+    respects the constraints. The proposed sets go to ``W[5]`` (rows ``i``, ``j``); nothing
+    else changes. With ``G+'`` = ``G0`` plus the old parents of ``j``, the acceptance
+    ratio is::
+
+        P(G'|D) q(G' → G) / (P(G|D) q(G → G')) = m Z*_i(G0) Z_j(G+) / (m' Z*_j(G0) Z_i(G+'))
+
+    (``m'`` edges in ``G'``; ``Z*_j`` sums over sets that contain ``i``); ``log_hastings``
+    is its log minus ``delta``, the change of the graph score (from the cache ``E``).
+    ``legal`` is False (the chain stays) when there is no edge or no parent set fits (e.g.
+    a white-listed ``i -> j`` or a black-listed ``j -> i``).
+    """
+    if m == 0:
+        return False, -1, -1, 0.0, 0.0
+    e = randint(rng, m)
+    i = eu[e]
+    j = ev[e]
+    g = W[0]
+    new = W[5]
+    n = adj.shape[0]
+    for a in range(n):
+        for b in range(n):
+            g[a, b] = adj[a, b]
+    _clear_parents(g, i)  # orphan i and j: G0
+    _clear_parents(g, j)
+    lz_i_star = _parent_sets(i, g, j, offsets, fbits, fscores, W)
+    if lz_i_star == -np.inf:
+        return False, i, j, 0.0, 0.0
+    _draw_parent_set(i, lz_i_star, offsets, fbits, W, rng, new[0])
+    _set_parents(g, i, new[0])  # G+
+    lz_j = _parent_sets(j, g, -1, offsets, fbits, fscores, W)
+    if lz_j == -np.inf:
+        return False, i, j, 0.0, 0.0
+    _draw_parent_set(j, lz_j, offsets, fbits, W, rng, new[1])
+    # normalisers of the reverse move (from G', reversing j -> i); the old sets are among them
+    _clear_parents(g, i)  # G0 again
+    lz_j_star = _parent_sets(j, g, i, offsets, fbits, fscores, W)
+    _set_parents(g, j, pbits[j])  # G+': G0 with the old parents of j
+    lz_i = _parent_sets(i, g, -1, offsets, fbits, fscores, W)
+    delta = (family_score(E, i, new[0]) + family_score(E, j, new[1])
+             - family_score(E, i, pbits[i]) - family_score(E, j, pbits[j]))
+    m_new = m
+    for w in range(pbits.shape[1]):
+        m_new += (_popcount(new[0, w]) + _popcount(new[1, w]) - _popcount(pbits[i, w]) - _popcount(pbits[j, w]))
+    log_accept = math.log(m) - math.log(m_new) + lz_i_star + lz_j - lz_j_star - lz_i
+    return True, i, j, delta, log_accept - delta
+
+
+@nb.njit(cache=True, inline="always")
+def _popcount(x):
+    c = 0
+    while x != 0:
+        x &= x - np.uint64(1)
+        c += 1
+    return c
+
+
+@nb.njit(cache=True)
+def rev_accept(adj, pbits, npar, desc, eu, ev, pos, order_buf, i, j, new):
+    """Give ``i`` and ``j`` the parent sets ``new[0]``, ``new[1]`` (``W[5]`` of :func:`rev_propose`);
+    rebuild in-degrees, descendant bitsets and the edge list; return the number of edges."""
+    for row in range(2):
+        x = i if row == 0 else j
+        _set_parents(adj, x, new[row])
+        k = 0
+        for w in range(pbits.shape[1]):
+            pbits[x, w] = new[row, w]
+            k += _popcount(new[row, w])
+        npar[x] = k
+    descendant_bitsets(adj, desc, order_buf)
+    return edge_list(adj, eu, ev, pos)
+
+
+# --------------------------------------------------------------------------- the chain
 @nb.njit(cache=True)
 def structure_metropolis(adj, pbits, npar, desc, E, allowed, required, max_parents, probs,
-                         n_moves, seed, stats):
-    """Run ``n_moves`` Metropolis–Hastings moves in place. ``stats[k]`` / ``stats[3 + k]``
-    receive proposed / accepted moves of kind ``k`` (illegal proposals count as proposed
-    and rejected); returns the change of the graph score."""
+                         n_moves, seed, stats, offsets, fbits, fscores):
+    """Run ``n_moves`` Metropolis–Hastings moves in place; return the change of the graph score.
+
+    ``probs``: weights of add, delete, reverse and REV (4 entries summing to 1). REV draws
+    parent sets from the family table ``offsets, fbits, fscores`` (a
+    :class:`~pymc_bnstruct.ScoreTable` with the same score, prior and constraints; ignored,
+    and may be empty, when ``probs[3] == 0``).
+    ``stats[k]`` / ``stats[4 + k]`` receive proposed / accepted moves of kind ``k`` (0–3;
+    illegal proposals count as proposed and rejected)."""
     rng = seed_state(seed)
     n = adj.shape[0]
     eu = np.empty(n * n, dtype=np.int64)
@@ -143,14 +355,31 @@ def structure_metropolis(adj, pbits, npar, desc, E, allowed, required, max_paren
     pos = np.empty((n, n), dtype=np.int64)
     order_buf = np.empty(n, dtype=np.int64)
     tmp = np.zeros(pbits.shape[1], dtype=np.uint64)
+    p_rev = probs[REV]
+    single = np.zeros(3, dtype=np.float64)  # add / delete / reverse given "not REV"
+    for k in range(3):
+        single[k] = probs[k] / (1.0 - p_rev) if p_rev < 1.0 else 1.0 / 3.0
+    max_rows = 0
+    if p_rev > 0.0:
+        for x in range(offsets.shape[0] - 1):
+            max_rows = max(max_rows, offsets[x + 1] - offsets[x])
+    W = rev_workspace(n, pbits.shape[1], max_rows)
     m = edge_list(adj, eu, ev, pos)
     change = 0.0
     for _ in range(n_moves):
+        if p_rev > 0.0 and uniform(rng) < p_rev:
+            stats[REV] += 1
+            legal, i, j, delta, log_h = rev_propose(adj, pbits, eu, ev, m, E, offsets, fbits, fscores, W, rng)
+            if legal and math.log(uniform(rng)) < delta + log_h:
+                stats[4 + REV] += 1
+                change += delta
+                m = rev_accept(adj, pbits, npar, desc, eu, ev, pos, order_buf, i, j, W[5])
+            continue
         kind, u, v, legal, delta, log_h = propose(adj, pbits, npar, desc, eu, ev, m, E, allowed, required,
-                                                  max_parents, probs, tmp, rng)
+                                                  max_parents, single, tmp, rng)
         stats[kind] += 1
         if legal and math.log(uniform(rng)) < delta + log_h:
-            stats[3 + kind] += 1
+            stats[4 + kind] += 1
             change += delta
             m = accept(adj, pbits, npar, desc, eu, ev, pos, m, order_buf, kind, u, v)
     return change
