@@ -38,5 +38,9 @@ bench-order: $(STAMP)
 bench-structure: $(STAMP)
 	$(PY) benchmarks/bench_structure_mcmc.py
 
+.PHONY: bench-samc
+bench-samc: $(STAMP)
+	$(PY) benchmarks/bench_samc.py
+
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache

@@ -16,6 +16,7 @@ from .model import DAG, NodeOrder
 from .order import OrderScorer
 from .plots import plot_chain_agreement, plot_score_trace
 from .posterior import edge_probabilities, markov_blanket_probabilities, path_probabilities
+from . import samc
 from .samc import plot_samc, samc_diagnostics
 from .scores import BDeu, BIC, K2, network_score
 from .scores.table import ScoreTable
@@ -43,6 +44,7 @@ __all__ = [
     "DAG",
     "StructureMetropolis",
     "SAMC",
+    "samc",
     "samc_diagnostics",
     "plot_samc",
     "OrderMetropolis",

@@ -89,10 +89,13 @@ def draw_weights(idata: Any, *, burn_in: int = 0) -> xr.DataArray | None:
     """Per-draw importance weights of the sampler output, or ``None`` if unweighted.
 
     Plain MCMC output (order MCMC, structure MCMC) returns ``None``: every draw counts
-    equally. Output carrying a ``log_weight`` sample statistic (SAMC) returns the
-    unnormalised weights ``exp(log_weight - max)`` with dims ``(chain, draw)``; estimators
-    normalise them themselves (over all draws, or within each chain). This is the single
-    place that decides how draws are weighted.
+    equally. Output carrying a ``log_weight`` sample statistic (SAMC) returns the weights
+    ``exp(log_weight)`` of Liang & Zhang's estimator (17), dims ``(chain, draw)``,
+    normalised to sum to 1 within each chain. Estimators that normalise over all draws
+    thus average the chains' self-normalised estimates with equal weight: the scale of a
+    SAMC chain's weights is anchored on its rarely visited highest-energy region and
+    differs between chains, so weights are only comparable within a chain. This is the
+    single place that decides how draws are weighted.
 
     Parameters
     ----------
@@ -116,4 +119,5 @@ def draw_weights(idata: Any, *, burn_in: int = 0) -> xr.DataArray | None:
     values = log_w.values
     if not np.all(np.isfinite(values)):
         raise ValueError("sample stat 'log_weight' contains non-finite values")
-    return np.exp(log_w - values.max())
+    w = np.exp(log_w - log_w.max("draw"))
+    return w / w.sum("draw")

@@ -382,18 +382,55 @@ def _average(per_draw: xr.DataArray, weights: xr.DataArray | None, by_chain: boo
     return (per_draw * w).sum(dims)
 
 
+def occam_weights(idata: Any, occam_window: float, *, var_name: str | None = None, burn_in: int = 0,
+                  by_chain: bool = False) -> xr.DataArray:
+    """Per-draw weights of Occam's-window estimator (21) (Liang & Zhang 2009; Madigan &
+    Raftery 1994), dims ``(chain, draw)``: see
+    :func:`pymc_bnstruct.samc.estimators.occam_window_weights`. Needs drawn DAGs (a
+    ``bns.DAG`` variable) and the ``log_score`` sample statistic."""
+    from .samc.estimators import occam_window_weights
+
+    src = _resolve(idata, "edge", var_name)
+    if src.kind != "dag":
+        raise ValueError(f"occam_window needs drawn DAGs (a bns.DAG variable); {src.describe()} holds "
+                         "node orders / feature probabilities")
+    if not has_group(idata, "sample_stats") or "log_score" not in get_group(idata, "sample_stats"):
+        raise ValueError("occam_window needs the log_score sample statistic of every draw")
+    adj, _ = feature_draws(idata, "edge", var_name=src.name, burn_in=burn_in)
+    ls = select_draws(get_group(idata, "sample_stats")["log_score"], burn_in)
+    w = occam_window_weights(adj.values, np.asarray(ls.values, dtype=np.float64), occam_window,
+                             by_chain=bool(by_chain))
+    return xr.DataArray(w, dims=("chain", "draw"), coords={"chain": adj.coords["chain"].values,
+                                                         "draw": adj.coords["draw"].values})
+
+
+def _kish(weights: xr.DataArray, by_chain: bool) -> float | list[float]:
+    from .samc.estimators import kish_ess
+
+    w = np.asarray(weights.values, dtype=np.float64)
+    return [kish_ess(row) for row in w] if by_chain else kish_ess(w)
+
+
 def _summarise(idata: Any, feature: str, var_name: str | None, by_chain: bool, burn_in: int,
-               dags_per_draw: int = 10, random_seed: Any = None) -> xr.DataArray:
+               dags_per_draw: int = 10, random_seed: Any = None, *,
+               occam_window: float | None = None) -> xr.DataArray:
     if not isinstance(by_chain, (bool, np.bool_)):
         raise TypeError(f"by_chain must be a bool, got {by_chain!r}")
     per_draw, source = feature_draws(idata, feature, var_name=var_name, burn_in=burn_in,
                                      dags_per_draw=dags_per_draw, random_seed=random_seed)
-    weights = draw_weights(idata, burn_in=burn_in)
+    if occam_window is not None:
+        weights = occam_weights(idata, occam_window, var_name=source, burn_in=burn_in, by_chain=bool(by_chain))
+    else:
+        weights = draw_weights(idata, burn_in=burn_in)
     out = _average(per_draw, weights, bool(by_chain))
     out.name = _RESULT_NAMES[feature]
     out.attrs = {"var_name": source, "n_chains": int(per_draw.sizes["chain"]),
                  "n_draws": int(per_draw.sizes["draw"]), "burn_in": int(burn_in),
                  "weighted": weights is not None}
+    if occam_window is not None:
+        out.attrs["occam_window"] = float(occam_window)
+    if weights is not None:
+        out.attrs["kish_ess"] = _kish(weights, bool(by_chain))
     return out
 
 
@@ -403,6 +440,7 @@ def edge_probabilities(
     var_name: str | None = None,
     by_chain: bool = False,
     burn_in: int = 0,
+    occam_window: float | None = None,
 ) -> xr.DataArray:
     """Posterior probability of every directed edge, ``P(u -> v | D)``.
 
@@ -421,20 +459,33 @@ def edge_probabilities(
         Return one estimate per chain (a leading ``chain`` dim) instead of pooling.
     burn_in : int, default 0
         Recorded draws to drop from the start of every chain.
+    occam_window : float, optional
+        Drawn DAGs only (``bns.DAG``): instead of averaging the draws, Occam's-window
+        estimator (Liang & Zhang's eq. 21): the distinct drawn DAGs whose posterior is
+        within a factor ``occam_window`` (``c >= 1``; 10 to 100 is usual) of the best one,
+        minus those with a more probable sub-DAG among them, weighted by their exact
+        posterior (from the ``log_score`` stat).
 
     Returns
     -------
     xarray.DataArray
         float64, dims ``("parent", "child")`` (``("chain", "parent", "child")`` with
         ``by_chain``), coords = variable names; ``attrs`` record the sampler variable (``var_name``) and
-        the draws used.
+        the draws used, and for weighted draws (SAMC, Occam's window) the Kish effective
+        sample size of the weights (``kish_ess``; one per chain with ``by_chain``).
+
+    Notes
+    -----
+    Draws of a sampler with importance weights (``bns.SAMC``: a ``log_weight`` sample
+    stat) are weighted by ``exp(log_weight)`` — Liang & Zhang's dynamically weighted
+    estimator (17); see :func:`pymc_bnstruct._idata.draw_weights`.
 
     Raises
     ------
     ValueError
         No or several qualifying variables (the message lists them), a bad ``burn_in``.
     """
-    return _summarise(idata, "edge", var_name, by_chain, burn_in)
+    return _summarise(idata, "edge", var_name, by_chain, burn_in, occam_window=occam_window)
 
 
 def markov_blanket_probabilities(
@@ -443,6 +494,7 @@ def markov_blanket_probabilities(
     var_name: str | None = None,
     by_chain: bool = False,
     burn_in: int = 0,
+    occam_window: float | None = None,
 ) -> xr.DataArray:
     """Posterior probability that ``u`` is in the Markov blanket of ``v``.
 
@@ -453,7 +505,7 @@ def markov_blanket_probabilities(
 
     Parameters
     ----------
-    idata, var_name, by_chain, burn_in
+    idata, var_name, by_chain, burn_in, occam_window
         As in :func:`edge_probabilities`.
 
     Returns
@@ -462,7 +514,7 @@ def markov_blanket_probabilities(
         float64, dims ``("node", "node_")`` (plus a leading ``chain`` with ``by_chain``),
         symmetric with a zero diagonal.
     """
-    return _summarise(idata, "markov_blanket", var_name, by_chain, burn_in)
+    return _summarise(idata, "markov_blanket", var_name, by_chain, burn_in, occam_window=occam_window)
 
 
 def path_probabilities(
@@ -473,6 +525,7 @@ def path_probabilities(
     var_name: str | None = None,
     by_chain: bool = False,
     burn_in: int = 0,
+    occam_window: float | None = None,
 ) -> xr.DataArray:
     """Posterior probability of a directed path (length >= 1) from ``source`` to ``target``.
 
@@ -485,7 +538,7 @@ def path_probabilities(
 
     Parameters
     ----------
-    idata, var_name, by_chain, burn_in
+    idata, var_name, by_chain, burn_in, occam_window
         As in :func:`edge_probabilities`.
     dags_per_draw : int, default 10
         DAGs sampled per recorded order (node orders only).
@@ -498,4 +551,5 @@ def path_probabilities(
         float64, dims ``("source", "target")`` (plus a leading ``chain`` with
         ``by_chain``), zero diagonal.
     """
-    return _summarise(idata, "path", var_name, by_chain, burn_in, dags_per_draw, random_seed)
+    return _summarise(idata, "path", var_name, by_chain, burn_in, dags_per_draw, random_seed,
+                      occam_window=occam_window)

@@ -2,200 +2,263 @@
 
 from __future__ import annotations
 
-import math
+from collections.abc import Sequence
+from dataclasses import field
 from typing import Any
 
 import numpy as np
 import pymc as pm
-from pymc.step_methods.compound import Competence
+from pymc.step_methods.compound import Competence, StepMethodState
+from pymc.step_methods.state import dataclass_state
 
 from ..model import DAGRV
-from ._samc_moves import samc_run, thetas
-from ._structure_moves import structure_metropolis
-from .base import StructureStep, register
-from .structure import StructureMetropolis, _check_move_probs
+from ..samc.partition import AutomaticBounds, EnergyPartition, _finite_number, automatic_bounds, desired_distribution
+from ..samc.sampler import MOVE_KINDS, WEIGHT_UPDATES, SAMCChain, check_move_probs, check_t0, truncation_bounds
+from .base import StructureStep, rate, register
 
 __all__ = ["SAMC"]
 
-# Largest number of energy regions chosen automatically.
-MAX_REGIONS = 2000
+RECORD_MODES = ("resample", "current")
+
+_SCALAR_STATS: dict[str, Any] = {
+    "log_score": np.float64,
+    "energy": np.float64,
+    "region": np.int64,
+    "log_weight": np.float64,
+    "accept_rate": np.float64,
+    "gain": np.float64,
+    "min_energy": np.float64,
+    "iteration": np.int64,
+    "n_truncations": np.int64,
+    "n_edges": np.int64,
+    **{f"{k}_accept_rate": np.float64 for k in MOVE_KINDS},
+    "partition_lower": np.float64,
+    "partition_width": np.float64,
+}
 
 
-def desired_distribution(desired: Any, m: int) -> np.ndarray:
-    """π over ``m`` regions: ``"paper"`` (π_i ∝ (m - i + 1)², eq. 18), ``"uniform"`` or an array."""
-    if isinstance(desired, str):
-        if desired == "paper":
-            pi = (m - np.arange(1, m + 1) + 1.0) ** 2
-        elif desired == "uniform":
-            pi = np.ones(m)
-        else:
-            raise ValueError(f"desired must be 'paper', 'uniform' or an array, got {desired!r}")
-    else:
-        pi = np.asarray(desired, dtype=float).reshape(-1)
-        if pi.shape != (m,):
-            raise ValueError(f"desired has {pi.size} entries but there are {m} energy regions")
-        if not np.all(np.isfinite(pi)) or np.any(pi < 0) or pi.sum() <= 0:
-            raise ValueError("desired must be finite, non-negative and not all zero")
-    return pi / pi.sum()
+@dataclass_state
+class SAMCState(StepMethodState):
+    """PyMC sampling state of :class:`SAMC`: the adaptation arrays (weights, visits, counters)."""
+
+    samc_state: dict = field(default_factory=dict)
 
 
 class SAMC(StructureStep):
-    """Stochastic approximation Monte Carlo on a :class:`~pymc_bnstruct.DAG` variable.
+    """Stochastic approximation Monte Carlo (SAMC) on a :class:`~pymc_bnstruct.DAG` variable.
 
-    The energy ``U(G) = -(log P(G) + log P(D | G))`` is cut into regions: ``U <= lo``,
-    bins of width ``bin_width`` up to ``hi``, and ``U > hi``. Moves are structure MCMC's
-    (add / delete / reverse with exact Hastings ratios); the acceptance ratio carries
-    ``exp(θ_J(G) - θ_J(G'))``, and after every move the region weights are updated by
-    Liang & Zhang's eq. (12) (``weight_update="all"``) or (20) (``"single"``, uniform π
-    only) with gain ``γ_t = t0 / max(t0, t)``. Draws must then be weighted by ``exp(θ_J)``
-    (their eq. 17): the sample stat ``log_weight`` holds ``θ_J`` of each draw, and
-    ``bns.edge_probabilities`` and the other summaries use it automatically.
+    The energy ``U(G) = -(log P(G) + log P(D | G))`` is cut into regions ``E_1 = {U <=
+    lower}``, bins of width ``bin_width`` up to ``upper`` and ``E_m = {U > upper}``. A
+    move from ``G`` to ``G'`` is accepted with probability
+
+        min(1, exp(θ_J(G) − θ_J(G')) · P(G' | D) / P(G | D) · q(G' → G) / q(G → G')),
+
+    and after every iteration the weights of the regions proposed so far are updated by
+    eq. (12) (``weight_update="all"``) or eq. (20) (``"single"``, uniform ``desired``
+    only) with the gain ``γ_t = t0 / max(t0, t)``, under varying truncation. The chain then
+    visits the regions with the frequencies ``desired``; its iterations estimate the
+    posterior when weighted by ``exp(θ_J)`` (eq. 17) — every summary of the package
+    (``bns.edge_probabilities``, ``summary``, ...) applies the weights automatically.
+    The moves are the paper's temporal-order change, single and double skeletal changes,
+    and (optionally) edge reversal, all with exact Hastings ratios (see
+    :mod:`pymc_bnstruct.samc._moves` and ``docs/samc.md``).
 
     Parameters
     ----------
-    energy_bounds : (lo, hi), optional
-        Default: from a pilot run of structure MCMC (``200 n`` moves from the greedy
-        hill-climbing graph): ``lo`` = lowest energy seen − 25 bins, ``hi`` = highest + 25
-        bins (at most ``MAX_REGIONS`` regions).
+    vars : DAG variable(s), optional
+        Default: every DAG variable of the model.
+    energy_bounds : (lower, upper), optional
+        ``u_1`` and ``u_{m-1}``. Default: automatic, from a greedy MAP estimate and a pilot
+        run (see :func:`pymc_bnstruct.samc.partition.automatic_bounds`; the choice is kept
+        in ``step.automatic_bounds``).
     bin_width : float, default 1.0
+        Energy width of the regions between the bounds (the paper: 1).
     desired : "paper", "uniform" or array, default "paper"
-        Desired sampling distribution π over the regions (low energy first).
+        Desired sampling distribution ``π`` over the regions, lowest energy first:
+        ``π_i ∝ (m − i + 1)²`` (eq. 18), uniform, or ``m`` positive probabilities summing
+        to 1 (needs explicit ``energy_bounds``, which fix ``m``).
     t0 : float, default 5000
+        Gain ``γ_t = t0 / max(t0, t)``; ``t0 > 1``. Larger values explore longer before the
+        weights settle.
     moves_per_draw : int, default 1000
-    weight_update : {"all", "single"}, default "all"
-    truncation : float, optional
-        Varying truncation: when a weight leaves ``[-B, B]`` (checked after every draw),
-        all weights restart at 0 and the graph at the draw's starting graph, and ``B``
-        doubles. Default ``B = 1e6``.
-    move_probs : as in :class:`StructureMetropolis`.
+        SAMC iterations per recorded draw (inside one numba call).
+    weight_update : {"all", "single", "none"}, default "all"
+        Eq. (12); eq. (20) (uniform ``desired`` only; the same weights, kept for the
+        paper's option); or ``"none"``: no weights — plain Metropolis–Hastings with the same
+        moves (``log_weight`` is 0), for comparisons.
+    truncation : None, float or increasing sequence of floats
+        Bounds ``B_0 < B_1 < ...`` of the truncation sets ``K_s = {max_i |θ_i| <= B_s}``
+        (doubling after the last one); default ``B_0 = 10^4``. When an update leaves
+        ``K_σ``, all weights restart at 0, the iteration's move is undone and ``σ``
+        increases (the gain sequence continues).
+    move_probs : dict or 4 floats, optional
+        Probabilities of the ``temporal``, ``skeletal``, ``double`` and ``reverse`` moves
+        (see :mod:`pymc_bnstruct.samc._moves`). Default: the paper's three kinds, 1/3 each.
+        ``skeletal`` must be positive.
+    record : {"resample", "current"}, default "resample"
+        What a draw records. ``"resample"``: one of the draw's ``moves_per_draw``
+        iterations, drawn with probability proportional to its weight ``exp(θ_J)``, with
+        ``log_weight`` = log of the mean weight of those iterations — estimator (17) over
+        every iteration instead of a thinned subset, much less noisy. ``"current"``: the
+        chain's state at the end of the draw with ``log_weight = θ_J`` (the paper's
+        samples "collected at equally spaced time points"). The chain itself is the same.
+    model : pm.Model, optional
+    rng : seed or numpy Generator, optional
+        Replaced by PyMC's per-chain generator inside ``pm.sample``.
 
     Notes
     -----
-    Sample stats: ``log_score``, ``energy``, ``region``, ``log_weight``, ``accept_rate``,
-    ``gain`` and ``desired_prob`` (π of the draw's region, which lets
-    :func:`pymc_bnstruct.samc_diagnostics` compare realised and desired frequencies). The step object keeps the current weights (``theta``) and region visit counts
-    (``region_counts``) of a single-process run; storing them in the InferenceData (PyMC's
-    default trace backend records scalar stats only) and the SAMC diagnostics are not built
-    yet.
+    ``pm.sample`` never picks SAMC by itself (its competence is below
+    :class:`~pymc_bnstruct.StructureMetropolis`): pass ``step=bns.SAMC(...)``. Every chain
+    starts with ``θ = 0`` and ``t = 0``; tuning draws adapt the weights like the others.
+
+    Sample stats (per draw): ``log_score`` (of the recorded DAG), ``log_weight`` (its
+    importance weight, see ``record``), ``energy`` and ``region`` (energy and 0-based region
+    index of the chain's state at the end of the draw — the SAMC path; region 0 is the
+    paper's ``E_1``; with ``record="current"``, ``energy = -log_score``), ``accept_rate``,
+    ``temporal_accept_rate``, ``skeletal_accept_rate``,
+    ``double_accept_rate``, ``reverse_accept_rate`` (NaN when no such move was proposed in
+    the draw), ``gain`` (of the draw's last iteration), ``min_energy`` (lowest energy
+    visited so far in the chain), ``iteration`` (iterations so far), ``n_truncations``,
+    ``n_edges``, ``partition_lower`` and ``partition_width`` (the partition), and three
+    vectors over the regions (dim ``<stat>_dim_0``): ``theta`` (all weights at the draw),
+    ``region_counts`` (iterations spent in each region since the chain started, tuning
+    included) and ``desired`` (``π``). They cost ``24 m`` bytes per draw and chain; the
+    last draw's ``theta`` and ``region_counts`` are the final weights and realised
+    frequencies that :func:`pymc_bnstruct.samc_diagnostics` reads.
     """
 
     name = "samc"
     rv_type = DAGRV
+    _state_class = SAMCState
 
-    def __init__(self, vars=None, *, energy_bounds: Any = None, bin_width: float = 1.0, desired: Any = "paper",
-                 t0: float = 5000, moves_per_draw: int = 1000, weight_update: str = "all",
-                 truncation: float | None = None, move_probs: Any = None, model: pm.Model | None = None,
-                 rng: Any = None, **kwargs: Any) -> None:
+    def __init__(self, vars=None, *, energy_bounds: Sequence[float] | None = None, bin_width: float = 1.0,
+                 desired: Any = "paper", t0: float = 5000, moves_per_draw: int = 1000, weight_update: str = "all",
+                 truncation: Any = None, move_probs: Any = None, record: str = "resample",
+                 model: pm.Model | None = None, rng: Any = None, **kwargs: Any) -> None:
         super().__init__(vars, moves_per_draw=moves_per_draw, model=model, rng=rng, **kwargs)
-        if not (isinstance(bin_width, (int, float)) and bin_width > 0 and math.isfinite(bin_width)):
-            raise ValueError(f"bin_width must be a positive number, got {bin_width!r}")
-        if not (isinstance(t0, (int, float)) and t0 >= 1):
-            raise ValueError(f"t0 must be a number >= 1, got {t0!r}")
-        if weight_update not in ("all", "single"):
-            raise ValueError(f"weight_update must be 'all' or 'single', got {weight_update!r}")
-        self.move_probs = _check_move_probs(move_probs)
-        self.bin_width, self.t0 = float(bin_width), float(t0)
-        self._structure = StructureMetropolis(vars, moves_per_draw=1, model=model, move_probs=move_probs)
+        # validate everything before the (possibly slow) automatic bounds
+        width = _finite_number(bin_width, "bin_width")
+        if width <= 0:
+            raise ValueError(f"bin_width must be > 0, got {width}")
+        t0 = check_t0(t0)
+        if weight_update not in WEIGHT_UPDATES:
+            raise ValueError(f"weight_update must be one of {WEIGHT_UPDATES}, got {weight_update!r}")
+        probs = check_move_probs(move_probs)
+        if record not in RECORD_MODES:
+            raise ValueError(f"record must be one of {RECORD_MODES}, got {record!r}")
+        self.record = record
+        truncation_bounds(truncation)
+        if not isinstance(desired, str) and energy_bounds is None:
+            raise ValueError("a desired array needs explicit energy_bounds (they fix the number of regions)")
+        if isinstance(desired, str) and desired not in ("paper", "uniform"):
+            raise ValueError(f"desired must be 'paper', 'uniform' or an array of probabilities, got {desired!r}")
+        if weight_update == "single" and isinstance(desired, str) and desired != "uniform":
+            raise ValueError("weight_update='single' (eq. 20) needs a uniform desired distribution "
+                             "(desired='uniform'); use weight_update='all' (eq. 12) otherwise")
         op = self.rv.owner.op
         self.cache, self.constraints = op.cache, op.constraints
-        lo, hi = self._bounds(energy_bounds)
-        self.energy_bounds = (lo, hi)
-        m = int(math.ceil((hi - lo) / self.bin_width)) + 1
-        self.pi = desired_distribution(desired, m)
-        if weight_update == "single" and not np.allclose(self.pi, 1.0 / m):
-            raise ValueError("weight_update='single' (eq. 20) needs desired='uniform'")
-        self.weight_update = weight_update
-        self._pis = self.pi.copy() if weight_update == "all" else np.zeros(m)
-        self._pim = float(self.pi[-1]) if weight_update == "all" else 0.0
-        self.truncation = 1e6 if truncation is None else float(truncation)
-        if not self.truncation > 0:
-            raise ValueError(f"truncation must be positive, got {truncation!r}")
-        self.stats_dtypes_shapes = {
-            "log_score": (np.float64, []),
-            "energy": (np.float64, []),
-            "region": (np.int64, []),
-            "log_weight": (np.float64, []),
-            "accept_rate": (np.float64, []),
-            "gain": (np.float64, []),
-            "desired_prob": (np.float64, []),
-        }
-        # PyMC copies the class-level declaration in __new__; the region count is only known here
-        self.stats_dtypes = [{k: d for k, (d, _) in self.stats_dtypes_shapes.items()}]
-        self._reset_weights()
+        self.automatic_bounds: AutomaticBounds | None = None
+        if energy_bounds is None:
+            self.automatic_bounds = automatic_bounds(self.cache, self.constraints, width, move_probs=probs)
+            lower, upper = self.automatic_bounds.lower, self.automatic_bounds.upper
+        else:
+            if isinstance(energy_bounds, (str, bytes)) or not isinstance(energy_bounds, (Sequence, np.ndarray)) \
+                    or len(energy_bounds) != 2:
+                raise ValueError(f"energy_bounds must be a pair (lower, upper), got {energy_bounds!r}")
+            lower, upper = energy_bounds
+        self.partition = EnergyPartition.from_bounds(lower, upper, width)
+        self.energy_bounds = (self.partition.lower, self.partition.upper)
+        m = self.partition.n_regions
+        self.desired = desired_distribution(desired, m)
+        self.chain = SAMCChain(self.cache, self.constraints, self.partition, self.desired, t0=t0,
+                               weight_update=weight_update, truncation=truncation, move_probs=probs)
+        self.t0, self.weight_update, self.move_probs = t0, weight_update, probs
+        self.bin_width = width
+        # PyMC copies the class-level declaration in __new__; the region count is only known here.
+        # Vector stats use a sub-array dtype: PyMC's default trace stores one item per draw.
+        sds: dict[str, tuple[Any, list]] = {k: (d, []) for k, d in _SCALAR_STATS.items()}
+        sds["theta"] = (np.dtype((np.float64, (m,))), [m])
+        sds["region_counts"] = (np.dtype((np.int64, (m,))), [m])
+        sds["desired"] = (np.dtype((np.float64, (m,))), [m])
+        self.stats_dtypes_shapes = sds
+        self.stats_dtypes = [{k: d for k, (d, _) in sds.items()}]
+        self._last_value: np.ndarray | None = None  # the value the last draw returned
 
     @classmethod
     def competence(cls, var, has_grad=False):
-        """``COMPATIBLE`` (below StructureMetropolis): SAMC is chosen with ``step=bns.SAMC(...)``."""
+        """``COMPATIBLE`` for DAG variables (below StructureMetropolis' ``IDEAL``), else ``INCOMPATIBLE``."""
         op = getattr(getattr(var, "owner", None), "op", None)
         return Competence.COMPATIBLE if isinstance(op, cls.rv_type) else Competence.INCOMPATIBLE
 
-    def _reset_weights(self) -> None:
-        m = self.pi.shape[0]
-        self._acc = np.zeros(m)
-        self._sums = np.zeros(2)
-        self._visited = np.zeros(m, dtype=np.bool_)
-        self._counts = np.zeros(m, dtype=np.int64)
-        self._t = 0
+    # ------------------------------------------------------------------ sampling state
+    @property
+    def samc_state(self) -> dict:
+        """The chain's adaptation arrays (for PyMC's per-chain state handling)."""
+        c = self.chain
+        return {"phi": c.phi.copy(), "visited": c.visited.copy(), "counts": c.counts.copy(), "fs": c.fs.copy(),
+                "ist": c.ist.copy()}
 
-    def _bounds(self, energy_bounds: Any) -> tuple[float, float]:
-        if energy_bounds is not None:
-            lo, hi = (float(x) for x in energy_bounds)
-            if not (math.isfinite(lo) and math.isfinite(hi) and hi > lo):
-                raise ValueError(f"energy_bounds must be finite (lo, hi) with hi > lo, got {energy_bounds!r}")
-            return lo, hi
-        from ..search import hill_climb
+    @samc_state.setter
+    def samc_state(self, state: dict) -> None:
+        c = self.chain
+        c.phi, c.visited, c.counts = state["phi"].copy(), state["visited"].copy(), state["counts"].copy()
+        c.fs, c.ist = state["fs"].copy(), state["ist"].copy()
+        c.adj = None  # reload the graph from the next point
+        self._last_value = None
 
-        c = self.constraints
-        greedy = hill_climb(self.cache.data, score=self.cache.score, prior=self.cache.prior,
-                            max_parents=c.max_parents, blacklist=[(c.names[u], c.names[v]) for u, v in c.blacklist],
-                            whitelist=[(c.names[u], c.names[v]) for u, v in c.whitelist])
-        s = self._structure
-        s._load(greedy.dag.values.astype(np.int64))
-        energies = [-s._total]
-        s.moves_per_draw = c.n_vars
-        for k in range(200):
-            s._draw(s._adj.astype(np.int64), 1000 + k)
-            energies.append(-s._total)
-        w = self.bin_width
-        lo, hi = min(energies) - 25 * w, max(energies) + 25 * w
-        hi = min(hi, lo + (MAX_REGIONS - 1) * w)
-        return lo, hi
+    def reset(self) -> None:
+        """Start afresh: ``θ = 0``, ``t = 0``, no visits."""
+        self.chain.reset()
+        self._last_value = None
 
+    @property
+    def theta(self) -> np.ndarray:
+        """The current weights of the chain this step method last ran."""
+        return self.chain.theta
+
+    # ------------------------------------------------------------------ one draw
     def _draw(self, value: np.ndarray, seed: int) -> tuple[np.ndarray, dict[str, Any]]:
-        s = self._structure
-        if s._adj is None or not np.array_equal(value, s._adj):
-            s._load(value)
-        c = self.constraints
-        start = s._adj.copy()
-        stats = np.zeros(2, dtype=np.int64)
-        lo, _ = self.energy_bounds
-        score, self._t = samc_run(s._adj, s._pbits, s._npar, s._desc, self.cache.engine, c.allowed, c.required,
-                                  c.max_parents, self.move_probs, self.moves_per_draw, seed, s._total, self._acc,
-                                  self._sums, self._visited, self._pis, self._pim, lo, self.bin_width, self.t0,
-                                  self._t, stats)
-        s._total = score
-        theta = thetas(self._acc, self._sums, self._visited, self._pis)
-        if np.abs(theta).max() > self.truncation:  # varying truncation: restart, wider bound
-            self._reset_weights()
-            self.truncation *= 2.0
-            s._load(start.astype(np.int64))
-            theta = np.zeros_like(theta)
-        m = self.pi.shape[0]
-        energy = -s._total
-        region = 0 if energy <= lo else min(int(math.ceil((energy - lo) / self.bin_width)), m - 1)
-        self._counts[region] += 1
-        self.region_counts = self._counts
-        out = {
-            "log_score": float(s._total),
-            "energy": float(energy),
-            "region": int(region),
-            "log_weight": float(theta[region]),
-            "accept_rate": float(stats[1]) / max(int(stats[0]), 1),
-            "gain": self.t0 / max(self.t0, float(self._t)),
-            "desired_prob": float(self.pi[region]),
+        c = self.chain
+        # the chain continues from its own state when PyMC hands back the value recorded last
+        # (with record="resample" that is a resampled graph, not the chain's state)
+        last = self._last_value
+        if c.adj is None or last is None or value.shape != last.shape or not np.array_equal(value, last):
+            try:
+                c.load(value)
+            except ValueError as err:
+                raise ValueError(f"the value of {self.var_name!r}: {err}") from None
+        resample = self.record == "resample"
+        out = c.run(self.moves_per_draw, seed, resample=resample)
+        proposed, accepted = out["proposed"], out["accepted"]
+        theta = c.theta
+        region = c.region
+        if resample:
+            graph, log_score, log_weight = out["graph"], out["log_score"], out["log_weight"]
+        else:
+            graph, log_score, log_weight = c.adj, c.log_score, float(theta[region])
+        stats: dict[str, Any] = {
+            "log_score": float(log_score),
+            "energy": c.energy,
+            "region": region,
+            "log_weight": float(log_weight),
+            "accept_rate": rate(accepted.sum(), proposed.sum()),
+            "gain": c.gain,
+            "min_energy": c.min_energy,
+            "iteration": c.iteration,
+            "n_truncations": c.n_truncations,
+            "n_edges": int(graph.sum()),
+            "partition_lower": self.partition.lower,
+            "partition_width": self.partition.width,
+            "theta": theta,
+            "region_counts": c.counts.copy(),
+            "desired": self.desired,
         }
-        self.theta = theta
-        return s._adj.astype(np.int64), out
+        for k, name in enumerate(MOVE_KINDS):
+            stats[f"{name}_accept_rate"] = rate(accepted[k], proposed[k])
+        new_value = graph.astype(np.int64)
+        self._last_value = new_value.copy()
+        return new_value, stats
 
 
 register(SAMC)

@@ -1,0 +1,33 @@
+"""SAMC: stochastic approximation Monte Carlo over DAGs (Liang & Zhang 2009).
+
+The step method is :class:`pymc_bnstruct.SAMC`; this package holds its parts:
+
+- :mod:`.partition` — :class:`EnergyPartition`, :func:`desired_distribution`, the automatic
+  energy bounds;
+- :mod:`._kernels`, :mod:`._moves` — numba: regions, gain, weight update (12) / (20) with
+  varying truncation, the temporal-order and double skeletal moves, the sampling loop;
+- :mod:`.sampler` — :class:`SAMCChain`, one chain's state around the loop;
+- :mod:`.estimators` — per-chain weights of estimator (17), Occam's window (21), Kish ESS;
+- :mod:`.diagnostics` — :func:`samc_diagnostics` (ε_f of eq. 19, the paper's two conditions);
+- :mod:`.plots` — :func:`plot_samc`.
+"""
+
+from .diagnostics import SAMCDiagnostics, epsilon_f, samc_diagnostics
+from .estimators import chain_weights, kish_ess, occam_window_weights
+from .partition import EnergyPartition, desired_distribution
+from .plots import plot_samc
+from .sampler import MOVE_KINDS, SAMCChain
+
+__all__ = [
+    "EnergyPartition",
+    "desired_distribution",
+    "SAMCChain",
+    "MOVE_KINDS",
+    "chain_weights",
+    "kish_ess",
+    "occam_window_weights",
+    "epsilon_f",
+    "SAMCDiagnostics",
+    "samc_diagnostics",
+    "plot_samc",
+]

@@ -1,0 +1,235 @@
+"""Convergence diagnostics of SAMC output (Liang & Zhang 2009, §3.2).
+
+The paper judges a set of runs by (i) no energy region visited by some runs but not by
+others and (ii) ``max_i |ε_f(E_i)| < 10 %`` for every run, where ε_f of eq. (19) compares
+each run's realised sampling frequency of a region with the desired one, and by whether the
+final weight vectors ``θ`` of the runs follow the same pattern.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+from .._idata import draw_weights, get_group, has_group
+from .estimators import kish_ess
+
+__all__ = ["SAMCDiagnostics", "samc_diagnostics", "epsilon_f", "samc_stats"]
+
+_VECTOR_STATS = ("theta", "region_counts", "desired")
+
+
+def epsilon_f(frequency: np.ndarray, desired: np.ndarray, visited: np.ndarray) -> np.ndarray:
+    """ε_f of eq. (19), in percent, for one run.
+
+    ``ε_f(E_i) = (π̂_i − (π_i + d̂)) / (π_i + d̂) × 100`` for a visited region and 0
+    otherwise, with ``d̂ = Σ_{unvisited j} π_j / (m − m'_0)`` (``m'_0`` regions not visited):
+    the desired mass of the unvisited regions spread evenly over the visited ones.
+
+    Parameters
+    ----------
+    frequency : ndarray, shape (m,)
+        Realised sampling frequencies ``π̂`` (sum to 1 over the visited regions).
+    desired : ndarray, shape (m,)
+        ``π``.
+    visited : ndarray of bool, shape (m,)
+    """
+    f = np.asarray(frequency, dtype=np.float64)
+    pi = np.asarray(desired, dtype=np.float64)
+    vis = np.asarray(visited, dtype=bool)
+    n_vis = int(vis.sum())
+    if n_vis == 0:
+        return np.zeros_like(f)
+    d_hat = pi[~vis].sum() / n_vis
+    target = pi + d_hat
+    return np.where(vis, (f - target) / target * 100.0, 0.0)
+
+
+def samc_stats(idata: Any) -> xr.Dataset:
+    """The SAMC sample stats of ``idata`` (raises a clear error if they are missing)."""
+    if not has_group(idata, "sample_stats"):
+        raise ValueError("the output has no sample_stats group; expected the output of pm.sample with bns.SAMC")
+    stats = get_group(idata, "sample_stats")
+    need = ("region", "log_weight", "energy", "min_energy", "iteration", *_VECTOR_STATS)
+    missing = [k for k in need if k not in stats]
+    if missing:
+        raise ValueError(f"not bns.SAMC output: sample stats {missing} are missing "
+                         f"(present: {sorted(map(str, stats.data_vars))})")
+    return stats
+
+
+def _vector(stats: xr.Dataset, name: str) -> xr.DataArray:
+    da = stats[name]
+    extra = [d for d in da.dims if d not in ("chain", "draw")]
+    if len(extra) != 1:
+        raise ValueError(f"sample stat {name!r} must have dims (chain, draw, region), got {da.dims}")
+    return da.rename({extra[0]: "region"})
+
+
+@dataclass(frozen=True)
+class SAMCDiagnostics:
+    """Result of :func:`samc_diagnostics` (all arrays are labelled ``xarray`` objects).
+
+    Attributes
+    ----------
+    desired : xarray.DataArray, dims (region,)
+        ``π``. Coordinate ``energy_upper``: the upper energy of every region (``inf`` for
+        the last).
+    frequency : xarray.DataArray, dims (chain, region)
+        Realised sampling frequencies ``π̂`` of every chain (fraction of its iterations).
+    visited : xarray.DataArray of bool, dims (chain, region)
+    epsilon_f : xarray.DataArray, dims (chain, region)
+        ε_f of eq. (19) in percent (0 for regions a chain did not visit).
+    max_abs_epsilon_f : xarray.DataArray, dims (chain,)
+    partially_visited : list of int
+        Regions visited by some chains but not by others (condition (i) wants none).
+    theta : xarray.DataArray, dims (chain, region)
+        Final weights of every chain (the "θ pattern"; 0 outside the visited regions).
+    theta_spread : xarray.DataArray, dims (region,)
+        ``max - min`` over chains of the final ``θ`` of regions that every chain visited
+        (NaN elsewhere). Large values: the weights have not settled.
+    kish_ess : xarray.DataArray, dims (chain,)
+        Kish effective sample size of every chain's draw weights; ``kish_ess_pooled`` that
+        of the pooled estimate (chains weighted equally).
+    kish_ess_pooled : float
+    min_energy, n_truncations, n_draws : xarray.DataArray, dims (chain,)
+    threshold : float
+        The |ε_f| bound (percent) used for ``converged``.
+    converged : bool
+        Both conditions hold: no partially visited region and every chain's
+        ``max |ε_f| < threshold``.
+    """
+
+    desired: xr.DataArray
+    frequency: xr.DataArray
+    visited: xr.DataArray
+    epsilon_f: xr.DataArray
+    max_abs_epsilon_f: xr.DataArray
+    partially_visited: list
+    theta: xr.DataArray
+    theta_spread: xr.DataArray
+    kish_ess: xr.DataArray
+    kish_ess_pooled: float
+    min_energy: xr.DataArray
+    n_truncations: xr.DataArray
+    n_draws: xr.DataArray
+    threshold: float
+    converged: bool
+
+    def table(self) -> pd.DataFrame:
+        """One row per chain: max |ε_f|, regions visited, Kish ESS, draws, minimum energy, truncations."""
+        chains = self.max_abs_epsilon_f.coords["chain"].values
+        return pd.DataFrame({
+            "max_abs_epsilon_f": self.max_abs_epsilon_f.values,
+            "regions_visited": self.visited.sum("region").values.astype(int),
+            "kish_ess": self.kish_ess.values,
+            "draws": self.n_draws.values.astype(int),
+            "min_energy": self.min_energy.values,
+            "truncations": self.n_truncations.values.astype(int),
+        }, index=pd.Index(chains, name="chain"))
+
+    def __repr__(self) -> str:
+        verdict = "converged" if self.converged else "NOT converged"
+        head = (f"SAMCDiagnostics({self.frequency.sizes['chain']} chains, {self.desired.sizes['region']} regions): "
+                f"{verdict} (max |eps_f| < {self.threshold:g} % in every chain: "
+                f"{bool((self.max_abs_epsilon_f < self.threshold).all())}; regions visited by some chains only: "
+                f"{self.partially_visited or 'none'}); pooled Kish ESS {self.kish_ess_pooled:.1f}")
+        return head + "\n" + self.table().to_string(float_format=lambda x: f"{x:.4g}")
+
+
+def _check_burn_in(burn_in: Any, n_draws: int) -> int:
+    if isinstance(burn_in, (bool, np.bool_)) or not isinstance(burn_in, (int, np.integer)):
+        raise TypeError(f"burn_in must be an int, got {burn_in!r}")
+    if not 0 <= burn_in < n_draws:
+        raise ValueError(f"burn_in must be in [0, {n_draws - 1}], got {burn_in}")
+    return int(burn_in)
+
+
+def samc_diagnostics(idata: Any, *, burn_in: int = 0, threshold: float = 10.0) -> SAMCDiagnostics:
+    """The paper's convergence checks of SAMC runs (one PyMC chain = one run).
+
+    Parameters
+    ----------
+    idata : arviz.InferenceData or xarray.DataTree
+        Output of ``pm.sample`` with ``step=bns.SAMC(...)`` (also after a netCDF round
+        trip: everything is read from ``sample_stats``).
+    burn_in : int, default 0
+        Draws to leave out: the realised frequencies count the iterations after draw
+        ``burn_in - 1`` (with 0, every iteration of the chain, tuning included), and the
+        Kish ESS uses the draws from ``burn_in`` on.
+    threshold : float, default 10.0
+        Largest acceptable ``|ε_f|`` in percent (the paper's 10 %).
+
+    Returns
+    -------
+    SAMCDiagnostics
+
+    Raises
+    ------
+    ValueError
+        Output without the SAMC sample stats, or a bad ``burn_in`` / ``threshold``.
+    """
+    stats = samc_stats(idata)
+    if isinstance(threshold, (bool, np.bool_)) or not isinstance(threshold, (int, float, np.integer, np.floating)) \
+            or not threshold > 0:
+        raise ValueError(f"threshold must be a positive number (percent), got {threshold!r}")
+    n_draws = stats.sizes["draw"]
+    burn_in = _check_burn_in(burn_in, n_draws)
+    counts = _vector(stats, "region_counts")
+    theta = _vector(stats, "theta").isel(draw=-1, drop=True)
+    desired = _vector(stats, "desired").isel(chain=0, draw=-1, drop=True)
+    chains = counts.coords["chain"].values
+    m = counts.sizes["region"]
+    final = counts.isel(draw=-1, drop=True).values.astype(np.float64)
+    if burn_in:
+        final = final - counts.isel(draw=burn_in - 1, drop=True).values
+    totals = final.sum(axis=1, keepdims=True)
+    freq = np.divide(final, totals, out=np.zeros_like(final), where=totals > 0)
+    visited = final > 0
+    eps = np.array([epsilon_f(freq[c], desired.values, visited[c]) for c in range(len(chains))])
+
+    lower = float(stats["partition_lower"].values.reshape(-1)[0]) if "partition_lower" in stats else np.nan
+    width = float(stats["partition_width"].values.reshape(-1)[0]) if "partition_width" in stats else np.nan
+    upper_e = np.append(lower + width * np.arange(m - 1), np.inf)
+    rcoords = {"region": np.arange(m), "energy_upper": ("region", upper_e)}
+    ccoords = {"chain": chains}
+    both = {**ccoords, **rcoords}
+
+    def per_region(x: np.ndarray, name: str) -> xr.DataArray:
+        return xr.DataArray(x, dims=("chain", "region"), coords=both, name=name)
+
+    everywhere = visited.all(axis=0)
+    somewhere = visited.any(axis=0)
+    th = theta.values
+    spread = np.where(everywhere, th.max(axis=0) - th.min(axis=0), np.nan)
+    weights = draw_weights(idata, burn_in=burn_in)
+    if weights is None:  # pragma: no cover - samc_stats checked log_weight
+        raise ValueError("the output carries no log_weight")
+    w = np.asarray(weights.values, dtype=np.float64)
+    max_eps = np.abs(eps).max(axis=1)
+    mins = stats["min_energy"].isel(draw=-1, drop=True).values
+    trunc = stats["n_truncations"].isel(draw=-1, drop=True).values if "n_truncations" in stats \
+        else np.zeros(len(chains), dtype=int)
+    return SAMCDiagnostics(
+        desired=xr.DataArray(desired.values, dims=("region",), coords=rcoords, name="desired"),
+        frequency=per_region(freq, "frequency"),
+        visited=per_region(visited, "visited"),
+        epsilon_f=per_region(eps, "epsilon_f"),
+        max_abs_epsilon_f=xr.DataArray(max_eps, dims=("chain",), coords=ccoords, name="max_abs_epsilon_f"),
+        partially_visited=np.flatnonzero(somewhere & ~everywhere).tolist(),
+        theta=per_region(th, "theta"),
+        theta_spread=xr.DataArray(spread, dims=("region",), coords=rcoords, name="theta_spread"),
+        kish_ess=xr.DataArray([kish_ess(w[c]) for c in range(len(chains))], dims=("chain",), coords=ccoords,
+                              name="kish_ess"),
+        kish_ess_pooled=kish_ess(w),
+        min_energy=xr.DataArray(mins, dims=("chain",), coords=ccoords, name="min_energy"),
+        n_truncations=xr.DataArray(trunc, dims=("chain",), coords=ccoords, name="n_truncations"),
+        n_draws=xr.DataArray(np.full(len(chains), n_draws - burn_in), dims=("chain",), coords=ccoords,
+                             name="n_draws"),
+        threshold=float(threshold),
+        converged=bool(not np.any(somewhere & ~everywhere) and np.all(max_eps < threshold)),
+    )

@@ -1,0 +1,132 @@
+"""Estimators for SAMC output: the dynamically weighted estimator (17), Occam's window (21)
+and the Kish effective sample size.
+
+Estimator (17) weights draw ``k`` by ``exp(θ_J(G_k))``, its region's weight at that draw
+(the ``log_weight`` sample statistic). The weights are normalised **within each chain** —
+each chain's self-normalised estimate is consistent on its own — and the chains' estimates
+are averaged with equal weight (Liang & Zhang combine their five runs this way, with
+standard errors across runs). The package's summaries get these weights from
+:func:`pymc_bnstruct._idata.draw_weights`, which calls :func:`chain_weights`.
+
+Occam's window (21) does not use ``θ`` at all: among the distinct DAGs drawn, it keeps the
+set ``A`` of those whose posterior is within a factor ``c`` of the best one, drops from it
+the set ``B`` of DAGs that have a sub-DAG (a proper subset of their edges) in ``A`` with a
+higher posterior, and averages over ``A \\ B`` with weights ``P(G | D)``, known exactly up
+to a constant from each draw's ``log_score``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+__all__ = ["chain_weights", "kish_ess", "occam_window_weights", "check_occam_window"]
+
+
+def chain_weights(log_weight: np.ndarray) -> np.ndarray:
+    """Per-draw weights ``exp(log_weight)``, normalised to sum to 1 within each chain.
+
+    Parameters
+    ----------
+    log_weight : ndarray, shape (chain, draw)
+        Finite log weights.
+
+    Returns
+    -------
+    ndarray, shape (chain, draw)
+        Non-negative; every row sums to 1.
+    """
+    lw = np.asarray(log_weight, dtype=np.float64)
+    if lw.ndim != 2:
+        raise ValueError(f"log weights must have shape (chain, draw), got {lw.shape}")
+    if not np.all(np.isfinite(lw)):
+        raise ValueError("log weights contain non-finite values")
+    w = np.exp(lw - lw.max(axis=1, keepdims=True))
+    return w / w.sum(axis=1, keepdims=True)
+
+
+def kish_ess(weights: Any) -> float:
+    """Kish's effective sample size ``(Σ w)² / Σ w²`` of importance weights (any shape).
+
+    Equals the number of draws for equal weights and 1 when a single draw carries all the
+    weight; 0 for all-zero weights.
+    """
+    w = np.asarray(weights, dtype=np.float64).reshape(-1)
+    if np.any(w < 0) or not np.all(np.isfinite(w)):
+        raise ValueError("weights must be finite and non-negative")
+    total = w.sum()
+    return float(total * total / np.dot(w, w)) if total > 0 else 0.0
+
+
+def check_occam_window(c: Any) -> float:
+    """Validate the Occam's-window factor ``c >= 1``."""
+    if isinstance(c, (bool, np.bool_)) or not isinstance(c, (int, float, np.integer, np.floating)):
+        raise TypeError(f"occam_window must be a number >= 1 (e.g. 20), got {c!r}")
+    c = float(c)
+    if not math.isfinite(c) or c < 1:
+        raise ValueError(f"occam_window must be a finite number >= 1 (Madigan & Raftery use 10 to 100), got {c}")
+    return c
+
+
+def _occam_one(keys: np.ndarray, bits: np.ndarray, log_score: np.ndarray, c: float) -> np.ndarray:
+    """Occam weights of a flat set of draws: ``P(G) / #draws of G`` on ``A \\ B``, else 0."""
+    uniq, first, inverse, counts = np.unique(keys, return_index=True, return_inverse=True, return_counts=True)
+    ls = log_score[first]
+    in_a = ls >= ls.max() - math.log(c)
+    a_idx = np.flatnonzero(in_a)
+    a_bits = bits[first[a_idx]]  # (|A|, words) packed edge sets
+    a_ls = ls[a_idx]
+    keep = np.zeros(uniq.shape[0], dtype=bool)
+    for pos, g in enumerate(a_idx):
+        g_bits = a_bits[pos]
+        subset = np.all((a_bits & ~g_bits) == 0, axis=1)  # E(l) ⊆ E(g)
+        subset[pos] = False                                # proper sub-DAGs only (distinct graphs)
+        keep[g] = not np.any(subset & (a_ls > a_ls[pos]))
+    w_graph = np.where(keep, np.exp(ls - ls.max()), 0.0)
+    return w_graph[inverse] / counts[inverse]
+
+
+def occam_window_weights(adjacency: np.ndarray, log_score: np.ndarray, c: float, *,
+                         by_chain: bool = False) -> np.ndarray:
+    """Per-draw weights that turn a weighted mean over draws into estimator (21).
+
+    Every draw of a DAG ``G`` in ``A \\ B`` gets ``P(G | D) / (number of draws of G)`` (so
+    that each distinct DAG counts once, with its exact posterior weight); other draws get
+    0. Without ``by_chain`` the sets are formed over the draws of all chains and the weights
+    sum to 1 overall; with it, per chain, summing to 1 within each chain.
+
+    Parameters
+    ----------
+    adjacency : ndarray, shape (chain, draw, n, n)
+        0/1 adjacency of every draw.
+    log_score : ndarray, shape (chain, draw)
+        ``log P(D | G) + log P(G)`` of every draw (up to a common constant).
+    c : float
+        The window: ``A = {G : max_l P(G_l | D) / P(G | D) <= c}``, ``c >= 1``.
+    by_chain : bool, default False
+
+    Returns
+    -------
+    ndarray, shape (chain, draw)
+    """
+    c = check_occam_window(c)
+    adj = np.asarray(adjacency)
+    ls = np.asarray(log_score, dtype=np.float64)
+    if adj.ndim != 4 or adj.shape[:2] != ls.shape:
+        raise ValueError(f"adjacency (chain, draw, n, n) and log_score (chain, draw) do not match: "
+                         f"{adj.shape} and {ls.shape}")
+    n_chain, n_draw = ls.shape
+    flat = (adj.reshape(n_chain * n_draw, -1) != 0)
+    bits = np.packbits(flat, axis=1)
+    keys = np.array([row.tobytes() for row in bits])
+    if not by_chain:
+        w = _occam_one(keys, bits, ls.reshape(-1), c)
+        return (w / w.sum()).reshape(n_chain, n_draw)
+    out = np.empty((n_chain, n_draw))
+    for k in range(n_chain):
+        sl = slice(k * n_draw, (k + 1) * n_draw)
+        w = _occam_one(keys[sl], bits[sl], ls[k], c)
+        out[k] = w / w.sum()
+    return out
