@@ -180,28 +180,10 @@ def legal_moves(adj, allowed, required, max_parents, kinds, us, vs):
 
 @nb.njit(cache=True)
 def count_legal_moves(adj, allowed, required, max_parents):
-    """Number of legal moves of ``adj`` (-1 if it is cyclic)."""
-    n = adj.shape[0]
-    n_words = (n + 63) // 64
-    desc = np.zeros((n, n_words), dtype=np.uint64)
-    order = np.empty(n, dtype=np.int64)
-    if not descendant_bitsets(adj, desc, order):
-        return -1
-    npar = np.zeros(n, dtype=np.int64)
-    for v in range(n):
-        for u in range(n):
-            npar[v] += adj[u, v] != 0
-    m = 0
-    for u in range(n):
-        for v in range(n):
-            if u == v:
-                continue
-            if adj[u, v] != 0:
-                m += can_delete(adj, required, u, v)
-                m += can_reverse(adj, npar, desc, allowed, required, max_parents, u, v)
-            else:
-                m += can_add(adj, npar, desc, allowed, max_parents, u, v)
-    return m
+    """Number of legal moves of ``adj`` (-1 if it is cyclic): :func:`legal_moves` into scratch."""
+    k = max(adj.shape[0] * (adj.shape[0] - 1), 1)
+    return legal_moves(adj, allowed, required, max_parents, np.empty(k, dtype=np.int64),
+                       np.empty(k, dtype=np.int64), np.empty(k, dtype=np.int64))
 
 
 @nb.njit(cache=True)
