@@ -171,7 +171,7 @@ def test_temporal_move_by_hand():
     the log Hastings ratio is log 2. Reversing a -> b gives b -> a, b -> c, canonical order
     (b, a, c): K' = 1, log ratio log 2."""
     from pymc_bnstruct.samc._moves import canonical_order, count_linked, propose_temporal
-    from pymc_bnstruct.step_methods._rng import seed_state
+    from pymc_bnstruct.rng import seed_state
 
     data, _ = random_data(3, 30, 2)
     cache = bns.moves.ScoreCache(data)

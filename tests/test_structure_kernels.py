@@ -1,4 +1,4 @@
-"""The numba kernels of structure MCMC (``step_methods._structure_moves``), checked move by
+"""The numba kernels of structure MCMC (``moves.mcmc``), checked move by
 move against independent references, and the exactness of the Hastings ratio checked by
 stationarity: chains started from exact posterior draws must stay exactly distributed.
 
@@ -17,9 +17,9 @@ from scipy import stats as sps
 import pymc_bnstruct as bns
 from pymc_bnstruct.moves import ScoreCache, StructureConstraints, parent_bitsets
 from pymc_bnstruct.moves._kernels import ADD, DELETE, REVERSE, descendant_bitsets
-from pymc_bnstruct.step_methods._rng import seed_state, uniform
-from pymc_bnstruct.step_methods._structure_moves import accept, edge_list, propose, rev_accept, rev_propose
-from pymc_bnstruct.step_methods._structure_moves import _popcount, rev_workspace, structure_metropolis
+from pymc_bnstruct.rng import seed_state, uniform
+from pymc_bnstruct.moves.mcmc import accept, edge_list, propose, rev_accept, rev_propose
+from pymc_bnstruct.moves.mcmc import _popcount, rev_workspace, structure_metropolis
 
 from conftest import random_dag, random_data
 

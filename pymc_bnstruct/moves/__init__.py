@@ -21,7 +21,7 @@ import pandas as pd
 from . import _cache, _kernels  # noqa: F401  (kernel modules, for samplers)
 from ._kernels import ADD, DELETE, REVERSE
 from .cache import ScoreCache, parent_bitsets
-from .constraints import StructureConstraints
+from ..constraints import StructureConstraints
 
 __all__ = [
     "ADD",

@@ -41,8 +41,8 @@ import numba as nb
 import numpy as np
 
 from ..moves._kernels import REVERSE
-from ..step_methods._rng import seed_state, uniform
-from ..step_methods._structure_moves import accept, edge_list, propose
+from ..rng import seed_state, uniform
+from ..moves.mcmc import accept, edge_list, propose
 from ._moves import canonical_order, propose_double, propose_temporal
 
 # move kinds (index into move_probs and the per-kind counters)

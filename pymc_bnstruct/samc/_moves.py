@@ -6,7 +6,7 @@ The graph state is the one of the shared move core (:mod:`pymc_bnstruct.moves._k
 bitsets ``desc``. Proposals here only *look* at the state (an adjacency entry may be
 flipped temporarily and restored); an accepted move is applied by the caller as a sequence
 of single-edge operations through
-:func:`pymc_bnstruct.step_methods._structure_moves.accept`.
+:func:`pymc_bnstruct.moves.mcmc.accept`.
 
 Temporal-order change
     The paper swaps two neighbouring nodes of a temporal (topological) order and reverses
@@ -49,7 +49,7 @@ import numpy as np
 
 from ..moves._cache import family_score
 from ..moves._kernels import ADD, DELETE, REVERSE, flip_bit, has_bit, move_delta
-from ..step_methods._rng import randint, uniform
+from ..rng import randint, uniform
 
 __all__ = ["canonical_order", "count_linked", "propose_temporal", "propose_double", "pair_tables"]
 

@@ -14,20 +14,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..constraints import StructureConstraints
 from ..data import DiscreteData, as_discrete_data
-from ..graph import edges_to_indices, find_cycle
 from ..priors import StructurePrior, Uniform
+from ..validation import read_only
 from . import BDeu, Score, _kernels, family_indices
 
 __all__ = ["ScoreTable"]
 
 # Refuse tables beyond this many families (about 40 bytes each plus parent lists).
 MAX_FAMILIES = 50_000_000
-
-
-def _ro(a: np.ndarray) -> np.ndarray:
-    a.flags.writeable = False
-    return a
 
 
 class ScoreTable:
@@ -95,13 +91,11 @@ class ScoreTable:
         self.data, self.score, self.prior = data, score, prior
         self.names = data.names
         self.n_vars = n
-        self.max_parents = _check_max_parents(max_parents, n)
-
-        self.blacklist = tuple(edges_to_indices(blacklist or (), self.names, "blacklist edge"))
-        self.whitelist = tuple(edges_to_indices(whitelist or (), self.names, "whitelist edge"))
-        self._check_lists()
-        required = [sorted(u for u, v in self.whitelist if v == i) for i in range(n)]
-        self.candidates = self._select_candidates(candidates, required)
+        self.constraints = self._constraints(max_parents, candidates, blacklist, whitelist)
+        c = self.constraints
+        self.max_parents, self.blacklist, self.whitelist = c.max_parents, c.blacklist, c.whitelist
+        self.candidates = c.candidates
+        required = [sorted(int(u) for u in np.flatnonzero(c.required[:, i])) for i in range(n)]
 
         # enumerate, score and sort the families
         sizes = [
@@ -132,47 +126,28 @@ class ScoreTable:
         bitsets = _kernels.parent_bitsets(parent_sets, n_parents, n_words)
         order = np.lexsort([bitsets[:, w] for w in range(n_words)] + [children])
 
-        self.offsets = _ro(np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64))
-        self.parent_sets = _ro(parent_sets[order])
-        self.n_parents = _ro(n_parents[order])
-        self.bitsets = _ro(np.ascontiguousarray(bitsets[order]))
-        self.local_scores = _ro(local[order])
-        self.log_priors = _ro(log_prior[order])
-        self.log_scores = _ro(self.local_scores + self.log_priors)
+        self.offsets = read_only(np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64))
+        self.parent_sets = read_only(parent_sets[order])
+        self.n_parents = read_only(n_parents[order])
+        self.bitsets = read_only(np.ascontiguousarray(bitsets[order]))
+        self.local_scores = read_only(local[order])
+        self.log_priors = read_only(log_prior[order])
+        self.log_scores = read_only(self.local_scores + self.log_priors)
 
     # ----------------------------------------------------------------- construction
-    def _check_lists(self) -> None:
-        check_edge_lists(self.names, self.blacklist, self.whitelist, self.max_parents)
-
-    def _select_candidates(self, candidates: Any, required: list[list[int]]) -> tuple[tuple[int, ...], ...]:
-        n = self.n_vars
-        banned = [set() for _ in range(n)]
-        for u, v in self.blacklist:
-            banned[v].add(u)
-        allowed = [[p for p in range(n) if p != i and p not in banned[i]] for i in range(n)]
-        if candidates is None:
-            chosen = allowed
-        elif isinstance(candidates, (int, np.integer)) and not isinstance(candidates, bool):
-            m = int(candidates)
-            if not 0 <= m <= n - 1:
-                raise ValueError(f"candidates={m} is out of range 0..{n - 1} (number of other variables)")
-            chosen = self._best_single_parents(m, allowed, required)
-        elif isinstance(candidates, Mapping):
-            chosen = [list(a) for a in allowed]
-            for key, parents in candidates.items():
-                i = self.data.index(key)
-                idx = self.data.indices(parents)
-                if i in idx:
-                    raise ValueError(f"candidates: {self.names[i]!r} cannot be its own parent")
-                chosen[i] = sorted(set(idx) - banned[i])
-                lost = [self.names[p] for p in required[i] if p not in chosen[i]]
-                if lost:
-                    raise ValueError(
-                        f"whitelisted parent(s) {lost} of {self.names[i]!r} are not among its candidates"
-                    )
-        else:
-            raise TypeError(f"candidates must be None, an int or a dict, got {type(candidates).__name__}")
-        return tuple(tuple(sorted(c)) for c in chosen)
+    def _constraints(self, max_parents: Any, candidates: Any, blacklist: Any, whitelist: Any) -> StructureConstraints:
+        """The table's :class:`StructureConstraints`; an int ``candidates`` is resolved with the score."""
+        is_count = isinstance(candidates, (int, np.integer)) and not isinstance(candidates, (bool, np.bool_))
+        c = StructureConstraints(self.names, max_parents, blacklist, whitelist,
+                                 candidates=None if is_count else candidates)
+        if not is_count:
+            return c
+        n, m = self.n_vars, int(candidates)
+        if not 0 <= m <= n - 1:
+            raise ValueError(f"candidates={m} is out of range 0..{n - 1} (number of other variables)")
+        required = [[int(u) for u in np.flatnonzero(c.required[:, i])] for i in range(n)]
+        best = self._best_single_parents(m, [list(x) for x in c.candidates], required)
+        return c.with_candidates({i: best[i] for i in range(n)})
 
     def _best_single_parents(self, m: int, allowed: list[list[int]], required: list[list[int]]) -> list[list[int]]:
         pairs = [(i, p) for i in range(self.n_vars) for p in allowed[i]]
@@ -254,38 +229,3 @@ class ScoreTable:
             f"ScoreTable({self.n_families:,} families over {self.n_vars} variables, "
             f"score={self.score!r}, prior={self.prior!r}, max_parents={self.max_parents})"
         )
-
-
-def check_edge_lists(names: Sequence[str], blacklist: Sequence[tuple[int, int]],
-                     whitelist: Sequence[tuple[int, int]], max_parents: int) -> None:
-    """Validate index edge lists (shared by ``ScoreTable`` and the structure-move core): no
-    edge in both lists, an acyclic white list, and no child given more than ``max_parents``
-    white-listed parents."""
-    both = set(blacklist) & set(whitelist)
-    if both:
-        detail = ", ".join(f"{names[u]} -> {names[v]}" for u, v in sorted(both))
-        raise ValueError(f"edges both black- and white-listed: {detail}")
-    n = len(names)
-    adj = np.zeros((n, n), dtype=np.int8)
-    for u, v in whitelist:
-        adj[u, v] = 1
-    cycle = find_cycle(adj)
-    if cycle is not None:
-        raise ValueError("the whitelist forms a cycle: " + " -> ".join(names[i] for i in cycle))
-    over = [(names[v], int(c)) for v, c in enumerate(adj.sum(axis=0)) if c > max_parents]
-    if over:
-        detail = ", ".join(f"{name!r} ({c})" for name, c in over)
-        raise ValueError(f"the whitelist gives more than max_parents={max_parents} parents to {detail}")
-
-
-def _check_max_parents(max_parents: int | None, n: int) -> int:
-    if max_parents is None:
-        return n - 1
-    if isinstance(max_parents, bool) or not isinstance(max_parents, (int, np.integer)):
-        raise TypeError(f"max_parents must be an int or None, got {max_parents!r}")
-    if not 0 <= max_parents <= n - 1:
-        raise ValueError(
-            f"max_parents={max_parents} is out of range: with {n} variables a node has "
-            f"0..{n - 1} parents (use max_parents=None for no bound)"
-        )
-    return int(max_parents)

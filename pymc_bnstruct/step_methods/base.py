@@ -1,4 +1,4 @@
-"""Base class of the package's PyMC step methods (order MCMC now; structure MCMC and SAMC next).
+"""Base class of the package's PyMC step methods (thin adapters of the PyMC-free chains).
 
 Every structure sampler follows one pattern, which this class fixes once:
 
@@ -13,7 +13,7 @@ Every structure sampler follows one pattern, which this class fixes once:
   calls :meth:`_draw` (which runs ``moves_per_draw`` moves inside numba and returns the
   new value and the draw's stats) and writes the value back into a new point;
 * **reproducible randomness**: each draw passes one 63-bit seed, taken from the step
-  method's NumPy generator, to the numba kernel (see :mod:`._rng`). PyMC seeds that
+  method's NumPy generator, to the numba kernel (see :mod:`pymc_bnstruct.rng`). PyMC seeds that
   generator per chain from ``random_seed`` (``set_rng``), identically in one process and
   in several, so ``pm.sample(random_seed=...)`` gives the same draws for any ``cores``;
 * **stats**: ``stats_dtypes_shapes`` declares them (every sampler reports ``log_score``
@@ -40,6 +40,8 @@ from pymc.util import get_random_generator, get_value_vars_from_user_vars
 from pytensor.graph.traversal import ancestors
 from pytensor.tensor.random.op import RandomVariable
 
+from ..validation import check_int
+
 __all__ = ["StructureStep", "register", "rate"]
 
 
@@ -53,23 +55,6 @@ def register(step_class: type[BlockedStep]) -> type[BlockedStep]:
     if step_class not in pm.STEP_METHODS:
         pm.STEP_METHODS.append(step_class)
     return step_class
-
-
-def _check_positive_int(value: Any, what: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{what} must be an int >= 1, got {value!r}")
-    if value < 1:
-        raise ValueError(f"{what} must be >= 1, got {value}")
-    return int(value)
-
-
-def _check_probability(value: Any, what: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise TypeError(f"{what} must be a number in [0, 1], got {value!r}")
-    value = float(value)
-    if not 0.0 <= value <= 1.0:
-        raise ValueError(f"{what} must be in [0, 1], got {value}")
-    return value
 
 
 class StructureStep(BlockedStep):
@@ -111,7 +96,7 @@ class StructureStep(BlockedStep):
             raise ValueError(
                 f"{type(self).__name__} samples one variable per step method, got "
                 f"{[v.name for v in value_vars]} with blocked=True; use blocked=False")
-        self.moves_per_draw = _check_positive_int(moves_per_draw, "moves_per_draw")
+        self.moves_per_draw = check_int(moves_per_draw, "moves_per_draw", minimum=1)
         self.vars = value_vars
         self.var_name: str = value_vars[0].name
         self.rv = model.values_to_rvs[value_vars[0]]

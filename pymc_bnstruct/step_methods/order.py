@@ -1,4 +1,5 @@
-"""``OrderMetropolis``: Friedman & Koller's order MCMC as a PyMC step method."""
+"""``OrderMetropolis``: Friedman & Koller's order MCMC as a PyMC step method (adapter of
+:class:`pymc_bnstruct.order.chain.OrderChain`)."""
 
 from __future__ import annotations
 
@@ -8,14 +9,10 @@ import numpy as np
 import pymc as pm
 
 from ..model import NodeOrderRV
-from ..order import _kernels as ok
-from ._order_moves import order_metropolis
-from .base import StructureStep, _check_probability, rate, register
+from ..order.chain import MOVE_KINDS, OrderChain
+from .base import StructureStep, rate, register
 
 __all__ = ["OrderMetropolis"]
-
-# Memory for the per-node score caches of one chain (at most 2^14 slots per node).
-CACHE_BYTES = 16_000_000
 
 
 class OrderMetropolis(StructureStep):
@@ -61,79 +58,27 @@ class OrderMetropolis(StructureStep):
     stats_dtypes_shapes = {
         "log_score": (np.float64, []),
         "accept_rate": (np.float64, []),
-        "swap_accept_rate": (np.float64, []),
-        "cut_accept_rate": (np.float64, []),
-        "adjacent_accept_rate": (np.float64, []),
+        **{f"{kind}_accept_rate": (np.float64, []) for kind in ("swap", "cut", "adjacent")},
     }
 
     def __init__(self, vars=None, *, swap_prob: float = 0.5, adjacent_prob: float = 0.0,
                  moves_per_draw: int = 100, model: pm.Model | None = None, rng: Any = None,
                  **kwargs: Any) -> None:
         super().__init__(vars, moves_per_draw=moves_per_draw, model=model, rng=rng, **kwargs)
-        self.swap_prob = _check_probability(swap_prob, "swap_prob")
-        self.adjacent_prob = _check_probability(adjacent_prob, "adjacent_prob")
-        if self.swap_prob + self.adjacent_prob > 1.0 + 1e-12:
-            raise ValueError(
-                f"swap_prob + adjacent_prob must be <= 1 (the rest is deck cuts), got "
-                f"{self.swap_prob} + {self.adjacent_prob}")
-        self.scorer = self.rv.owner.op.scorer
-        self._order: np.ndarray | None = None
-        self._terms = np.empty(self.scorer.n_vars)
-        self._total = -np.inf
-        self._cache: tuple | None = None  # allocated at the first draw (not pickled to workers)
-
-    def __getstate__(self) -> dict:
-        state = self.__dict__.copy()
-        state["_cache"] = None
-        return state
-
-    def _make_cache(self) -> tuple:
-        """Per-node memo of node terms keyed by predecessors ∩ candidates (exact; see order._kernels)."""
-        s = self.scorer
-        n, w = s.n_vars, s.n_words
-        per_slot = n * (8 * w + 9)
-        slots = 1 << int(np.clip(np.floor(np.log2(CACHE_BYTES / per_slot)), 8, 14))
-        cand = ok.candidate_masks(s.offsets, s.bits)
-        keys = np.zeros((n, slots, w), dtype=np.uint64)
-        vals = np.zeros((n, slots))
-        used = np.zeros((n, slots), dtype=np.bool_)
-        return cand, keys, vals, used, 64 - int(np.log2(slots))
-
-    def _load(self, value: np.ndarray) -> None:
-        """Make ``value`` the current order and compute its node terms from scratch."""
-        s = self.scorer
-        order = np.array(value, dtype=np.int64).reshape(-1)
-        if value.dtype.kind not in "iu" or not ok.is_permutation(order, s.n_vars):
-            raise ValueError(
-                f"the value of {self.var_name!r} is not a permutation of 0..{s.n_vars - 1}: {value.tolist()!r}")
-        terms = np.empty(s.n_vars)
-        total = ok.node_scores(order, s.offsets, s.bits, s.log_scores, s.cutoffs, terms)
-        if not np.isfinite(total):
-            raise ValueError(
-                f"the order {[s.names[i] for i in order]} of {self.var_name!r} has log score -inf: no allowed "
-                "DAG is consistent with it (a white-listed parent after its child?)")
-        self._order, self._terms, self._total = order, terms, total
+        self.chain = OrderChain(self.rv.owner.op.scorer, swap_prob=swap_prob, adjacent_prob=adjacent_prob)
+        self.swap_prob, self.adjacent_prob = self.chain.swap_prob, self.chain.adjacent_prob
+        self.scorer = self.chain.scorer
 
     def _draw(self, value: np.ndarray, seed: int) -> tuple[np.ndarray, dict[str, Any]]:
-        if self._order is None or value.shape != self._order.shape or not np.array_equal(value, self._order):
-            self._load(value)
-        s = self.scorer
-        counts = np.zeros(6, dtype=np.int64)
-        assert self._order is not None
-        if self._cache is None:
-            self._cache = self._make_cache()
-        self._total = order_metropolis(self._order, self._terms, s.offsets, s.bits, s.log_scores, s.cutoffs,
-                                       *self._cache, self.moves_per_draw, self.adjacent_prob, self.swap_prob,
-                                       seed, counts)
-        proposed, accepted = counts[:3], counts[3:]
-        stats = {
-            "log_score": float(self._total),
-            "accept_rate": rate(accepted.sum(), proposed.sum()),
-            "swap_accept_rate": rate(accepted[1], proposed[1]),
-            "cut_accept_rate": rate(accepted[2], proposed[2]),
-            "adjacent_accept_rate": rate(accepted[0], proposed[0]),
-        }
-        return self._order.copy(), stats
+        chain = self.chain
+        if chain.order is None or value.shape != chain.order.shape or not np.array_equal(value, chain.order):
+            chain.load(value, repr(self.var_name))
+        counts = chain.run(self.moves_per_draw, seed)
+        proposed, accepted = counts["proposed"], counts["accepted"]
+        stats = {"log_score": chain.log_score, "accept_rate": rate(accepted.sum(), proposed.sum())}
+        for k, kind in enumerate(MOVE_KINDS):
+            stats[f"{kind}_accept_rate"] = rate(accepted[k], proposed[k])
+        return chain.order.copy(), stats
 
 
 register(OrderMetropolis)

@@ -28,10 +28,11 @@ import math
 import numba as nb
 import numpy as np
 
-from ..order._kernels import cached_node_scores, cached_rescore_range
-from ._rng import randint, seed_state, uniform
+from ._kernels import cached_node_scores, cached_rescore_range
+from ..rng import randint, seed_state, uniform
 
 ADJACENT, SWAP, CUT = 0, 1, 2
+N_KINDS = 3
 
 
 @nb.njit(cache=True)

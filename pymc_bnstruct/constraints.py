@@ -1,0 +1,210 @@
+"""The one constraints object: in-degree bound, candidate parents, black- and white-lists.
+
+:class:`StructureConstraints` validates the constraints once and is used by every backend
+(``ScoreTable``, the move core, the searches, the model variables, the samplers). The
+numba kernels read two boolean matrices:
+
+``allowed[u, v]``
+    the edge ``u -> v`` may be present (``u`` is a candidate parent of ``v``, the edge is
+    not black-listed, not a self-loop);
+``required[u, v]``
+    the edge ``u -> v`` must be present (white-listed).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from .graph import edges_to_indices, find_cycle, to_adjacency
+from .validation import ArgumentTypeError, read_only
+
+__all__ = ["StructureConstraints", "check_max_parents", "check_edge_lists"]
+
+
+def check_max_parents(max_parents: int | None, n: int) -> int:
+    """``max_parents`` as an int in ``0..n-1``; None means no bound (``n - 1``)."""
+    if max_parents is None:
+        return n - 1
+    if isinstance(max_parents, (bool, np.bool_)) or not isinstance(max_parents, (int, np.integer)):
+        raise ArgumentTypeError(f"max_parents must be an int or None, got {max_parents!r}")
+    if not 0 <= max_parents <= n - 1:
+        raise ValueError(
+            f"max_parents={max_parents} is out of range: with {n} variables a node has "
+            f"0..{n - 1} parents (use max_parents=None for no bound)"
+        )
+    return int(max_parents)
+
+
+def check_edge_lists(names: Sequence[str], blacklist: Sequence[tuple[int, int]],
+                     whitelist: Sequence[tuple[int, int]], max_parents: int) -> None:
+    """Validate index edge lists: no edge in both lists, an acyclic white list, and no child
+    given more than ``max_parents`` white-listed parents."""
+    both = set(blacklist) & set(whitelist)
+    if both:
+        detail = ", ".join(f"{names[u]} -> {names[v]}" for u, v in sorted(both))
+        raise ValueError(f"edges both black- and white-listed: {detail}")
+    n = len(names)
+    adj = np.zeros((n, n), dtype=np.int8)
+    for u, v in whitelist:
+        adj[u, v] = 1
+    cycle = find_cycle(adj)
+    if cycle is not None:
+        raise ValueError("the whitelist forms a cycle: " + " -> ".join(names[i] for i in cycle))
+    over = [(names[v], int(c)) for v, c in enumerate(adj.sum(axis=0)) if c > max_parents]
+    if over:
+        detail = ", ".join(f"{name!r} ({c})" for name, c in over)
+        raise ValueError(f"the whitelist gives more than max_parents={max_parents} parents to {detail}")
+
+
+class StructureConstraints:
+    """Validated in-degree bound, candidate parents and black/white lists over named variables.
+
+    Parameters
+    ----------
+    names : sequence of str
+        The variables.
+    max_parents : int or None, default None
+        Largest parent set, ``0 <= max_parents <= n - 1``; None means no bound.
+    blacklist, whitelist : sequence of (parent, child), optional
+        Forbidden and required edges (names or indices).
+    candidates : None or mapping, optional
+        Candidate parents of each child, ``child -> parents`` (names or indices); children
+        missing from it may have any parent. Black-listed parents are removed from the
+        candidates; white-listed parents must be among them. (Data-dependent candidate
+        selection, e.g. ``ScoreTable(candidates=m)``, resolves to such a mapping.)
+
+    Attributes
+    ----------
+    names : tuple of str
+    n_vars, max_parents : int
+    blacklist, whitelist : tuple of (int, int)
+    candidates : tuple of tuple of int
+        Candidate parents of each child after the black and white lists.
+    allowed, required : ndarray of bool, shape (n_vars, n_vars)
+        Read-only; see the module docstring.
+
+    Raises
+    ------
+    ValueError, TypeError
+        ``max_parents`` out of range or not an int, unknown names, malformed pairs,
+        self-loops, edges in both lists, a cyclic whitelist, a whitelist giving a child more
+        than ``max_parents`` parents or a parent outside its candidates.
+    """
+
+    def __init__(
+        self,
+        names: Sequence[str],
+        max_parents: int | None = None,
+        blacklist: Sequence[tuple[Any, Any]] | None = None,
+        whitelist: Sequence[tuple[Any, Any]] | None = None,
+        candidates: Mapping[Any, Sequence[Any]] | None = None,
+    ) -> None:
+        self.names = tuple(str(x) for x in names)
+        n = self.n_vars = len(self.names)
+        self.max_parents = check_max_parents(max_parents, n)
+        self.blacklist = tuple(edges_to_indices(blacklist or (), self.names, "blacklist edge"))
+        self.whitelist = tuple(edges_to_indices(whitelist or (), self.names, "whitelist edge"))
+        check_edge_lists(self.names, self.blacklist, self.whitelist, self.max_parents)
+        allowed = ~np.eye(n, dtype=bool)
+        for u, v in self.blacklist:
+            allowed[u, v] = False
+        required = np.zeros((n, n), dtype=bool)
+        for u, v in self.whitelist:
+            required[u, v] = True
+        if candidates is not None:
+            self._restrict(allowed, required, candidates)
+        self.allowed = read_only(allowed)
+        self.required = read_only(required)
+        self.candidates = tuple(tuple(int(p) for p in np.flatnonzero(allowed[:, i])) for i in range(n))
+
+    def _restrict(self, allowed: np.ndarray, required: np.ndarray, candidates: Any) -> None:
+        if not isinstance(candidates, Mapping):
+            raise ArgumentTypeError(f"candidates must be None or a dict, got {type(candidates).__name__}")
+        lookup = {name: k for k, name in enumerate(self.names)}
+        for key, parents in candidates.items():
+            (i,) = self._indices([key], lookup)
+            idx = self._indices(parents, lookup)
+            if i in idx:
+                raise ValueError(f"candidates: {self.names[i]!r} cannot be its own parent")
+            keep = np.zeros(self.n_vars, dtype=bool)
+            keep[idx] = True
+            lost = [self.names[p] for p in np.flatnonzero(required[:, i] & ~keep)]
+            if lost:
+                raise ValueError(f"whitelisted parent(s) {lost} of {self.names[i]!r} are not among its candidates")
+            allowed[:, i] &= keep
+
+    def _indices(self, variables: Any, lookup: dict[str, int]) -> list[int]:
+        if isinstance(variables, (str, int, np.integer)):
+            variables = [variables]
+        out = []
+        for v in variables:
+            if isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)):
+                if not 0 <= v < self.n_vars:
+                    raise ValueError(f"variable index {v} out of range 0..{self.n_vars - 1}")
+                out.append(int(v))
+            elif v in lookup:
+                out.append(lookup[v])
+            else:
+                raise ValueError(f"unknown variable {v!r}; variables are {list(self.names)}")
+        return out
+
+    def with_candidates(self, candidates: Mapping[Any, Sequence[Any]]) -> StructureConstraints:
+        """The same constraints with candidate parents restricted further (a new object)."""
+        merged = {self.names[i]: [self.names[p] for p in c] for i, c in enumerate(self.candidates)}
+        merged.update({k if isinstance(k, str) else self.names[k]: v for k, v in candidates.items()})
+        return StructureConstraints(self.names, self.max_parents, self.blacklist, self.whitelist, merged)
+
+    @property
+    def unrestricted(self) -> bool:
+        """True when every parent is a candidate (no black-list, no candidate restriction)."""
+        return bool(self.allowed.sum() == self.n_vars * (self.n_vars - 1))
+
+    def empty_graph(self) -> np.ndarray:
+        """The smallest allowed DAG: the white-listed edges (``int8`` adjacency)."""
+        return self.required.astype(np.int8)
+
+    def check_graph(self, graph: Any, what: str = "graph") -> np.ndarray:
+        """Validate a DAG against the constraints; return it as a fresh ``int8`` adjacency.
+
+        Parameters
+        ----------
+        graph : array_like, xarray.DataArray, pandas.DataFrame or list of (parent, child)
+            Anything :func:`pymc_bnstruct.graph.to_adjacency` accepts.
+        what : str
+            How the graph is called in error messages (e.g. ``"start graph"``).
+
+        Raises
+        ------
+        ValueError
+            If the graph is malformed or cyclic, contains a black-listed edge, lacks a
+            white-listed edge or gives a node more than ``max_parents`` parents.
+        """
+        adj = np.array(to_adjacency(graph, self.names), dtype=np.int8, copy=True)
+        cycle = find_cycle(adj)
+        if cycle is not None:
+            raise ValueError(f"{what} is cyclic: " + " -> ".join(self.names[i] for i in cycle))
+        names = self.names
+        bad = [f"{names[u]} -> {names[v]}" for u, v in zip(*np.nonzero(adj & ~self.allowed))]
+        if bad:
+            raise ValueError(f"{what} contains black-listed edge(s): {', '.join(bad)}")
+        missing = [f"{names[u]} -> {names[v]}" for u, v in zip(*np.nonzero(self.required & (adj == 0)))]
+        if missing:
+            raise ValueError(f"{what} lacks white-listed edge(s): {', '.join(missing)}")
+        indeg = adj.sum(axis=0)
+        over = [f"{names[v]!r} ({int(indeg[v])})" for v in np.flatnonzero(indeg > self.max_parents)]
+        if over:
+            raise ValueError(
+                f"{what} gives more than max_parents={self.max_parents} parents to {', '.join(over)}"
+            )
+        return adj
+
+    def __repr__(self) -> str:
+        restricted = sum(len(c) < self.n_vars - 1 for c in self.candidates)
+        return (
+            f"StructureConstraints({self.n_vars} variables, max_parents={self.max_parents}, "
+            f"{len(self.blacklist)} black-listed, {len(self.whitelist)} white-listed edges"
+            + (f", {restricted} children with restricted candidates" if restricted else "") + ")"
+        )

@@ -1,0 +1,108 @@
+"""``StructureChain``: one structure-MCMC chain, free of PyMC.
+
+Holds the current DAG as :class:`~.state.GraphState`, runs the numba loop
+:func:`~.mcmc.structure_metropolis` and reports per-kind counters. The PyMC adapter
+(:class:`pymc_bnstruct.StructureMetropolis`) only converts between PyMC points and this
+object; scripts and benchmarks can drive it directly.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ..constraints import StructureConstraints
+from ..scores.table import ScoreTable
+from ..validation import check_move_probs
+from . import _cache
+from .cache import ScoreCache
+from .mcmc import N_KINDS, structure_metropolis
+from .state import FamilyTable, GraphState
+
+__all__ = ["StructureChain", "MOVE_KINDS", "check_structure_move_probs", "rev_set_count", "MAX_REV_FAMILIES"]
+
+#: Move kinds of structure MCMC, in the order of the kernel's counters.
+MOVE_KINDS = ("add", "delete", "reverse", "rev")
+
+# Largest family table (families over all nodes) that the REV move may build.
+MAX_REV_FAMILIES = 5_000_000
+
+
+def check_structure_move_probs(move_probs: Any) -> np.ndarray:
+    """Normalised weights of add, delete, reverse and REV (a 3-weight sequence gets REV 0)."""
+    return check_move_probs(move_probs, MOVE_KINDS, (1.0, 1.0, 1.0, 0.0), required=("add", "delete"),
+                            why="otherwise the chain cannot reach every DAG", pad=True)
+
+
+def rev_set_count(n_vars: int, max_parents: int) -> int:
+    """Largest number of parent sets of one node that the REV move weighs:
+    ``Σ_{k <= max_parents} C(n_vars - 1, k)``."""
+    return sum(math.comb(n_vars - 1, k) for k in range(min(max_parents, n_vars - 1) + 1))
+
+
+class StructureChain:
+    """Metropolis–Hastings over DAGs: single-edge moves and REV, with exact Hastings ratios.
+
+    Parameters
+    ----------
+    cache : ScoreCache
+        Family values ``local score + log prior``.
+    constraints : StructureConstraints
+    move_probs : None, dict or sequence
+        See :func:`check_structure_move_probs`.
+
+    Attributes
+    ----------
+    state : GraphState or None
+        The current graph (None before :meth:`load`).
+    log_score : float
+        ``log P(D | G) + log P(G)`` of the current graph (up to the prior's constant).
+    rev_table : ScoreTable or None
+        The family table REV draws parent sets from (built when REV has positive weight).
+    """
+
+    def __init__(self, cache: ScoreCache, constraints: StructureConstraints, move_probs: Any = None) -> None:
+        self.cache = cache
+        self.constraints = constraints
+        self.move_probs = check_structure_move_probs(move_probs)
+        self.rev_table: ScoreTable | None = None
+        self.families = FamilyTable.empty(cache.n_words)
+        if self.move_probs[3] > 0:
+            c = constraints
+            size = c.n_vars * rev_set_count(c.n_vars, c.max_parents)
+            if size > MAX_REV_FAMILIES:
+                raise ValueError(
+                    f"the 'rev' move weighs every parent set of a node: {size:,} families for {c.n_vars} "
+                    f"variables with max_parents={c.max_parents} (limit {MAX_REV_FAMILIES:,}); give the DAG "
+                    f"a smaller max_parents or set the 'rev' weight to 0")
+            self.rev_table = ScoreTable(cache.data, score=cache.score, prior=cache.prior,
+                                        max_parents=c.max_parents, blacklist=c.blacklist, whitelist=c.whitelist)
+            self.families = FamilyTable.from_score_table(self.rev_table)
+        self.state: GraphState | None = None
+        self.log_score = -math.inf
+
+    @property
+    def adj(self) -> np.ndarray | None:
+        return None if self.state is None else self.state.adj
+
+    def load(self, graph: Any, what: str = "the graph") -> None:
+        """Make ``graph`` (a 0/1 adjacency of an allowed DAG) the current state."""
+        c = self.constraints
+        adj = np.asarray(graph)
+        if adj.shape != (c.n_vars, c.n_vars) or not np.isin(adj, (0, 1)).all():
+            raise ValueError(f"{what} is not a {c.n_vars}×{c.n_vars} 0/1 adjacency")
+        self.state = GraphState.from_adjacency(c.check_graph(adj.astype(np.int8), what))
+        self.log_score = float(_cache.graph_score(self.cache.engine, self.state.pbits))
+
+    def run(self, n_moves: int, seed: int) -> dict[str, np.ndarray]:
+        """Run ``n_moves`` moves; return ``{"proposed", "accepted"}`` counts per kind (:data:`MOVE_KINDS`)."""
+        if self.state is None:
+            raise RuntimeError("load a graph first")
+        c = self.constraints
+        counts = np.zeros(2 * N_KINDS, dtype=np.int64)
+        self.log_score += structure_metropolis(*self.state, self.cache.engine, c.allowed, c.required,
+                                               c.max_parents, self.move_probs, int(n_moves), int(seed), counts,
+                                               *self.families)
+        return {"proposed": counts[:N_KINDS], "accepted": counts[N_KINDS:]}

@@ -1,0 +1,68 @@
+"""Named kernel state of a DAG: the one "adjacency -> kernel state" loader.
+
+Structure MCMC, SAMC and the searches keep the current graph as the same four arrays,
+which their numba kernels update in place. :meth:`GraphState.from_adjacency` builds them
+(numba reads a ``NamedTuple`` of arrays with attribute access at no cost).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from . import _kernels as move_kernels
+
+__all__ = ["GraphState", "FamilyTable"]
+
+
+class GraphState(NamedTuple):
+    """The current DAG as kernel arrays (updated in place by the kernels)."""
+
+    #: ``int8`` adjacency, row = parent, column = child.
+    adj: np.ndarray
+    #: ``(n, n_words)`` ``uint64`` parent bitsets.
+    pbits: np.ndarray
+    #: ``int64`` in-degrees.
+    npar: np.ndarray
+    #: ``(n, n_words)`` ``uint64`` descendant bitsets (proper descendants).
+    desc: np.ndarray
+
+    @classmethod
+    def from_adjacency(cls, adj: np.ndarray) -> GraphState:
+        """Kernel state of an acyclic adjacency (validated by the caller); ``adj`` is copied."""
+        adj8 = np.array(adj, dtype=np.int8, copy=True, order="C")
+        n = adj8.shape[0]
+        n_words = (n + 63) // 64
+        pbits = np.zeros((n, n_words), dtype=np.uint64)
+        npar = np.zeros(n, dtype=np.int64)
+        move_kernels.graph_state(adj8, pbits, npar)
+        desc = np.zeros((n, n_words), dtype=np.uint64)
+        if not move_kernels.descendant_bitsets(adj8, desc, np.empty(n, dtype=np.int64)):
+            raise ValueError("the adjacency is cyclic")
+        return cls(adj8, pbits, npar, desc)
+
+    @property
+    def n_vars(self) -> int:
+        return int(self.adj.shape[0])
+
+
+class FamilyTable(NamedTuple):
+    """Every allowed family of a :class:`~pymc_bnstruct.ScoreTable`, as the REV move reads it."""
+
+    #: families of child ``i`` are rows ``offsets[i]:offsets[i + 1]``.
+    offsets: np.ndarray
+    #: ``(n_families, n_words)`` ``uint64`` parent bitsets.
+    bitsets: np.ndarray
+    #: ``local score + log prior`` of each family.
+    log_scores: np.ndarray
+
+    @classmethod
+    def empty(cls, n_words: int) -> FamilyTable:
+        """A table with no families (for chains that never use REV)."""
+        return cls(np.zeros(1, dtype=np.int64), np.zeros((0, n_words), dtype=np.uint64), np.zeros(0))
+
+    @classmethod
+    def from_score_table(cls, table) -> FamilyTable:
+        return cls(np.asarray(table.offsets, dtype=np.int64), np.ascontiguousarray(table.bitsets, dtype=np.uint64),
+                   np.asarray(table.log_scores, dtype=np.float64))

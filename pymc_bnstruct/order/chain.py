@@ -1,0 +1,114 @@
+"""``OrderChain``: one order-MCMC chain (Friedman & Koller), free of PyMC.
+
+Holds the current order and its per-node score terms, the per-node memo of node terms,
+and runs the numba loop :func:`~.mcmc.order_metropolis`. The PyMC adapter
+(:class:`pymc_bnstruct.OrderMetropolis`) only converts between PyMC points and this object.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from ..validation import check_probability
+from . import _kernels as order_kernels
+from .mcmc import N_KINDS, order_metropolis
+from .scorer import OrderScorer
+
+__all__ = ["OrderChain", "NodeTermCache", "MOVE_KINDS"]
+
+#: Move kinds of order MCMC, in the order of the kernel's counters.
+MOVE_KINDS = ("adjacent", "swap", "cut")
+
+# Memory for the per-node score caches of one chain (at most 2^14 slots per node).
+CACHE_BYTES = 16_000_000
+
+
+class NodeTermCache(NamedTuple):
+    """Per-node memo of node terms keyed by predecessors ∩ candidates (exact; see ``order._kernels``)."""
+
+    #: ``(n, n_words)`` candidate-parent bitsets of each node.
+    candidates: np.ndarray
+    #: ``(n, slots, n_words)`` keys.
+    keys: np.ndarray
+    #: ``(n, slots)`` node terms.
+    values: np.ndarray
+    #: ``(n, slots)`` occupied slots.
+    used: np.ndarray
+    #: ``64 - log2(slots)``: the hash shift.
+    shift: int
+
+    @classmethod
+    def allocate(cls, scorer: OrderScorer, max_bytes: int = CACHE_BYTES) -> NodeTermCache:
+        n, w = scorer.n_vars, scorer.n_words
+        per_slot = n * (8 * w + 9)
+        slots = 1 << int(np.clip(np.floor(np.log2(max_bytes / per_slot)), 8, 14))
+        return cls(order_kernels.candidate_masks(scorer.offsets, scorer.bits),
+                   np.zeros((n, slots, w), dtype=np.uint64), np.zeros((n, slots)),
+                   np.zeros((n, slots), dtype=np.bool_), 64 - int(np.log2(slots)))
+
+
+class OrderChain:
+    """Metropolis sampling over node orders: adjacent transpositions, flips and deck cuts.
+
+    Parameters
+    ----------
+    scorer : OrderScorer
+    swap_prob, adjacent_prob : float
+        Probabilities of a flip and of an adjacent transposition; the rest are deck cuts.
+
+    Attributes
+    ----------
+    order : ndarray or None
+        The current order (node indices, first = no predecessors).
+    terms : ndarray
+        Node terms of the order score; ``log_score`` is their sum.
+    """
+
+    def __init__(self, scorer: OrderScorer, *, swap_prob: float = 0.5, adjacent_prob: float = 0.0) -> None:
+        self.scorer = scorer
+        self.swap_prob = check_probability(swap_prob, "swap_prob")
+        self.adjacent_prob = check_probability(adjacent_prob, "adjacent_prob")
+        if self.swap_prob + self.adjacent_prob > 1.0 + 1e-12:
+            raise ValueError(
+                f"swap_prob + adjacent_prob must be <= 1 (the rest is deck cuts), got "
+                f"{self.swap_prob} + {self.adjacent_prob}")
+        self.order: np.ndarray | None = None
+        self.terms = np.empty(scorer.n_vars)
+        self.log_score = -math.inf
+        self._cache: NodeTermCache | None = None  # allocated at the first run (not pickled to workers)
+
+    def __getstate__(self) -> dict:
+        state = self.__dict__.copy()
+        state["_cache"] = None
+        return state
+
+    def load(self, value: Any, what: str = "the chain") -> None:
+        """Make ``value`` (a permutation of node indices) the current order and score it from scratch."""
+        s = self.scorer
+        arr = np.asarray(value)
+        order = np.array(arr, dtype=np.int64).reshape(-1)
+        if arr.dtype.kind not in "iu" or not order_kernels.is_permutation(order, s.n_vars):
+            raise ValueError(f"the value of {what} is not a permutation of 0..{s.n_vars - 1}: {arr.tolist()!r}")
+        terms = np.empty(s.n_vars)
+        total = order_kernels.node_scores(order, s.offsets, s.bits, s.log_scores, s.cutoffs, terms)
+        if not np.isfinite(total):
+            raise ValueError(
+                f"the order {[s.names[i] for i in order]} of {what} has log score -inf: no allowed "
+                "DAG is consistent with it (a white-listed parent after its child?)")
+        self.order, self.terms, self.log_score = order, terms, float(total)
+
+    def run(self, n_moves: int, seed: int) -> dict[str, np.ndarray]:
+        """Run ``n_moves`` moves; return ``{"proposed", "accepted"}`` counts per kind (:data:`MOVE_KINDS`)."""
+        if self.order is None:
+            raise RuntimeError("load an order first")
+        if self._cache is None:
+            self._cache = NodeTermCache.allocate(self.scorer)
+        s = self.scorer
+        counts = np.zeros(2 * N_KINDS, dtype=np.int64)
+        self.log_score = float(order_metropolis(self.order, self.terms, s.offsets, s.bits, s.log_scores, s.cutoffs,
+                                                *self._cache, int(n_moves), self.adjacent_prob, self.swap_prob,
+                                                int(seed), counts))
+        return {"proposed": counts[:N_KINDS], "accepted": counts[N_KINDS:]}

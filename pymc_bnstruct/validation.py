@@ -1,0 +1,135 @@
+"""Small argument validators and the read-only-array helper, shared by every module.
+
+Each validator returns the normalised value or raises with a message that names the
+argument. Wrong types raise :class:`ArgumentTypeError`, which is both a ``TypeError`` and
+a ``ValueError``: callers that caught either before the validators were shared keep
+working.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "ArgumentTypeError", "read_only", "check_int", "check_number", "check_probability", "check_choice",
+    "check_move_probs",
+]
+
+
+class ArgumentTypeError(TypeError, ValueError):
+    """An argument of the wrong type (also a ``ValueError``, see the module docstring)."""
+
+
+def read_only(a: np.ndarray) -> np.ndarray:
+    """Mark ``a`` read-only and return it (results handed to users are never mutable views)."""
+    a.flags.writeable = False
+    return a
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def _is_real(value: Any) -> bool:
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
+
+
+def check_int(value: Any, what: str, *, minimum: int | None = None, maximum: int | None = None,
+              allow_none: bool = False) -> int | None:
+    """An int within ``[minimum, maximum]`` (bounds optional); ``None`` passes with ``allow_none``."""
+    if value is None and allow_none:
+        return None
+    if not _is_int(value):
+        kind = "an int" + (" or None" if allow_none else "")
+        bound = f" >= {minimum}" if minimum is not None else ""
+        raise ArgumentTypeError(f"{what} must be {kind}{bound}, got {value!r}")
+    if minimum is not None and value < minimum:
+        raise ValueError(f"{what} must be >= {minimum}, got {value}")
+    if maximum is not None and value > maximum:
+        raise ValueError(f"{what} must be <= {maximum}, got {value}")
+    return int(value)
+
+
+def check_number(value: Any, what: str, *, minimum: float | None = None, strict: bool = False,
+                 allow_inf: bool = False, hint: str = "") -> float:
+    """A real number (finite unless ``allow_inf``), ``> minimum`` with ``strict`` else ``>= minimum``."""
+    bound = "" if minimum is None else f" {'>' if strict else '>='} {minimum:g}"
+    if not _is_real(value):
+        raise ArgumentTypeError(f"{what} must be a real number{bound}, got {value!r}")
+    x = float(value)
+    if math.isnan(x) or (math.isinf(x) and not allow_inf):
+        raise ValueError(f"{what} must be finite, got {x}")
+    if minimum is not None and (x <= minimum if strict else x < minimum):
+        raise ValueError(f"{what} must be a finite number{bound}{hint}, got {x}")
+    return x
+
+
+def check_probability(value: Any, what: str) -> float:
+    """A number in ``[0, 1]``."""
+    if not _is_real(value):
+        raise ArgumentTypeError(f"{what} must be a number in [0, 1], got {value!r}")
+    x = float(value)
+    if not 0.0 <= x <= 1.0:
+        raise ValueError(f"{what} must be in [0, 1], got {x}")
+    return x
+
+
+def check_choice(value: Any, what: str, choices: Sequence[str]) -> str:
+    """One of ``choices``."""
+    if not isinstance(value, str) or value not in choices:
+        raise ValueError(f"{what} must be one of {tuple(choices)}, got {value!r}")
+    return value
+
+
+def check_move_probs(move_probs: Any, kinds: Sequence[str], default: Sequence[float], *,
+                     required: Sequence[str], why: str, pad: bool = False) -> np.ndarray:
+    """Normalised move-kind weights, one per name in ``kinds``.
+
+    Parameters
+    ----------
+    move_probs : None, mapping or sequence of numbers
+        None: ``default``. A mapping ``kind -> weight`` (missing kinds get 0) or a sequence
+        with one weight per kind (with ``pad``, the last kind may be left out (weight 0)).
+    kinds : sequence of str
+        The move kinds, in the order of the returned weights.
+    default : sequence of float
+    required : sequence of str
+        Kinds whose weight must be positive (otherwise the chain is not irreducible).
+    why : str
+        The reason given when a required weight is zero.
+    """
+    kinds = tuple(kinds)
+    if move_probs is None:
+        w = np.asarray(default, dtype=float)
+        return w / w.sum()
+    if isinstance(move_probs, Mapping):
+        unknown = set(move_probs) - set(kinds)
+        if unknown:
+            raise ValueError(f"unknown move kind(s) {sorted(map(str, unknown))}; choose from {kinds}")
+        try:
+            w = np.array([float(move_probs.get(k, 0.0)) for k in kinds])
+        except (TypeError, ValueError):
+            raise ArgumentTypeError(f"move_probs values must be numbers, got {dict(move_probs)!r}") from None
+    else:
+        try:
+            w = np.asarray(move_probs, dtype=float).reshape(-1)
+        except (TypeError, ValueError):
+            raise ArgumentTypeError(
+                f"move_probs must be a dict or a sequence of {len(kinds)} numbers {kinds}, got {move_probs!r}"
+            ) from None
+        if pad and w.size == len(kinds) - 1:  # the last kind is optional (e.g. REV)
+            w = np.append(w, 0.0)
+        if w.shape != (len(kinds),):
+            raise ValueError(f"move_probs needs {len(kinds)} weights {kinds}, got {w.tolist()}")
+    if not np.all(np.isfinite(w)) or np.any(w < 0):
+        raise ValueError(f"move_probs must be finite and non-negative, got {w.tolist()}")
+    zero = [k for k in required if w[kinds.index(k)] <= 0]
+    if zero:
+        names = " and ".join(required)
+        raise ValueError(f"move_probs needs positive {names} weight{'s' * (len(required) > 1)} ({why}), "
+                         f"got {dict(zip(kinds, w.tolist()))}")
+    return w / w.sum()
