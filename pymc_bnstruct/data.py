@@ -13,16 +13,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .validation import read_only
+
 __all__ = ["DiscreteData", "as_discrete_data"]
 
 
 def _fmt_names(names: Sequence[Any]) -> str:
     return ", ".join(repr(n) for n in names)
-
-
-def _readonly(a: np.ndarray) -> np.ndarray:
-    a.flags.writeable = False
-    return a
 
 
 class DiscreteData:
@@ -56,8 +53,8 @@ class DiscreteData:
         names: Sequence[str],
         states: Mapping[str, Sequence[Any]],
     ) -> None:
-        self.codes = _readonly(np.asfortranarray(codes, dtype=np.int32))
-        self.arities = _readonly(np.asarray(arities, dtype=np.int64).copy())
+        self.codes = read_only(np.asfortranarray(codes, dtype=np.int32))
+        self.arities = read_only(np.asarray(arities, dtype=np.int64).copy())
         _check_key_range(self.codes.shape[0], self.arities)
         self.names = tuple(str(n) for n in names)
         self.states = {n: tuple(states[n]) for n in self.names}

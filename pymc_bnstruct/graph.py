@@ -7,6 +7,7 @@ indices, a labelled ``xarray.DataArray`` or a ``pandas.DataFrame``.
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -16,7 +17,7 @@ import pandas as pd
 import xarray as xr
 
 __all__ = [
-    "to_adjacency", "edges_to_indices", "find_cycle", "is_acyclic", "adjacency_dataarray", "covered_edges",
+    "to_adjacency", "edges_to_indices", "find_cycle", "is_acyclic", "topological_order", "adjacency_dataarray", "covered_edges",
     "skeleton", "v_structures", "markov_equivalent", "to_cpdag", "shd",
 ]
 
@@ -166,6 +167,42 @@ def acyclic_kernel(adj):
     return topological_order_kernel(adj, np.empty(adj.shape[0], dtype=np.int64))
 
 
+def topological_order(adjacency: Any, rng: np.random.Generator | None = None,
+                      names: Sequence[str] | None = None) -> np.ndarray:
+    """An order (int64 indices, earliest first) consistent with a DAG adjacency (row = parent).
+
+    Kahn's algorithm; among the nodes whose parents are all placed, the next is the one
+    with the smallest index, or a uniformly random one when ``rng`` is given (random
+    initial orders). Acyclicity checks that need no particular order use the numba
+    :func:`topological_order_kernel`; this is the Python entry point with a readable error.
+
+    Raises
+    ------
+    ValueError
+        If the graph has a directed cycle; the message names one (with ``names`` if given).
+    """
+    adj = np.asarray(adjacency) != 0
+    n = adj.shape[0]
+    indeg = adj.sum(axis=0).astype(np.int64)
+    ready = [v for v in range(n) if indeg[v] == 0]
+    out: list[int] = []
+    while ready:
+        u = ready.pop(int(rng.integers(len(ready)))) if rng is not None else heapq.heappop(ready)
+        out.append(u)
+        for v in np.flatnonzero(adj[u]):
+            indeg[v] -= 1
+            if indeg[v] == 0:
+                if rng is None:
+                    heapq.heappush(ready, int(v))
+                else:
+                    ready.append(int(v))
+    if len(out) < n:
+        label = (lambda i: names[i]) if names is not None else str
+        cycle = " -> ".join(label(i) for i in find_cycle(adj.astype(np.int8)) or [])
+        raise ValueError(f"the graph has a directed cycle, so no order is consistent with it; cycle: {cycle}")
+    return np.asarray(out, dtype=np.int64)
+
+
 def is_acyclic(adj: np.ndarray) -> bool:
     """True if the 0/1 adjacency (row = parent) has no directed cycle."""
     return bool(acyclic_kernel(np.asarray(adj)))
@@ -300,7 +337,7 @@ def to_cpdag(graph: Any) -> Any:
     """
     arr, names = _dag_array(graph, "graph")
     n = arr.shape[0]
-    order = _topological_order(arr)
+    order = topological_order(arr)
     pos = np.empty(n, dtype=np.int64)
     pos[order] = np.arange(n)
     parents = [set(np.flatnonzero(arr[:, v]).tolist()) for v in range(n)]
@@ -331,12 +368,6 @@ def to_cpdag(graph: Any) -> Any:
         if lab == reversible:
             out[v, u] = 1
     return _relabel(out, graph, names)
-
-
-def _topological_order(arr: np.ndarray) -> list[int]:
-    order = np.empty(arr.shape[0], dtype=np.int64)
-    topological_order_kernel(np.ascontiguousarray(arr), order)
-    return [int(v) for v in order]
 
 
 def shd(g1: Any, g2: Any, *, cpdag: bool = True) -> int:

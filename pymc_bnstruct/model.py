@@ -42,13 +42,18 @@ from pymc.distributions.distribution import _support_point
 from pymc.logprob.abstract import _logprob
 from pytensor.tensor.random.op import RandomVariable
 
+from .constraints import StructureConstraints
 from .data import DiscreteData, as_discrete_data
-from .graph import find_cycle, to_adjacency
-from .order.ops import FEATURES, OrderFeatures, OrderLogScore
-from .order.scorer import OrderScorer, topological_order
+from .graph import find_cycle, to_adjacency, topological_order
+from .moves import ScoreCache
+from .ops import CachedDAGLogScore
+from .contract import EDGE_DIMS, MB_DIMS, ORDER_FEATURES, POSITION, edge_prob_name, family_dims, family_names, mb_prob_name
+from .order.ops import OrderFeatures, OrderLogScore
+from .order.scorer import OrderScorer
 from .priors import StructurePrior, Uniform
 from .scores import BDeu, Score
 from .scores.table import ScoreTable
+from .search.seed import greedy_dag, search_result_dag
 
 __all__ = ["NodeOrder", "NodeOrderRV", "DAG", "DAGRV"]
 
@@ -79,17 +84,10 @@ class NodeOrderRV(RandomVariable):
         n = self.scorer.n_vars
         shape = () if size is None else tuple(np.atleast_1d(size))
         out = np.empty((*shape, n), dtype=np.int64)
-        adj = _whitelist_adjacency(self.scorer.table)
+        adj = self.scorer.table.constraints.empty_graph()
         for idx in np.ndindex(*shape):
             out[idx] = topological_order(adj, rng)
         return out
-
-
-def _whitelist_adjacency(table: ScoreTable) -> np.ndarray:
-    adj = np.zeros((table.n_vars, table.n_vars), dtype=np.int8)
-    for u, v in table.whitelist:
-        adj[u, v] = 1
-    return adj
 
 
 @_logprob.register(NodeOrderRV)
@@ -101,7 +99,7 @@ def _node_order_logprob(op: NodeOrderRV, values, *inputs, **kwargs):
 @_support_point.register(NodeOrderRV)
 def _node_order_support_point(op: NodeOrderRV, rv, *inputs):
     # an order consistent with the white list, smallest index first among ready nodes
-    return pt.as_tensor_variable(topological_order(_whitelist_adjacency(op.scorer.table)))
+    return pt.as_tensor_variable(topological_order(op.scorer.table.constraints.empty_graph()))
 
 
 class NodeOrder:
@@ -188,24 +186,24 @@ class NodeOrder:
         n = scorer.n_vars
         init = _initial_order(initval, scorer, data, score, prior, max_parents, candidates, blacklist, whitelist)
 
-        _ensure_coord(model, "position", list(range(n)))
-        if features:
-            for dim in ("parent", "child") if "edge" in features else ():
-                _ensure_coord(model, dim, names)
-            for dim in ("node", "node_") if "markov_blanket" in features else ():
-                _ensure_coord(model, dim, names)
+        _ensure_coord(model, POSITION, list(range(n)))
+        for dim in EDGE_DIMS if "edge" in features else ():
+            _ensure_coord(model, dim, names)
+        for dim in MB_DIMS if "markov_blanket" in features else ():
+            _ensure_coord(model, dim, names)
 
         rv = NodeOrderRV(scorer=scorer)(pt.constant(np.arange(n, dtype=np.int64)))
-        var = model.register_rv(rv, name, dims=("position",), initval=init)
+        var = model.register_rv(rv, name, dims=(POSITION,), initval=init)
 
-        fam, slot = f"{name}_family", f"{name}_family_slot"
-        pm.Data(f"{name}_family_child", scorer.children.copy(), dims=(fam,))
-        pm.Data(f"{name}_family_parents", scorer.parent_sets.copy(), dims=(fam, slot))
-        pm.Data(f"{name}_family_log_score", scorer.log_scores.copy(), dims=(fam,))
+        fam, slot = family_dims(name)
+        child_name, parents_name, log_score_name = family_names(name)
+        pm.Data(child_name, scorer.children.copy(), dims=(fam,))
+        pm.Data(parents_name, scorer.parent_sets.copy(), dims=(fam, slot))
+        pm.Data(log_score_name, scorer.log_scores.copy(), dims=(fam,))
         if "edge" in features:
-            pm.Deterministic(f"{name}_edge_prob", OrderFeatures(scorer, "edge")(var), dims=("parent", "child"))
+            pm.Deterministic(edge_prob_name(name), OrderFeatures(scorer, "edge")(var), dims=EDGE_DIMS)
         if "markov_blanket" in features:
-            pm.Deterministic(f"{name}_mb_prob", OrderFeatures(scorer, "markov_blanket")(var), dims=("node", "node_"))
+            pm.Deterministic(mb_prob_name(name), OrderFeatures(scorer, "markov_blanket")(var), dims=MB_DIMS)
         return var
 
 
@@ -215,11 +213,11 @@ def _check_features(features: Any) -> tuple[str, ...]:
     try:
         feats = tuple(features)
     except TypeError:
-        raise TypeError(f"features must be a sequence of {FEATURES}, got {features!r}") from None
-    bad = [f for f in feats if f not in FEATURES]
+        raise TypeError(f"features must be a sequence of {ORDER_FEATURES}, got {features!r}") from None
+    bad = [f for f in feats if f not in ORDER_FEATURES]
     if bad:
-        raise ValueError(f"unknown feature(s) {bad}; choose from {FEATURES}")
-    return tuple(f for f in FEATURES if f in feats)
+        raise ValueError(f"unknown feature(s) {bad}; choose from {ORDER_FEATURES}")
+    return tuple(f for f in ORDER_FEATURES if f in feats)
 
 
 def _ensure_coord(model: pm.Model, dim: str, values: list) -> None:
@@ -236,13 +234,14 @@ def _ensure_coord(model: pm.Model, dim: str, values: list) -> None:
 def _initial_order(initval: Any, scorer: OrderScorer, data: DiscreteData, score: Score, prior: StructurePrior,
                    max_parents: Any, candidates: Any, blacklist: Any, whitelist: Any) -> Any:
     """``"prior"`` (random per chain) or a validated int64 order."""
-    initval = _search_result_dag(initval)
+    initval = search_result_dag(initval)
     if isinstance(initval, str):
         if initval in ("random", "prior"):
             return "prior"
         if initval == "greedy":
-            dag = greedy_dag(data, scorer, score=score, prior=prior, max_parents=max_parents,
-                             candidates=candidates, blacklist=blacklist, whitelist=whitelist)
+            dag = greedy_dag(data, scorer.names, score=score, prior=prior, max_parents=max_parents,
+                             blacklist=blacklist, whitelist=whitelist,
+                             families=scorer)
             order = topological_order(dag)
         else:
             raise ValueError(f"initval must be None, 'random', 'greedy', an order or a DAG; got {initval!r}")
@@ -282,99 +281,6 @@ def _looks_like_order(value: Any, n: int) -> bool:
     return all(isinstance(x, (str, int, np.integer)) and not isinstance(x, bool) for x in items)
 
 
-def greedy_dag(data: DiscreteData, scorer: OrderScorer, **options: Any) -> np.ndarray:
-    """A DAG from greedy hill climbing, as an int8 adjacency ordered like ``scorer.names``.
-
-    ``options`` are the ScoreTable options (score, prior, max_parents, candidates, blacklist,
-    whitelist). Uses :func:`pymc_bnstruct.search.hill_climb` (which needs a size-based
-    prior and has no candidate restriction); for other priors, a minimal hill climber over
-    the scorer's own families (:func:`_hill_climb_families`).
-    """
-    prior = options.get("prior")
-    if prior is None or getattr(prior, "size_based", False):
-        from .search import hill_climb
-
-        kwargs = {k: options[k] for k in ("score", "prior", "max_parents", "blacklist", "whitelist")
-                  if options.get(k) is not None}
-        result = hill_climb(data, **kwargs)
-        return to_adjacency(result.dag, scorer.names)
-    return _hill_climb_families(scorer)
-
-
-def _hill_climb_families(scorer: OrderScorer) -> np.ndarray:
-    """Best-improvement hill climbing over single-edge additions, deletions and reversals.
-
-    Starts from every node's minimal family and moves only between families the scorer
-    keeps, so every step stays inside the table (in-degree, candidates, black/white lists).
-    """
-    n = scorer.n_vars
-    fam: dict[tuple[int, frozenset], float] = {}
-    for row in range(scorer.n_families):
-        c = int(scorer.children[row])
-        ps = frozenset(int(p) for p in scorer.parent_sets[row, : scorer.n_parents[row]])
-        fam[(c, ps)] = float(scorer.log_scores[row])
-    parents: list[frozenset] = []
-    for i in range(n):
-        lo = int(scorer.offsets[i])
-        rows = range(lo, int(scorer.offsets[i + 1]))
-        best = min(rows, key=lambda r: (scorer.n_parents[r], -scorer.log_scores[r]))
-        parents.append(frozenset(int(p) for p in scorer.parent_sets[best, : scorer.n_parents[best]]))
-    adj = np.zeros((n, n), dtype=np.int8)
-    for v in range(n):
-        for p in parents[v]:
-            adj[p, v] = 1
-
-    def reaches(a: int, b: int) -> bool:  # directed path a ~> b
-        stack, seen = [a], {a}
-        while stack:
-            x = stack.pop()
-            if x == b:
-                return True
-            for y in np.flatnonzero(adj[x]):
-                if int(y) not in seen:
-                    seen.add(int(y))
-                    stack.append(int(y))
-        return False
-
-    while True:
-        best_gain, best_move = 1e-9, None
-        for v in range(n):
-            cur = fam[(v, parents[v])]
-            for u in range(n):
-                if u == v:
-                    continue
-                if adj[u, v]:
-                    new_v = parents[v] - {u}
-                    if (v, new_v) in fam:  # deletion
-                        gain = fam[(v, new_v)] - cur
-                        if gain > best_gain:
-                            best_gain, best_move = gain, ((v, new_v),)
-                    new_u = parents[u] | {v}
-                    if (v, new_v) in fam and (u, new_u) in fam:  # reversal u->v to v->u
-                        gain = fam[(v, new_v)] - cur + fam[(u, new_u)] - fam[(u, parents[u])]
-                        if gain > best_gain:
-                            adj[u, v] = 0
-                            ok = not reaches(u, v)
-                            adj[u, v] = 1
-                            if ok:
-                                best_gain, best_move = gain, ((v, new_v), (u, new_u))
-                else:
-                    new_v = parents[v] | {u}
-                    if (v, new_v) in fam:  # addition
-                        gain = fam[(v, new_v)] - cur
-                        if gain > best_gain and not reaches(v, u):
-                            best_gain, best_move = gain, ((v, new_v),)
-        if best_move is None:
-            return adj
-        for child, ps in best_move:
-            for p in parents[child]:
-                adj[p, child] = 0
-            parents[child] = ps
-            for p in ps:
-                adj[p, child] = 1
-
-
-
 # --------------------------------------------------------------------------- DAG variable
 class DAGRV(RandomVariable):
     """Random variable of a DAG adjacency; its logp is the structure score of ``op``
@@ -388,8 +294,6 @@ class DAGRV(RandomVariable):
     __props__ = ("name", "signature", "dtype", "inplace", "score_op")
 
     def __init__(self, score_op: Any = None, **kwargs: Any) -> None:
-        from .ops import CachedDAGLogScore
-
         if not isinstance(score_op, CachedDAGLogScore):
             raise TypeError(f"DAGRV needs a CachedDAGLogScore, got {type(score_op).__name__}")
         self.score_op = score_op
@@ -473,9 +377,6 @@ class DAG:
         whitelist: Sequence[tuple[Any, Any]] | None = None,
         initval: Any = None,
     ) -> pt.TensorVariable:
-        from .moves import ScoreCache, StructureConstraints
-        from .ops import CachedDAGLogScore
-
         if not isinstance(name, str) or not name:
             raise TypeError(f"DAG needs a non-empty string name, got {name!r}")
         if data is None:
@@ -493,34 +394,23 @@ class DAG:
         op = CachedDAGLogScore(cache, constraints)
         init = _initial_dag(initval, data, constraints, score, prior, max_parents, blacklist, whitelist)
         names = list(data.names)
-        _ensure_coord(model, "parent", names)
-        _ensure_coord(model, "child", names)
+        for dim in EDGE_DIMS:
+            _ensure_coord(model, dim, names)
         n = data.n_vars
         rv = DAGRV(score_op=op)(pt.constant(np.zeros((n, n), dtype=np.int64)))
-        return model.register_rv(rv, name, dims=("parent", "child"), initval=init)
-
-
-def _search_result_dag(initval: Any) -> Any:
-    """A :class:`~pymc_bnstruct.search.SearchResult` stands for its DAG (so any search,
-    configured as the user likes, can seed a chain)."""
-    from .search import SearchResult
-
-    return initval.dag if isinstance(initval, SearchResult) else initval
+        return model.register_rv(rv, name, dims=EDGE_DIMS, initval=init)
 
 
 def _initial_dag(initval: Any, data: DiscreteData, constraints: Any, score: Score, prior: StructurePrior,
                  max_parents: Any, blacklist: Any, whitelist: Any) -> np.ndarray:
-    initval = _search_result_dag(initval)
+    initval = search_result_dag(initval)
     if initval is None or (isinstance(initval, str) and initval == "empty"):
         return constraints.empty_graph().astype(np.int64)
     if isinstance(initval, str):
         if initval != "greedy":
             raise ValueError(f"initval must be None, 'empty', 'greedy', an adjacency or an edge list; got {initval!r}")
-        from .search import hill_climb
-
-        result = hill_climb(data, score=score, prior=prior, max_parents=max_parents, blacklist=blacklist,
-                            whitelist=whitelist)
-        return to_adjacency(result.dag, data.names).astype(np.int64)
+        return greedy_dag(data, data.names, score=score, prior=prior, max_parents=max_parents,
+                          blacklist=blacklist, whitelist=whitelist).astype(np.int64)
     if isinstance(initval, np.ndarray) or isinstance(initval, (xr.DataArray, pd.DataFrame)):
         arr = np.asarray(initval)
         n = data.n_vars

@@ -38,17 +38,24 @@ def _is_real(value: Any) -> bool:
     return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
 
 
+def _int_kind(minimum: int | None) -> str:
+    if minimum == 1:
+        return "a positive integer (an int >= 1)"
+    if minimum == 0:
+        return "a non-negative integer (an int >= 0)"
+    return "an int" + (f" >= {minimum}" if minimum is not None else "")
+
+
 def check_int(value: Any, what: str, *, minimum: int | None = None, maximum: int | None = None,
               allow_none: bool = False) -> int | None:
     """An int within ``[minimum, maximum]`` (bounds optional); ``None`` passes with ``allow_none``."""
     if value is None and allow_none:
         return None
+    kind = _int_kind(minimum)
     if not _is_int(value):
-        kind = "an int" + (" or None" if allow_none else "")
-        bound = f" >= {minimum}" if minimum is not None else ""
-        raise ArgumentTypeError(f"{what} must be {kind}{bound}, got {value!r}")
+        raise ArgumentTypeError(f"{what} must be {kind}{' or None' if allow_none else ''}, got {value!r}")
     if minimum is not None and value < minimum:
-        raise ValueError(f"{what} must be >= {minimum}, got {value}")
+        raise ValueError(f"{what} must be {kind}, got {value}")
     if maximum is not None and value > maximum:
         raise ValueError(f"{what} must be <= {maximum}, got {value}")
     return int(value)

@@ -56,7 +56,6 @@ layout of :attr:`BayesianNetwork.cpds`.
 from __future__ import annotations
 
 import gzip
-import heapq
 import importlib.resources
 from importlib.resources.abc import Traversable
 import math
@@ -69,6 +68,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import xarray as xr
+
+from ..graph import topological_order
+from ..validation import check_int, read_only
 
 __all__ = ["BayesianNetwork", "read_bif", "load_network", "list_networks"]
 
@@ -85,11 +87,6 @@ SeedLike = int | np.random.Generator | np.random.SeedSequence | None
 # --------------------------------------------------------------------------
 # The network object
 # --------------------------------------------------------------------------
-
-
-def _readonly(array: np.ndarray) -> np.ndarray:
-    array.flags.writeable = False
-    return array
 
 
 class BayesianNetwork:
@@ -165,7 +162,7 @@ class BayesianNetwork:
                 raise ValueError(f"variable '{v}' has duplicate state labels {dup}")
             state_lists.append(labels)
         self._states = tuple(state_lists)
-        self._arities = _readonly(np.array([len(s) for s in state_lists], dtype=np.int64))
+        self._arities = read_only(np.array([len(s) for s in state_lists], dtype=np.int64))
 
         unknown = set(parents) - set(index)
         if unknown:
@@ -233,45 +230,18 @@ class BayesianNetwork:
         # within _SUM_TOL_RENORMALISE are rounded tables; both are rescaled so
         # every column sums to 1 up to floating point.
         arr /= sums
-        return _readonly(arr)
+        return read_only(arr)
 
     def _toposort(self) -> tuple[int, ...]:
         n = len(self._names)
-        indegree = [len(pa) for pa in self._parent_idx]
-        children: list[list[int]] = [[] for _ in range(n)]
+        adj = np.zeros((n, n), dtype=np.int8)
         for c, pa in enumerate(self._parent_idx):
-            for p in pa:
-                children[p].append(c)
-        # A heap keyed by file position gives the deterministic "ties in
-        # names order" rule.
-        ready = [i for i in range(n) if indegree[i] == 0]
-        heapq.heapify(ready)
-        order = []
-        while ready:
-            i = heapq.heappop(ready)
-            order.append(i)
-            for c in children[i]:
-                indegree[c] -= 1
-                if indegree[c] == 0:
-                    heapq.heappush(ready, c)
-        if len(order) < n:
-            raise ValueError(f"the graph is not acyclic; cycle: {self._find_cycle(set(order))}")
-        return tuple(order)
-
-    def _find_cycle(self, done: set[int]) -> str:
-        # Every node Kahn's algorithm could not remove has a parent that was
-        # not removed either, so walking up through such parents must loop.
-        remaining = [i for i in range(len(self._names)) if i not in done]
-        node = remaining[0]
-        seen: dict[int, int] = {}
-        path: list[int] = []
-        while node not in seen:
-            seen[node] = len(path)
-            path.append(node)
-            node = next(p for p in self._parent_idx[node] if p not in done)
-        cycle = path[seen[node]:][::-1]  # walked child -> parent; flip it
-        cycle.append(cycle[0])
-        return " -> ".join(self._names[i] for i in cycle)
+            adj[list(pa), c] = 1
+        try:  # ties in names (file) order
+            order = topological_order(adj, names=self._names)
+        except ValueError as err:
+            raise ValueError(f"the graph is not acyclic; cycle: {str(err).rsplit('cycle: ', 1)[1]}") from None
+        return tuple(int(i) for i in order)
 
     def _sampling_tables(self) -> tuple[tuple[np.ndarray, ...], tuple[np.ndarray, ...]]:
         strides, thresholds = [], []
@@ -282,7 +252,7 @@ class BayesianNetwork:
             s = np.ones(len(pa_card), dtype=np.intp)
             for j in range(len(pa_card) - 2, -1, -1):
                 s[j] = s[j + 1] * pa_card[j + 1]
-            strides.append(_readonly(s))
+            strides.append(read_only(s))
             k = table.shape[0]
             probs = table.reshape(k, -1).T  # (n_configs, k)
             cum = np.cumsum(probs, axis=1)[:, :-1]
@@ -292,7 +262,7 @@ class BayesianNetwork:
             tail = np.cumsum(probs[:, ::-1], axis=1)[:, ::-1][:, 1:]
             cum = np.where(tail > 0, cum, np.inf)
             # Stored as (k-1, n_configs) so each threshold is a contiguous row.
-            thresholds.append(_readonly(np.ascontiguousarray(cum.T)))
+            thresholds.append(read_only(np.ascontiguousarray(cum.T)))
         return tuple(strides), tuple(thresholds)
 
     # -- structure -----------------------------------------------------------
@@ -351,7 +321,7 @@ class BayesianNetwork:
                 a[list(pa), c] = 1
             names = list(self._names)
             self._adjacency_cache = xr.DataArray(
-                _readonly(a),
+                read_only(a),
                 dims=("parent", "child"),
                 coords={"parent": names, "child": names},
                 name="adjacency",
@@ -406,7 +376,7 @@ class BayesianNetwork:
 
     def _sample_codes_by_var(self, n: int, random_seed: SeedLike) -> np.ndarray:
         """Ancestral sampling; returns codes with shape ``(n_vars, n)``."""
-        n = _check_n(n)
+        n = check_int(n, "n", minimum=1)
         rng = np.random.default_rng(random_seed)
         # Variable-major layout keeps each node's samples contiguous, which is
         # what the per-node vectorised operations below touch.
@@ -573,12 +543,6 @@ class BayesianNetwork:
     def __repr__(self) -> str:
         v, e = self.n_vars, self.n_edges
         return f"BayesianNetwork({self._name!r}, {v} variable{'s' * (v != 1)}, {e} edge{'s' * (e != 1)})"
-
-
-def _check_n(n: Any) -> int:
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n <= 0:
-        raise ValueError(f"n must be a positive integer, got {n!r}")
-    return int(n)
 
 
 def _fmt_config(labels: Sequence[str]) -> str:

@@ -7,6 +7,7 @@ the PyTensor Ops that put them into a PyMC model (see :class:`pymc_bnstruct.Node
 """
 
 from .ops import OrderFeatures, OrderLogScore
-from .scorer import OrderScorer, topological_order
+from ..graph import topological_order
+from .scorer import OrderScorer
 
 __all__ = ["OrderScorer", "OrderLogScore", "OrderFeatures", "topological_order"]

@@ -16,12 +16,12 @@ from pytensor.graph.basic import Apply
 from pytensor.graph.op import Op
 from pytensor.link.numba.dispatch import numba_funcify
 
+from ..contract import ORDER_FEATURES
 from . import _kernels
 from .scorer import OrderScorer
 
 __all__ = ["OrderLogScore", "OrderFeatures"]
 
-FEATURES = ("edge", "markov_blanket")
 
 
 def _order_input(order, n: int, who: str):
@@ -90,8 +90,8 @@ class OrderFeatures(Op):
     def __init__(self, scorer: OrderScorer, feature: str) -> None:
         if not isinstance(scorer, OrderScorer):
             raise TypeError(f"OrderFeatures needs an OrderScorer, got {type(scorer).__name__}")
-        if feature not in FEATURES:
-            raise ValueError(f"feature must be one of {FEATURES}, got {feature!r}")
+        if feature not in ORDER_FEATURES:
+            raise ValueError(f"feature must be one of {ORDER_FEATURES}, got {feature!r}")
         self.scorer = scorer
         self.feature = feature
 

@@ -32,18 +32,14 @@ import pandas as pd
 
 from .._sampling import sample_dags_given_orders
 from ..scores.table import ScoreTable
+from ..validation import read_only
 from . import _kernels
 
-__all__ = ["OrderScorer", "topological_order"]
+__all__ = ["OrderScorer"]
 
 # Terms more than this (plus log #families) below a node's largest consistent family are
 # dropped from its log-sum-exp: together they change the node's sum by < 1e-16 relative.
 LSE_MARGIN = 37.0
-
-
-def _ro(a: np.ndarray) -> np.ndarray:
-    a.flags.writeable = False
-    return a
 
 
 class OrderScorer:
@@ -118,14 +114,14 @@ class OrderScorer:
             rows.append(lo + keep)
             sizes[i] = len(keep)
         sel = np.concatenate(rows).astype(np.int64)
-        self.table_rows = _ro(sel)
-        self.offsets = _ro(np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64))
-        self.bits = _ro(np.ascontiguousarray(table.bitsets[sel]))
-        self.log_scores = _ro(np.ascontiguousarray(table.log_scores[sel], dtype=np.float64))
-        self.parent_sets = _ro(np.ascontiguousarray(table.parent_sets[sel], dtype=np.int64))
-        self.n_parents = _ro(np.ascontiguousarray(table.n_parents[sel], dtype=np.int64))
-        self.children = _ro(np.repeat(np.arange(n, dtype=np.int64), sizes))
-        self.cutoffs = _ro(LSE_MARGIN + np.log(np.maximum(sizes, 1)).astype(np.float64))
+        self.table_rows = read_only(sel)
+        self.offsets = read_only(np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64))
+        self.bits = read_only(np.ascontiguousarray(table.bitsets[sel]))
+        self.log_scores = read_only(np.ascontiguousarray(table.log_scores[sel], dtype=np.float64))
+        self.parent_sets = read_only(np.ascontiguousarray(table.parent_sets[sel], dtype=np.int64))
+        self.n_parents = read_only(np.ascontiguousarray(table.n_parents[sel], dtype=np.int64))
+        self.children = read_only(np.repeat(np.arange(n, dtype=np.int64), sizes))
+        self.cutoffs = read_only(LSE_MARGIN + np.log(np.maximum(sizes, 1)).astype(np.float64))
 
     # ---------------------------------------------------------------- basics
     @property
@@ -236,35 +232,3 @@ class OrderScorer:
             "parents": [tuple(names[p] for p in row[:k]) for row, k in zip(self.parent_sets, self.n_parents)],
             "log_score": self.log_scores,
         })
-
-
-def topological_order(adjacency: Any, rng: np.random.Generator | None = None,
-                      names: Sequence[str] | None = None) -> np.ndarray:
-    """An order (int64 indices, earliest first) consistent with a DAG adjacency (row = parent).
-
-    Kahn's algorithm; among the nodes whose parents are all placed, the next is the one
-    with the smallest index, or a uniformly random one when ``rng`` is given.
-
-    Raises
-    ------
-    ValueError
-        If the graph has a directed cycle.
-    """
-    adj = np.asarray(adjacency) != 0
-    n = adj.shape[0]
-    indeg = adj.sum(axis=0).astype(np.int64)
-    ready = [v for v in range(n) if indeg[v] == 0]
-    out: list[int] = []
-    while ready:
-        k = int(rng.integers(len(ready))) if rng is not None else 0
-        u = ready.pop(k)
-        out.append(u)
-        for v in np.flatnonzero(adj[u]):
-            indeg[v] -= 1
-            if indeg[v] == 0:
-                ready.append(int(v))
-        if rng is None:
-            ready.sort()
-    if len(out) != n:
-        raise ValueError("the graph has a directed cycle, so no order is consistent with it")
-    return np.asarray(out, dtype=np.int64)

@@ -1,0 +1,91 @@
+"""The output contract: names of the variables, dims and stats the samplers write.
+
+The model variables and step methods (producers) and the results layer (``posterior``,
+``diagnostics``, ``plots``, ``samc`` diagnostics; readers) all take these names from here,
+so a name is defined once.
+
+Posterior variables of a structure variable ``name``:
+
+* ``name`` itself: a node order (dim :data:`POSITION`, ``bns.NodeOrder``) or a 0/1
+  adjacency per draw (dims :data:`EDGE_DIMS`, ``bns.DAG``);
+* :func:`edge_prob_name` ``(name)`` — Rao-Blackwellised edge probabilities per draw, dims
+  :data:`EDGE_DIMS`; :func:`mb_prob_name` ``(name)`` — Markov-blanket probabilities per
+  draw, dims :data:`MB_DIMS`;
+* constant data :func:`family_names` ``(name)`` — the family table an order chain used
+  (child, parents, log score), for sampling DAGs given orders.
+
+Sample stats: :data:`LOG_SCORE` (every sampler), :data:`ACCEPT_RATE`, per-kind
+``f"{kind}_accept_rate"``, and SAMC's :data:`LOG_WEIGHT`, :data:`SAMC_ENERGY`,
+:data:`REGION`. ``energy`` is not used: ArviZ reserves it for HMC (``az.bfmi``,
+``az.plot_energy``).
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "PARENT", "CHILD", "NODE", "NODE_", "POSITION", "EDGE_DIMS", "MB_DIMS", "PATH_DIMS",
+    "FEATURES", "ORDER_FEATURES", "FEATURE_DIMS", "RESULT_NAMES", "EDGE_PROB_SUFFIX", "MB_PROB_SUFFIX",
+    "edge_prob_name", "mb_prob_name", "family_names", "family_dims", "LOG_SCORE", "ACCEPT_RATE",
+    "LOG_WEIGHT", "SAMC_ENERGY", "LEGACY_SAMC_ENERGY", "REGION", "accept_rate_name",
+]
+
+# ----------------------------------------------------------------------------- dims
+PARENT, CHILD = "parent", "child"
+NODE, NODE_ = "node", "node_"
+SOURCE, TARGET = "source", "target"
+POSITION = "position"
+EDGE_DIMS: tuple[str, str] = (PARENT, CHILD)
+MB_DIMS: tuple[str, str] = (NODE, NODE_)
+PATH_DIMS: tuple[str, str] = (SOURCE, TARGET)
+
+# ----------------------------------------------------------------------------- features
+#: Structural features the results layer estimates.
+FEATURES: tuple[str, ...] = ("edge", "markov_blanket", "path")
+#: Features an order chain records per draw (Rao-Blackwellised given the order).
+ORDER_FEATURES: tuple[str, ...] = ("edge", "markov_blanket")
+FEATURE_DIMS: dict[str, tuple[str, str]] = {"edge": EDGE_DIMS, "markov_blanket": MB_DIMS, "path": PATH_DIMS}
+#: Name of the DataArray each feature function returns.
+RESULT_NAMES: dict[str, str] = {
+    "edge": "edge_probability",
+    "markov_blanket": "markov_blanket_probability",
+    "path": "path_probability",
+}
+
+# ----------------------------------------------------------------------------- variables
+EDGE_PROB_SUFFIX = "_edge_prob"
+MB_PROB_SUFFIX = "_mb_prob"
+
+
+def edge_prob_name(name: str) -> str:
+    """Deterministic holding the per-draw edge probabilities of structure variable ``name``."""
+    return name + EDGE_PROB_SUFFIX
+
+
+def mb_prob_name(name: str) -> str:
+    """Deterministic holding the per-draw Markov-blanket probabilities of ``name``."""
+    return name + MB_PROB_SUFFIX
+
+
+def family_names(name: str) -> tuple[str, str, str]:
+    """Constant-data names of an order chain's family table: child, parents, log score."""
+    return f"{name}_family_child", f"{name}_family_parents", f"{name}_family_log_score"
+
+
+def family_dims(name: str) -> tuple[str, str]:
+    """Dims of the family table: one row per family, one slot per parent."""
+    return f"{name}_family", f"{name}_family_slot"
+
+
+# ----------------------------------------------------------------------------- sample stats
+LOG_SCORE = "log_score"
+ACCEPT_RATE = "accept_rate"
+LOG_WEIGHT = "log_weight"
+SAMC_ENERGY = "samc_energy"
+#: The name SAMC output used before ``samc_energy``; read with a FutureWarning.
+LEGACY_SAMC_ENERGY = "energy"
+REGION = "region"
+
+
+def accept_rate_name(kind: str) -> str:
+    """Sample stat of the acceptance rate of one move kind."""
+    return f"{kind}_{ACCEPT_RATE}"
