@@ -77,8 +77,7 @@ class StructureChain:
                     f"the 'rev' move weighs every parent set of a node: {size:,} families for {c.n_vars} "
                     f"variables with max_parents={c.max_parents} (limit {MAX_REV_FAMILIES:,}); give the DAG "
                     f"a smaller max_parents or set the 'rev' weight to 0")
-            self.rev_table = ScoreTable(cache.data, score=cache.score, prior=cache.prior,
-                                        max_parents=c.max_parents, blacklist=c.blacklist, whitelist=c.whitelist)
+            self.rev_table = ScoreTable(cache.data, score=cache.score, prior=cache.prior, constraints=c)
             self.families = FamilyTable.from_score_table(self.rev_table)
         self.state: GraphState | None = None
         self.log_score = -math.inf

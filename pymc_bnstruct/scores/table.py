@@ -46,6 +46,9 @@ class ScoreTable:
     blacklist, whitelist : sequence of (parent, child), optional
         Forbidden and required edges (names or indices). Black-listed edges are removed
         from the candidates; every family contains its child's white-listed parents.
+    constraints : StructureConstraints, optional
+        The constraints as one object (e.g. those of a sampler), instead of
+        ``candidates`` / ``blacklist`` / ``whitelist``; ``max_parents`` is taken from it.
 
     Attributes
     ----------
@@ -81,6 +84,8 @@ class ScoreTable:
         candidates: int | Mapping[Any, Sequence[Any]] | None = None,
         blacklist: Sequence[tuple[Any, Any]] | None = None,
         whitelist: Sequence[tuple[Any, Any]] | None = None,
+        *,
+        constraints: StructureConstraints | None = None,
     ) -> None:
         data = as_discrete_data(data)
         if not isinstance(score, Score):
@@ -91,7 +96,13 @@ class ScoreTable:
         self.data, self.score, self.prior = data, score, prior
         self.names = data.names
         self.n_vars = n
-        self.constraints = self._constraints(max_parents, candidates, blacklist, whitelist)
+        if constraints is None:
+            constraints = self._constraints(max_parents, candidates, blacklist, whitelist)
+        elif not isinstance(constraints, StructureConstraints) or constraints.names != tuple(self.names):
+            raise TypeError("constraints must be a StructureConstraints over the data's variables")
+        elif (candidates, blacklist, whitelist) != (None, None, None):
+            raise ValueError("give either constraints= or candidates / blacklist / whitelist, not both")
+        self.constraints = constraints
         c = self.constraints
         self.max_parents, self.blacklist, self.whitelist = c.max_parents, c.blacklist, c.whitelist
         self.candidates = c.candidates
