@@ -21,6 +21,7 @@ from pymc_bnstruct.samc import _kernels as K
 from pymc_bnstruct.samc import EnergyPartition, SAMCChain, desired_distribution, epsilon_f, kish_ess
 from pymc_bnstruct.samc.estimators import occam_window_weights
 
+from _idata_helpers import make_idata
 from conftest import random_data
 
 SAMPLE = dict(cores=1, progressbar=False, compute_convergence_checks=False)
@@ -272,9 +273,9 @@ def test_occam_window_by_hand():
     w = occam_window_weights(adj, ls, 10)
     p_g1 = 1 / (1 + math.exp(-1))
     np.testing.assert_allclose(w, [[p_g1 / 3, p_g1 / 3, 0, 0], [p_g1 / 3, 1 - p_g1, 0, 0]])
-    idata = az.from_dict(posterior={"g": adj}, sample_stats={"log_score": ls},
-                         coords={"parent": list("abc"), "child": list("abc")},
-                         dims={"g": ["parent", "child"]})
+    idata = make_idata(posterior={"g": adj}, sample_stats={"log_score": ls},
+                       coords={"parent": list("abc"), "child": list("abc")},
+                       dims={"g": ["parent", "child"]})
     edges = bns.edge_probabilities(idata, occam_window=10)
     assert float(edges.sel(parent="a", child="b")) == pytest.approx(1.0)
     assert float(edges.sel(parent="b", child="c")) == pytest.approx(p_g1)
@@ -315,7 +316,7 @@ def test_eps_f_by_hand():
              "region": np.zeros((c, d), int), "log_weight": log_w, "energy": np.zeros((c, d)),
              "min_energy": np.zeros((c, d)), "iteration": counts.sum(axis=2), "partition_lower": np.zeros((c, d)),
              "partition_width": np.ones((c, d))}
-    idata = az.from_dict(posterior={"x": np.zeros((c, d))}, sample_stats=stats)
+    idata = make_idata(posterior={"x": np.zeros((c, d))}, sample_stats=stats)
     diag = bns.samc_diagnostics(idata)
     np.testing.assert_allclose(diag.epsilon_f.sel(chain=0).values, eps)
     np.testing.assert_allclose(diag.epsilon_f.sel(chain=1).values, 0.0, atol=1e-12)

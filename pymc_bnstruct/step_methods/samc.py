@@ -110,7 +110,8 @@ class SAMC(StructureStep):
     -----
     ``pm.sample`` never picks SAMC by itself (its competence is below
     :class:`~pymc_bnstruct.StructureMetropolis`): pass ``step=bns.SAMC(...)``. Every chain
-    starts with ``θ = 0`` and ``t = 0``; tuning draws adapt the weights like the others.
+    starts with ``θ = 0`` and ``t = 0``, also when the step object is reused for another
+    ``pm.sample``; tuning draws adapt the weights like the others.
 
     Sample stats (per draw): ``log_score`` (of the recorded DAG), ``log_weight`` (its
     importance weight, see ``record``), ``energy`` and ``region`` (energy and 0-based region
@@ -211,6 +212,13 @@ class SAMC(StructureStep):
         """Start afresh: ``θ = 0``, ``t = 0``, no visits."""
         self.chain.reset()
         self._last_value = None
+
+    def _start_chain(self, rng: Any) -> None:
+        # PyMC's per-chain hook (set_rng / setup_chain): every chain starts afresh, also when
+        # the step object is reused for another pm.sample (PyMC 6's setup_chain contract), so
+        # a random_seed gives the same draws for any cores
+        super()._start_chain(rng)
+        self.reset()
 
     @property
     def theta(self) -> np.ndarray:
