@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pymc as pm
+import pytensor
 import pytensor.tensor as pt
 import xarray as xr
 from pymc.distributions.distribution import _support_point
@@ -192,7 +193,7 @@ class NodeOrder:
         for dim in MB_DIMS if "markov_blanket" in features else ():
             _ensure_coord(model, dim, names)
 
-        rv = NodeOrderRV(scorer=scorer)(pt.constant(np.arange(n, dtype=np.int64)))
+        rv = _random_variable(NodeOrderRV(scorer=scorer), np.arange(n, dtype=np.int64))
         var = model.register_rv(rv, name, dims=(POSITION,), initval=init)
 
         fam, slot = family_dims(name)
@@ -205,6 +206,14 @@ class NodeOrder:
         if "markov_blanket" in features:
             pm.Deterministic(mb_prob_name(name), OrderFeatures(scorer, "markov_blanket")(var), dims=MB_DIMS)
         return var
+
+
+def _random_variable(op: RandomVariable, template: np.ndarray) -> pt.TensorVariable:
+    """The output of ``op`` with an explicit shared generator (PyTensor 3 deprecates calling a
+    RandomVariable without one, and hiding its next-rng output; ``make_node`` is the same on
+    both lines). PyMC replaces the generator per chain when it draws."""
+    rng = pytensor.shared(np.random.default_rng())
+    return op.make_node(rng, None, pt.constant(template)).default_output()
 
 
 def _check_features(features: Any) -> tuple[str, ...]:
@@ -397,7 +406,7 @@ class DAG:
         for dim in EDGE_DIMS:
             _ensure_coord(model, dim, names)
         n = data.n_vars
-        rv = DAGRV(score_op=op)(pt.constant(np.zeros((n, n), dtype=np.int64)))
+        rv = _random_variable(DAGRV(score_op=op), np.zeros((n, n), dtype=np.int64))
         return model.register_rv(rv, name, dims=EDGE_DIMS, initval=init)
 
 

@@ -31,7 +31,6 @@ from pymc_bnstruct.priors import FamilyCount
 from conftest import random_dag, random_data
 
 PACKAGE_DIR = Path(bns.__file__).resolve().parent
-PYTENSOR_3 = int(pytensor.__version__.split(".")[0]) >= 3
 N = 5
 
 
@@ -189,8 +188,6 @@ def test_sampling_has_no_deprecation_warnings_from_the_package(data):
         assert not _package_warnings(caught), name
 
 
-@pytest.mark.xfail(PYTENSOR_3, reason="model.py calls its RandomVariables without an explicit rng and "
-                   "return_next_rng, which PyTensor 3 deprecates", strict=False)
 def test_model_variables_have_no_deprecation_warnings(data):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
