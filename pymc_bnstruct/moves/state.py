@@ -13,7 +13,7 @@ import numpy as np
 
 from . import _kernels as move_kernels
 
-__all__ = ["GraphState", "FamilyTable"]
+__all__ = ["GraphState", "FamilyTable", "KernelConstraints"]
 
 
 class GraphState(NamedTuple):
@@ -45,6 +45,22 @@ class GraphState(NamedTuple):
     @property
     def n_vars(self) -> int:
         return int(self.adj.shape[0])
+
+
+class KernelConstraints(NamedTuple):
+    """A :class:`~pymc_bnstruct.constraints.StructureConstraints` as the kernels read it."""
+
+    #: ``bool`` ``(n, n)``: the edge ``u -> v`` may be present.
+    allowed: np.ndarray
+    #: ``bool`` ``(n, n)``: the edge ``u -> v`` must be present.
+    required: np.ndarray
+    #: In-degree bound.
+    max_parents: np.int64
+
+    @classmethod
+    def of(cls, constraints) -> KernelConstraints:
+        return cls(np.ascontiguousarray(constraints.allowed), np.ascontiguousarray(constraints.required),
+                   np.int64(constraints.max_parents))
 
 
 class FamilyTable(NamedTuple):
