@@ -7,7 +7,7 @@ which their numba kernels update in place. :meth:`GraphState.from_adjacency` bui
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -41,6 +41,16 @@ class GraphState(NamedTuple):
         if not move_kernels.descendant_bitsets(adj8, desc, np.empty(n, dtype=np.int64)):
             raise ValueError("the adjacency is cyclic")
         return cls(adj8, pbits, npar, desc)
+
+    @classmethod
+    def from_graph(cls, graph: Any, constraints: Any, what: str = "the graph") -> GraphState:
+        """Kernel state of ``graph``, a 0/1 adjacency of a DAG that ``constraints`` (a
+        :class:`~pymc_bnstruct.constraints.StructureConstraints`) allow; ``what`` names it in errors."""
+        n = constraints.n_vars
+        adj = np.asarray(graph)
+        if adj.shape != (n, n) or not np.isin(adj, (0, 1)).all():
+            raise ValueError(f"{what} is not a {n}×{n} 0/1 adjacency")
+        return cls.from_adjacency(constraints.check_graph(adj.astype(np.int8), what))
 
     @property
     def n_vars(self) -> int:

@@ -141,7 +141,8 @@ def skeleton_operator(
     max_loss = _check_max_loss(max_loss, log_gamma)
     cache, constraints, adj = _setup(data, score, prior, max_parents, blacklist, whitelist, None)
     adj = constraints.check_graph(dag, "dag")
-    out, _, info = reorient_skeleton(cache, constraints, adj, log_gamma, _perm(constraints.n_vars, random_seed), max_loss)
+    perm = _perm(constraints.n_vars, random_seed)
+    out, _, info = reorient_skeleton(cache, constraints, adj, log_gamma, perm, max_loss)
     result = adjacency_dataarray(out, constraints.names)
     return (result, info) if return_info else result
 
