@@ -22,6 +22,8 @@ from typing import Any
 
 import numpy as np
 
+from ..validation import check_number
+
 __all__ = ["chain_weights", "kish_ess", "occam_window_weights", "check_occam_window"]
 
 
@@ -62,12 +64,7 @@ def kish_ess(weights: Any) -> float:
 
 def check_occam_window(c: Any) -> float:
     """Validate the Occam's-window factor ``c >= 1``."""
-    if isinstance(c, (bool, np.bool_)) or not isinstance(c, (int, float, np.integer, np.floating)):
-        raise TypeError(f"occam_window must be a number >= 1 (e.g. 20), got {c!r}")
-    c = float(c)
-    if not math.isfinite(c) or c < 1:
-        raise ValueError(f"occam_window must be a finite number >= 1 (Madigan & Raftery use 10 to 100), got {c}")
-    return c
+    return check_number(c, "occam_window", minimum=1, hint=" (Madigan & Raftery use 10 to 100)")
 
 
 def _occam_one(keys: np.ndarray, bits: np.ndarray, log_score: np.ndarray, c: float) -> np.ndarray:
