@@ -44,11 +44,20 @@ from pymc.logprob.abstract import _logprob
 from pytensor.tensor.random.op import RandomVariable
 
 from .constraints import StructureConstraints
+from .contract import (
+    EDGE_DIMS,
+    MB_DIMS,
+    ORDER_FEATURES,
+    POSITION,
+    edge_prob_name,
+    family_dims,
+    family_names,
+    mb_prob_name,
+)
 from .data import DiscreteData, as_discrete_data
 from .graph import find_cycle, to_adjacency, topological_order
 from .moves import ScoreCache
 from .ops import CachedDAGLogScore
-from .contract import EDGE_DIMS, MB_DIMS, ORDER_FEATURES, POSITION, edge_prob_name, family_dims, family_names, mb_prob_name
 from .order.ops import OrderFeatures, OrderLogScore
 from .order.scorer import OrderScorer
 from .priors import StructurePrior, Uniform

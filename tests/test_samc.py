@@ -12,17 +12,16 @@ import arviz as az
 import numpy as np
 import pymc as pm
 import pytest
+from _idata_helpers import make_idata
+from conftest import random_data
 from pymc.sampling.mcmc import assign_step_methods
 from pymc.step_methods.compound import Competence
 from scipy import stats as sps
 
 import pymc_bnstruct as bns
-from pymc_bnstruct.samc import _kernels as K
 from pymc_bnstruct.samc import EnergyPartition, SAMCChain, desired_distribution, epsilon_f, kish_ess
-from pymc_bnstruct.samc.estimators import occam_window_weights
-
-from _idata_helpers import make_idata
-from conftest import random_data
+from pymc_bnstruct.samc import _kernels as K
+from pymc_bnstruct.weights import occam_window_weights
 
 SAMPLE = dict(cores=1, progressbar=False, compute_convergence_checks=False)
 
@@ -171,8 +170,8 @@ def test_temporal_move_by_hand():
     b -> c gives a -> b <- c, canonical order (a, c, b): c and b are neighbours, K' = 1, so
     the log Hastings ratio is log 2. Reversing a -> b gives b -> a, b -> c, canonical order
     (b, a, c): K' = 1, log ratio log 2."""
-    from pymc_bnstruct.samc._moves import canonical_order, count_linked, propose_temporal
     from pymc_bnstruct.rng import seed_state
+    from pymc_bnstruct.samc._moves import canonical_order, count_linked, propose_temporal
 
     data, _ = random_data(3, 30, 2)
     cache = bns.moves.ScoreCache(data)
@@ -222,7 +221,7 @@ def test_weighted_estimates_match_enumeration():
     assert np.abs(unweighted - exact.edge_probabilities.values).max() > 0.15
     # every DAG's probability: weighted frequencies of the drawn DAGs
     keys = dag_keys(idata.posterior["g"].values)
-    w = bns._idata.draw_weights(idata).values  # sums to 1 within each chain
+    w = bns.weights.draw_weights(idata).values  # sums to 1 within each chain
     masks, probs = exact.dag_probabilities()
     exact_keys = dag_keys(np.array([exact._adjacency(mk) for mk in masks]))
     est = np.array([[w[c][keys[c] == k].sum() for k in exact_keys] for c in range(8)])  # (chain, dag)
@@ -386,7 +385,7 @@ def test_record_current_and_plain_metropolis():
     np.testing.assert_allclose(st["log_weight"].values, np.take_along_axis(theta, region[..., None], 2)[..., 0])
     mh, _ = small_run(weight_update="none")
     assert (mh.sample_stats["log_weight"].values == 0).all() and (mh.sample_stats["theta"].values == 0).all()
-    w = bns._idata.draw_weights(mh).values
+    w = bns.weights.draw_weights(mh).values
     np.testing.assert_allclose(w, 1 / 30)
 
 

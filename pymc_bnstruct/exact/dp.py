@@ -31,12 +31,12 @@ import numba
 import numpy as np
 import xarray as xr
 
+from .._sampling import sample_dags_given_orders
 from ..data import DiscreteData, as_discrete_data
 from ..graph import adjacency_dataarray
 from ..priors import StructurePrior, Uniform
 from ..scores import BDeu, Score
 from ..scores.table import ScoreTable
-from .._sampling import sample_dags_given_orders
 from ..validation import check_choice, check_int
 from . import _dp_kernels as dp_kernels
 

@@ -22,8 +22,8 @@ Two structure priors are supported (``modularity``):
 
 from __future__ import annotations
 
-from typing import Any, Literal
 from collections.abc import Mapping, Sequence
+from typing import Any, Literal
 
 import numba
 import numpy as np

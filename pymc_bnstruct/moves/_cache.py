@@ -23,6 +23,7 @@ import numpy as np
 
 from ..scores._kernels import _local_score
 
+
 class CacheEngine(NamedTuple):
     """The family-score cache as its kernels receive it (numba reads the fields by name)."""
 

@@ -7,14 +7,14 @@ The step method is :class:`pymc_bnstruct.SAMC`; this package holds its parts:
   varying truncation, the temporal-order and double skeletal moves, the sampling loop;
 - :mod:`.sampler` — :class:`SAMCChain`, one chain's state around the loop;
 - :mod:`.bounds` — :func:`automatic_bounds` (a greedy search and a pilot chain);
-- :mod:`.estimators` — per-chain weights of estimator (17), Occam's window (21), Kish ESS;
+- :mod:`pymc_bnstruct.weights` — per-chain weights of estimator (17), Occam's window (21), Kish ESS;
 - :mod:`.diagnostics` — :func:`samc_diagnostics` (ε_f of eq. 19, the paper's two conditions);
 - :mod:`.plots` — :func:`plot_samc`.
 """
 
+from ..weights import chain_weights, kish_ess, occam_window_weights
 from .bounds import AutomaticBounds, automatic_bounds
 from .diagnostics import SAMCDiagnostics, epsilon_f, samc_diagnostics
-from .estimators import chain_weights, kish_ess, occam_window_weights
 from .partition import EnergyPartition, desired_distribution
 from .plots import plot_samc
 from .sampler import MOVE_KINDS, SAMCChain

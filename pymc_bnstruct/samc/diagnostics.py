@@ -16,9 +16,9 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from .._idata import draw_weights, get_group, has_group, select_draws
+from .._idata import get_group, has_group, select_draws
 from ..validation import check_number
-from .estimators import kish_ess
+from ..weights import draw_weights, kish_ess
 
 __all__ = ["SAMCDiagnostics", "samc_diagnostics", "epsilon_f", "samc_stats", "with_samc_energy"]
 

@@ -305,11 +305,11 @@ def _orient(g, u, v):
 @nb.njit(cache=True)
 def _collider_ok(g, K, a, b, c):
     """Whether ``a -> b <- c`` can still be oriented (a live, feasible candidate)."""
-    O = g.adj
-    if O[b, a] != 0 or O[b, c] != 0:
+    adj = g.adj
+    if adj[b, a] != 0 or adj[b, c] != 0:
         return False  # an edge already points out of b
-    new_a = O[a, b] == 0
-    new_c = O[c, b] == 0
+    new_a = adj[a, b] == 0
+    new_c = adj[c, b] == 0
     if not new_a and not new_c:
         return False  # already a collider
     if g.npar[b] + new_a + new_c > K.max_parents:
