@@ -14,7 +14,7 @@ VENV6  := .venv-pymc6
 PY6    := $(VENV6)/bin/python
 STAMP6 := $(VENV6)/.installed
 
-.PHONY: demo test test-fast test-pymc6 bench clean
+.PHONY: demo test test-fast test-pymc6 lint bench clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -27,7 +27,11 @@ $(STAMP): pyproject.toml | $(PY)
 demo: $(STAMP)
 	$(PY) -m pymc_bnstruct.demo
 
-test: $(STAMP)
+# lint first: ruff (pyflakes, pycodestyle, import order, bugbear; pyproject.toml [tool.ruff])
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+
+test: lint
 	$(PY) -m pytest -q
 
 test-fast: $(STAMP)
@@ -58,6 +62,7 @@ $(STAMP6): pyproject.toml | $(PY6)
 	touch $(STAMP6)
 
 test-pymc6: $(STAMP6)
+	$(VENV6)/bin/ruff check .
 	$(PY6) -m pytest -q
 
 $(VENV)/.bench: $(STAMP)
@@ -75,9 +80,12 @@ bench-order: $(STAMP)
 bench-structure: $(STAMP)
 	$(PY) benchmarks/bench_structure_mcmc.py
 
-.PHONY: bench-samc
+.PHONY: bench-samc bench-exact
 bench-samc: $(STAMP)
 	$(PY) benchmarks/bench_samc.py
+
+bench-exact: $(STAMP)
+	$(PY) benchmarks/bench_exact.py
 
 clean:
 	rm -rf $(VENV) $(VENV6) build *.egg-info .pytest_cache

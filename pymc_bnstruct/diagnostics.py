@@ -16,9 +16,10 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from ._idata import draw_weights, get_group, has_group, select_draws
+from ._idata import get_group, has_group, select_draws
 from .contract import FEATURE_DIMS, FEATURES, LOG_SCORE
 from .posterior import feature_draws, occam_weights, summarise_feature
+from .weights import draw_weights, kish_ess
 
 __all__ = ["summary", "chain_agreement", "ChainAgreement"]
 
@@ -97,8 +98,9 @@ def summary(
     A feature whose value is the same in every draw of every chain (an edge no chain ever
     proposes, a white-listed edge) has no variance: ArviZ's R-hat is NaN. Such rows are
     kept, flagged ``constant=True`` and listed last, with R-hat and both ESS NaN
-    (undefined) and ``mcse_mean`` 0 — they are neither dropped nor counted as converged. A feature constant *within* each chain but different between chains
-    gets R-hat = inf (not flagged constant: that is disagreement).
+    (undefined) and ``mcse_mean`` 0 — they are neither dropped nor counted as converged. A
+    feature constant *within* each chain but different between chains gets R-hat = inf (not
+    flagged constant: that is disagreement).
 
     Parameters
     ----------
@@ -210,7 +212,7 @@ def summary(
     order = np.lexsort((key, group))
     df = df.iloc[order]
     if w is not None:
-        df.attrs["kish_ess"] = float(w.sum() ** 2 / np.dot(w.reshape(-1), w.reshape(-1)))
+        df.attrs["kish_ess"] = kish_ess(w)
     return df
 
 

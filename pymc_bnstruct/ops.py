@@ -25,8 +25,10 @@ from pytensor.graph.basic import Apply
 from pytensor.graph.op import Op
 from pytensor.link.numba.dispatch import numba_funcify
 
+from .constraints import StructureConstraints
 from .graph import topological_order_kernel
-from .moves import _cache as _family_cache
+from .moves import ScoreCache
+from .moves import _cache as cache_kernels
 from .scores import _kernels
 from .scores.table import ScoreTable
 
@@ -125,8 +127,6 @@ class CachedDAGLogScore(Op):
     __props__ = ("cache", "constraints")
 
     def __init__(self, cache, constraints) -> None:
-        from .moves import ScoreCache, StructureConstraints
-
         if not isinstance(cache, ScoreCache) or not isinstance(constraints, StructureConstraints):
             raise TypeError("CachedDAGLogScore needs a ScoreCache and a StructureConstraints")
         if tuple(cache.names) != tuple(constraints.names):
@@ -134,8 +134,8 @@ class CachedDAGLogScore(Op):
         self.cache = cache
         self.constraints = constraints
         # borrow=True: the shared variables hold the cache's own arrays (written in place)
-        self._engine_vars = [pytensor.shared(cache.engine[i], name=f"score_cache_{name}", borrow=True)
-                             for i, name in _ENGINE_ARRAYS.items()]
+        self._engine_vars = [pytensor.shared(getattr(cache.engine, name), name=f"score_cache_{name}", borrow=True)
+                             for name in _ENGINE_ARRAYS]
 
     def make_node(self, adjacency) -> Apply:
         adj = pt.as_tensor_variable(adjacency)
@@ -170,18 +170,15 @@ class CachedDAGLogScore(Op):
         return f"CachedDAGLogScore({self.constraints.n_vars} vars)"
 
 
-# positions of the arrays in a ScoreCache engine tuple (the others, 2 and 3, are the score's
-# kind and parameter: scalars, fixed per cache; see pymc_bnstruct.moves._cache)
-_ENGINE_ARRAYS = {0: "cols", 1: "arities", 4: "log_prior", 5: "slot_child", 6: "slot_bits", 7: "slot_value",
-                  8: "stats", 9: "key_buf", 10: "count_buf", 11: "parent_buf"}
+# the arrays of a ScoreCache engine (the other fields, score_kind and score_param, are scalars
+# fixed per cache; see pymc_bnstruct.moves._cache.CacheEngine)
+_ENGINE_ARRAYS = ("columns", "arities", "log_prior_by_size", "slot_child", "slot_bits", "slot_value", "stats",
+                  "key_buf", "count_buf", "parent_buf")
 
 
-def _engine(engine: tuple, arrays: list) -> tuple:
+def _engine(engine: cache_kernels.CacheEngine, arrays: list) -> cache_kernels.CacheEngine:
     """``engine`` with its arrays replaced by ``arrays`` (the node's inputs)."""
-    out = list(engine)
-    for i, a in zip(_ENGINE_ARRAYS, arrays):
-        out[i] = a
-    return tuple(out)
+    return engine._replace(**dict(zip(_ENGINE_ARRAYS, arrays)))
 
 
 @nb.njit(cache=True)
@@ -209,7 +206,7 @@ def _cached_dag_log_score(adj, allowed, required, max_parents, E):
             return -np.inf
     if not topological_order_kernel(a8, np.empty(n, dtype=np.int64)):
         return -np.inf
-    return _family_cache.graph_score(E, pbits)
+    return cache_kernels.graph_score(E, pbits)
 
 
 @numba_funcify.register(CachedDAGLogScore)
@@ -217,17 +214,17 @@ def _numba_cached_dag_log_score(op: CachedDAGLogScore, node=None, **kwargs):
     c = op.constraints
     n = c.n_vars
     allowed, required, max_parents = c.allowed, c.required, c.max_parents
-    kind, ess = op.cache.engine[2], op.cache.engine[3]
+    kind, param = op.cache.engine.score_kind, op.cache.engine.score_param
     kernel = _cached_dag_log_score
     msg = _shape_error("CachedDAGLogScore", n)
 
     @nb.njit
-    def cached_dag_log_score(adj, cols, arities, log_prior, slot_child, slot_bits, slot_value, stats,
+    def cached_dag_log_score(adj, columns, arities, log_prior_by_size, slot_child, slot_bits, slot_value, stats,
                              key_buf, count_buf, parent_buf):
         if adj.shape[0] != n or adj.shape[1] != n:
             raise ValueError(msg)
-        E = (cols, arities, kind, ess, log_prior, slot_child, slot_bits, slot_value, stats, key_buf,
-             count_buf, parent_buf)
+        E = cache_kernels.CacheEngine(columns, arities, kind, param, log_prior_by_size, slot_child, slot_bits, slot_value, stats,
+                        key_buf, count_buf, parent_buf)
         return np.asarray(kernel(adj, allowed, required, max_parents, E))
 
     return cached_dag_log_score

@@ -12,7 +12,7 @@ the variables by their dims (the package's output contract):
 
 A posterior probability is the average of the per-draw values over chains and draws
 (weighted when the output carries importance weights, see
-:func:`pymc_bnstruct._idata.draw_weights`). For a 0/1 adjacency the Markov-blanket and
+:func:`pymc_bnstruct.weights.draw_weights`). For a 0/1 adjacency the Markov-blanket and
 directed-path indicators are computed from each drawn graph.
 """
 
@@ -25,7 +25,7 @@ import numba as nb
 import numpy as np
 import xarray as xr
 
-from ._idata import draw_weights, get_group, has_group, select_draws
+from ._idata import get_group, has_group, select_draws
 from ._sampling import sample_dags_given_orders
 from .contract import (
     EDGE_DIMS,
@@ -40,6 +40,7 @@ from .contract import (
     family_names,
 )
 from .graph import topological_order_kernel
+from .weights import draw_weights, kish_ess, occam_window_weights
 
 __all__ = ["edge_probabilities", "markov_blanket_probabilities", "path_probabilities"]
 
@@ -385,10 +386,8 @@ def occam_weights(idata: Any, occam_window: float, *, var_name: str | None = Non
                   by_chain: bool = False) -> xr.DataArray:
     """Per-draw weights of Occam's-window estimator (21) (Liang & Zhang 2009; Madigan &
     Raftery 1994), dims ``(chain, draw)``: see
-    :func:`pymc_bnstruct.samc.estimators.occam_window_weights`. Needs drawn DAGs (a
+    :func:`pymc_bnstruct.weights.occam_window_weights`. Needs drawn DAGs (a
     ``bns.DAG`` variable) and the ``log_score`` sample statistic."""
-    from .samc.estimators import occam_window_weights
-
     src = resolve_source(idata, "edge", var_name)
     if src.kind != "dag":
         raise ValueError(f"occam_window needs drawn DAGs (a bns.DAG variable); {src.describe()} holds "
@@ -404,8 +403,6 @@ def occam_weights(idata: Any, occam_window: float, *, var_name: str | None = Non
 
 
 def _kish(weights: xr.DataArray, by_chain: bool) -> float | list[float]:
-    from .samc.estimators import kish_ess
-
     w = np.asarray(weights.values, dtype=np.float64)
     return [kish_ess(row) for row in w] if by_chain else kish_ess(w)
 
@@ -477,7 +474,7 @@ def edge_probabilities(
     -----
     Draws of a sampler with importance weights (``bns.SAMC``: a ``log_weight`` sample
     stat) are weighted by ``exp(log_weight)`` — Liang & Zhang's dynamically weighted
-    estimator (17); see :func:`pymc_bnstruct._idata.draw_weights`.
+    estimator (17); see :func:`pymc_bnstruct.weights.draw_weights`.
 
     Raises
     ------

@@ -10,12 +10,11 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pymc as pm  # noqa: E402
 import pytest  # noqa: E402
-
-import pymc_bnstruct as bns  # noqa: E402
-
 from _idata_helpers import as_datatree, make_idata, plot_trace  # noqa: E402
 from conftest import random_data  # noqa: E402
 from test_posterior import dag_idata, order_idata  # noqa: E402
+
+import pymc_bnstruct as bns  # noqa: E402
 
 NAMES = ["a", "b", "c", "d"]
 

@@ -8,11 +8,10 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
-
-import pymc_bnstruct as bns  # noqa: E402
-
 from _idata_helpers import make_idata  # noqa: E402
 from test_posterior import dag_idata, order_idata  # noqa: E402
+
+import pymc_bnstruct as bns  # noqa: E402
 
 NAMES = ["a", "b", "c"]
 

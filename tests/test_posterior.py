@@ -12,13 +12,13 @@ import numpy as np
 import pymc as pm
 import pytest
 import xarray as xr
+from _idata_helpers import as_datatree, make_idata
+from conftest import random_dag, random_data
 
 import pymc_bnstruct as bns
 from pymc_bnstruct import posterior as P
-from pymc_bnstruct._idata import draw_weights, get_group
-
-from _idata_helpers import as_datatree, make_idata
-from conftest import random_dag, random_data
+from pymc_bnstruct._idata import get_group
+from pymc_bnstruct.weights import draw_weights
 
 
 # ------------------------------------------------------------------ synthetic output

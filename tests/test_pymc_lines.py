@@ -19,6 +19,7 @@ import pymc as pm
 import pytensor
 import pytensor.tensor as pt
 import pytest
+from conftest import random_dag, random_data
 from pytensor.graph.basic import Constant
 
 import pymc_bnstruct as bns
@@ -27,8 +28,6 @@ from pymc_bnstruct.moves import ScoreCache, StructureConstraints
 from pymc_bnstruct.ops import CachedDAGLogScore, DAGLogScore
 from pymc_bnstruct.order import OrderFeatures, OrderLogScore, OrderScorer
 from pymc_bnstruct.priors import FamilyCount
-
-from conftest import random_dag, random_data
 
 PACKAGE_DIR = Path(bns.__file__).resolve().parent
 N = 5
