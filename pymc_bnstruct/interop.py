@@ -242,7 +242,7 @@ def from_networkx(g: Any) -> xr.DataArray:
     weights = [d.get("weight", 1.0) for _, _, d in g.edges(data=True)]
     probabilities = g.graph.get("kind") == "probabilities" or any(w != 1 for w in weights)
     arr = np.zeros((n, n), dtype=np.float64 if probabilities else np.int8)
-    for (u, v, d), w in zip(g.edges(data=True), weights):
+    for (u, v, _d), w in zip(g.edges(data=True), weights):
         arr[index[u], index[v]] = w if probabilities else 1
         if not g.is_directed():
             arr[index[v], index[u]] = w if probabilities else 1

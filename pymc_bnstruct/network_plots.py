@@ -141,7 +141,6 @@ def _edge_classes(s: Structure, drawn: np.ndarray, truth: Structure | None) -> d
     Graphs: one entry per pair (an undirected edge once). Probabilities: one entry per
     drawn arc (both directions of a pair are two arcs, each with its own probability).
     """
-    n = s.n_vars
     arcs = s.kind == "probabilities"
     classes: dict[str, list[tuple[int, int]]] = {k: [] for k in ("edge", "tp", "fp", "reversed", "missed")}
     tg = truth.graph() if truth is not None else None
