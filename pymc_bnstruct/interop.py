@@ -337,13 +337,13 @@ def to_pgmpy(dag: Any, data: Any, *, ess: float = 1.0) -> Any:
     Raises
     ------
     ImportError
-        If pgmpy is not installed (``pip install "pymc_bnstruct[interop]"``).
+        If pgmpy is not installed (``pip install "pymc_bnstruct[pgmpy]"``).
     """
     try:  # optional dependency, imported on use
         from pgmpy.factors.discrete import TabularCPD
         from pgmpy.models import DiscreteBayesianNetwork
     except ImportError:
-        raise ImportError('bns.to_pgmpy needs pgmpy >= 1.0: pip install "pymc_bnstruct[interop]" '
+        raise ImportError('bns.to_pgmpy needs pgmpy >= 1.0: pip install "pymc_bnstruct[pgmpy]" '
                           "(or pip install pgmpy)") from None
     if isinstance(dag, (list, tuple)):
         net = fit_network(dag, data, ess=ess)
