@@ -248,7 +248,7 @@ def _clean(x: Any) -> Any:
 def _records(df: pd.DataFrame | None, index: str | None = None) -> list[dict[str, Any]] | None:
     if df is None:
         return None
-    frame = df.reset_index().rename(columns={"index": index}) if index else df
+    frame = df.rename_axis(index).reset_index() if index else df
     return frame.to_dict(orient="records")
 
 
