@@ -81,6 +81,7 @@ def _prior(text: str) -> str:
 
 
 def make_prior(spec: str) -> StructurePrior:
+    """The structure prior of a ``--prior`` value (``uniform``, ``family-count`` or ``edge-penalty:BETA``)."""
     name, _, arg = spec.partition(":")
     if name == "uniform":
         return Uniform()
@@ -90,11 +91,13 @@ def make_prior(spec: str) -> StructurePrior:
 
 
 def make_score(name: str, ess: float) -> Score:
+    """The score of ``--score`` (``bdeu`` with equivalent sample size ``ess``, ``k2`` or ``bic``)."""
     return {"bdeu": lambda: BDeu(ess=ess), "k2": K2, "bic": BIC}[name]()
 
 
 # ----------------------------------------------------------------------------- parser
 def build_parser() -> argparse.ArgumentParser:
+    """The argparse parser of ``bnstruct`` and its subcommands (each with ``--help``)."""
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--debug", action="store_true", help="show the full traceback on errors")
     parser = argparse.ArgumentParser(
@@ -187,6 +190,7 @@ def _check_out(path: str) -> None:
 
 
 def cmd_learn(args: argparse.Namespace) -> int:
+    """``bnstruct learn``: read and check the data, run the method, write the result (and report)."""
     method = get_method(args.method)  # an unavailable method fails before any work
     for path in (args.out, args.report):
         if path:
@@ -253,6 +257,7 @@ def _records(df: pd.DataFrame | None, index: str | None = None) -> list[dict[str
 
 
 def cmd_summary(args: argparse.Namespace) -> int:
+    """``bnstruct summary``: the edge table, facts and diagnostics as a table, CSV or JSON."""
     result = load_result(args.result)
     t = tables(result, args.top)
     if args.format == "csv":
@@ -278,6 +283,7 @@ def cmd_summary(args: argparse.Namespace) -> int:
 
 
 def cmd_plot(args: argparse.Namespace) -> int:
+    """``bnstruct plot``: draw one kind of picture of a result to a PNG / SVG / PDF file."""
     result = load_result(args.result)
     truth = read_truth(args.truth, result.names) if args.truth else None
     fig = figure(result, args.kind, truth=truth, threshold=args.threshold, layout=args.layout)
@@ -287,6 +293,7 @@ def cmd_plot(args: argparse.Namespace) -> int:
 
 
 def cmd_sample(args: argparse.Namespace) -> int:
+    """``bnstruct sample``: rows sampled from a bundled network or a BIF file."""
     spec = args.network
     if Path(spec).exists():
         net = read_bif(spec)
@@ -302,6 +309,7 @@ def cmd_sample(args: argparse.Namespace) -> int:
 
 
 def cmd_networks(args: argparse.Namespace) -> int:
+    """``bnstruct networks``: the bundled networks with their sizes."""
     rows = []
     for name in list_networks():
         net = load_network(name)
