@@ -341,3 +341,23 @@ def test_report_opens_in_headless_chromium(work):
     assert (grey < 0.5).mean() > 0.01  # dark pixels: text and drawings
     # the pictures show: many distinct colours, not only black text on white
     assert len(np.unique((img[..., :3] * 16).astype(int).reshape(-1, 3), axis=0)) > 50
+
+
+def test_the_other_methods_in_process(tmp_path, monkeypatch, capsys):
+    """tabu, skeleton, structure and SAMC through the same main(); SAMC's summary weights its draws."""
+    monkeypatch.chdir(tmp_path)
+    bns.datasets.load_network("cancer").sample(150, random_seed=1).to_csv("c.csv", index=False)
+    mcmc = ["--chains", "2", "--draws", "30", "--tune", "5", "--moves-per-draw", "5"]
+    for method in ("tabu", "skeleton", "structure", "samc"):
+        extra = mcmc if method in ("structure", "samc") else []
+        assert main(["learn", "c.csv", "--method", method, "--seed", "1", "--out", f"{method}.nc", *extra]) == 0
+    capsys.readouterr()
+    assert main(["summary", "samc.nc", "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert "exp(log_weight)" in doc["facts"]["weighted"] and doc["facts"]["kish_ess"] > 0
+    assert [row["chain"] for row in doc["samc"]] == [0, 1]
+    assert main(["summary", "tabu.nc", "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["settings"]["tabu_length"] == 10 and "score" in doc["facts"]
+    assert main(["plot", "skeleton.nc", "--kind", "trace", "--out", "trace.png"]) == 0
+    assert Path("trace.png").stat().st_size > 0
