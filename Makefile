@@ -27,6 +27,21 @@ $(STAMP): pyproject.toml | $(PY)
 demo: $(STAMP)
 	$(PY) -m pymc_bnstruct.demo
 
+# The same job from the shell with the `bnstruct` command (docs/cli.md): data from a bundled
+# network, order MCMC, the summary and a picture of the learned network against the truth.
+DEMO_CLI := demo-cli
+BNSTRUCT ?= $(VENV)/bin/bnstruct
+.PHONY: demo-cli
+demo-cli: $(STAMP)
+	@mkdir -p $(DEMO_CLI)
+	$(BNSTRUCT) sample asia --rows 1000 --seed 1 --out $(DEMO_CLI)/asia.csv
+	$(BNSTRUCT) learn $(DEMO_CLI)/asia.csv --method order --max-parents 2 --chains 2 --draws 500 --tune 100 \
+	  --moves-per-draw 20 --seed 2 --out $(DEMO_CLI)/order.nc --report $(DEMO_CLI)/report.html
+	$(BNSTRUCT) summary $(DEMO_CLI)/order.nc --top 12
+	$(BNSTRUCT) plot $(DEMO_CLI)/order.nc --kind network --truth asia --out $(DEMO_CLI)/network.png
+	@echo "demo-cli wrote: $(DEMO_CLI)/asia.csv (data), $(DEMO_CLI)/order.nc (result)," \
+	  "$(DEMO_CLI)/report.html (report), $(DEMO_CLI)/network.png (picture)"
+
 # lint first: ruff (pyflakes, pycodestyle, import order, bugbear; pyproject.toml [tool.ruff])
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
@@ -69,6 +84,11 @@ $(VENV)/.bench: $(STAMP)
 	$(PY) -m pip install --quiet -e ".[test,bench]"
 	touch $(VENV)/.bench
 
+# the interop tests with the optional pgmpy installed (make test skips the pgmpy round trips)
+.PHONY: test-interop
+test-interop: $(VENV)/.bench
+	$(PY) -m pytest -q tests/test_interop.py
+
 bench: $(VENV)/.bench
 	$(PY) benchmarks/bench_scores.py
 	$(PY) benchmarks/bench_search.py
@@ -98,4 +118,4 @@ docs: $(VENV)/.docs
 	@echo "site: docs/_build/html/index.html"
 
 clean:
-	rm -rf $(VENV) $(VENV6) build *.egg-info .pytest_cache docs/_build docs/api/generated docs/jupyter_execute
+	rm -rf $(VENV) $(VENV6) build *.egg-info .pytest_cache docs/_build docs/api/generated docs/jupyter_execute $(DEMO_CLI)

@@ -26,10 +26,13 @@ from . import (
     validation,
     weights,
 )
+from .compare import Comparison, PrCurve, RocCurve, compare, pr_curve, roc_curve
 from .constraints import StructureConstraints
 from .data import DiscreteData, as_discrete_data
 from .diagnostics import ChainAgreement, chain_agreement, summary
+from .interop import from_adjacency_frame, from_networkx, to_adjacency_frame, to_dot, to_networkx, to_pgmpy
 from .model import DAG, NodeOrder
+from .network_plots import plot_edge_heatmap, plot_network, plot_roc
 from .order import OrderScorer
 from .plots import plot_chain_agreement, plot_score_trace
 from .posterior import edge_probabilities, markov_blanket_probabilities, path_probabilities
@@ -80,5 +83,20 @@ __all__ = [
     "ChainAgreement",
     "plot_score_trace",
     "plot_chain_agreement",
+    "to_networkx",
+    "from_networkx",
+    "to_pgmpy",
+    "to_dot",
+    "to_adjacency_frame",
+    "from_adjacency_frame",
+    "compare",
+    "Comparison",
+    "roc_curve",
+    "pr_curve",
+    "RocCurve",
+    "PrCurve",
+    "plot_network",
+    "plot_edge_heatmap",
+    "plot_roc",
     "__version__",
 ]

@@ -7,6 +7,6 @@ BayesianNetwork('asia', 8 variables, 8 edges)
 >>> df = net.sample(1000, random_seed=0)
 """
 
-from .bif import BayesianNetwork, list_networks, load_network, read_bif
+from .bif import BayesianNetwork, fit_network, list_networks, load_network, read_bif, write_bif
 
-__all__ = ["BayesianNetwork", "list_networks", "load_network", "read_bif"]
+__all__ = ["BayesianNetwork", "list_networks", "load_network", "read_bif", "write_bif", "fit_network"]

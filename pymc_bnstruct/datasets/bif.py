@@ -69,10 +69,12 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from ..graph import topological_order
-from ..validation import check_int, read_only
+from .._io import atomic_path
+from ..data import as_discrete_data
+from ..graph import find_cycle, to_adjacency, topological_order
+from ..validation import check_int, check_number, read_only
 
-__all__ = ["BayesianNetwork", "read_bif", "load_network", "list_networks"]
+__all__ = ["BayesianNetwork", "read_bif", "load_network", "list_networks", "write_bif", "fit_network"]
 
 #: Rows whose sum is this close to 1 are accepted as they are (up to an exact
 #: renormalisation that only removes floating-point noise).
@@ -80,6 +82,8 @@ _SUM_TOL_EXACT = 1e-6
 #: Rows whose sum is this close to 1 are renormalised silently: several
 #: repository files print probabilities rounded to 3-4 decimals.
 _SUM_TOL_RENORMALISE = 1e-3
+#: Columns this close to 1 are already normalised (float rounding of a division).
+_SUM_TOL_FLOAT = 1e-12
 
 SeedLike = int | np.random.Generator | np.random.SeedSequence | None
 
@@ -228,8 +232,10 @@ class BayesianNetwork:
             )
         # Rows within _SUM_TOL_EXACT only carry print rounding noise and rows
         # within _SUM_TOL_RENORMALISE are rounded tables; both are rescaled so
-        # every column sums to 1 up to floating point.
-        arr /= sums
+        # every column sums to 1 up to floating point. Columns already normalised
+        # up to floating point are left alone, so that normalising is idempotent
+        # and write_bif -> read_bif gives back the very same numbers.
+        arr /= np.where(np.abs(sums - 1.0) <= _SUM_TOL_FLOAT, 1.0, sums)
         return read_only(arr)
 
     def _toposort(self) -> tuple[int, ...]:
@@ -1040,3 +1046,135 @@ def load_network(name: str) -> BayesianNetwork:
         raise ValueError(f"unknown network {name!r}; available networks: {', '.join(available)}")
     raw = _networks_dir().joinpath(key + _SUFFIX).read_bytes()
     return read_bif(raw, name=key)
+
+
+# --------------------------------------------------------------------------
+# Fitting tables to a DAG and writing BIF
+# --------------------------------------------------------------------------
+
+# A label the reader takes as one bare word (see _TOKEN_RE); anything else is quoted.
+_BARE_WORD = re.compile(r"(?:[^\s{}()\[\];|,\"/]|/(?![/*]))+")
+
+
+def fit_network(dag: Any, data: Any, *, ess: float = 1.0, name: str = "learned") -> BayesianNetwork:
+    """A :class:`BayesianNetwork` on ``dag`` whose tables are the BDeu posterior means.
+
+    For child ``X_i`` with ``r_i`` states and ``q_i`` parent configurations, the table
+    entry is ``(N_ijk + ess / (r_i q_i)) / (N_ij + ess / q_i)``: the mean of the
+    Dirichlet posterior under the BDeu prior with equivalent sample size ``ess``, so a
+    configuration the data never show gets the uniform distribution.
+
+    Parameters
+    ----------
+    dag : graph
+        A DAG over the data's variables: an adjacency (array, labelled DataArray or
+        DataFrame, row = parent) or an edge list of names.
+    data : DiscreteData or pandas.DataFrame
+    ess : float, default 1.0
+        Equivalent sample size (> 0).
+    name : str, default "learned"
+
+    Returns
+    -------
+    BayesianNetwork
+        Variables and states as in the data, parents in the order of the data's columns.
+
+    Raises
+    ------
+    ValueError
+        If ``dag`` is cyclic or names unknown variables, or ``ess <= 0``.
+    """
+    data = as_discrete_data(data)
+    ess = check_number(ess, "ess", minimum=0.0, strict=True)
+    names = list(data.names)
+    adj = to_adjacency(getattr(dag, "dag", dag), names)  # a SearchResult stands for its DAG
+    cycle = find_cycle(adj)
+    if cycle is not None:
+        raise ValueError("the graph is not a DAG (cycle " + " -> ".join(names[i] for i in cycle) + ")")
+    codes = np.asarray(data.codes, dtype=np.int64)
+    arities = [int(a) for a in data.arities]
+    parents: dict[str, list[str]] = {}
+    cpts: dict[str, np.ndarray] = {}
+    for i, v in enumerate(names):
+        pa = [int(p) for p in np.flatnonzero(adj[:, i])]
+        q = math.prod(arities[p] for p in pa)
+        config = np.zeros(len(codes), dtype=np.int64)
+        for p in pa:  # mixed radix, last parent fastest (the table layout)
+            config = config * arities[p] + codes[:, p]
+        r = arities[i]
+        counts = np.bincount(codes[:, i] * q + config, minlength=r * q).reshape(r, q).astype(np.float64)
+        table = (counts + ess / (r * q)) / (counts.sum(axis=0) + ess / q)
+        parents[v] = [names[p] for p in pa]
+        cpts[v] = table.reshape((r, *(arities[p] for p in pa)))
+    states = {v: [str(s) for s in data.states[v]] for v in names}
+    return BayesianNetwork(states, parents, cpts, name=name)
+
+
+def _bif_word(label: str, what: str) -> str:
+    if _BARE_WORD.fullmatch(label) and label.lower() not in ("table", "default", "type", "discrete", "property"):
+        return label
+    if '"' in label or "\n" in label:
+        raise ValueError(f"{what} {label!r} cannot be written in BIF (it contains a double quote or a newline)")
+    return f'"{label}"'
+
+
+def _bif_numbers(values: np.ndarray) -> str:
+    # repr gives the shortest text that reads back as the same float
+    return ", ".join(repr(float(x)) for x in values)
+
+
+def bif_text(network: BayesianNetwork) -> str:
+    """The BIF text of ``network`` (what :func:`write_bif` writes)."""
+    lines = [f"network {_bif_word(network.name, 'network name')} {{", "}"]
+    for v, labels in network.states.items():
+        words = ", ".join(_bif_word(s, f"state of {v!r}") for s in labels)
+        lines += [f"variable {_bif_word(v, 'variable name')} {{",
+                  f"  type discrete [ {len(labels)} ] {{ {words} }};", "}"]
+    states = network.states
+    for v in network.names:
+        pa = network.parents[v]
+        table = np.asarray(network.cpt(v))
+        head = _bif_word(v, "variable name")
+        if not pa:
+            lines += [f"probability ( {head} ) {{", f"  table {_bif_numbers(table)};", "}"]
+            continue
+        lines.append(f"probability ( {head} | {', '.join(_bif_word(p, 'variable name') for p in pa)} ) {{")
+        flat = table.reshape(table.shape[0], -1)
+        for j, config in enumerate(np.ndindex(*table.shape[1:])):
+            labels = ", ".join(_bif_word(states[p][k], f"state of {p!r}") for p, k in zip(pa, config))
+            lines.append(f"  ({labels}) {_bif_numbers(flat[:, j])};")
+        lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def write_bif(network: Any, path: str | os.PathLike, *, data: Any = None, ess: float = 1.0) -> None:
+    """Write a discrete Bayesian network in BIF format (atomically).
+
+    Parameters
+    ----------
+    network : BayesianNetwork or graph
+        A network, or a learned DAG (adjacency, edge list, ``SearchResult``) together
+        with ``data``: its tables are then the BDeu posterior means (:func:`fit_network`).
+    path : str or os.PathLike
+        Destination; written as plain text (a ``.gz`` suffix gzip-compresses it).
+    data : DiscreteData or pandas.DataFrame, optional
+        Required when ``network`` is a graph.
+    ess : float, default 1.0
+        Equivalent sample size of the fitted tables.
+
+    Notes
+    -----
+    Conditional tables are written one parent configuration per row, numbers as the
+    shortest decimal text that reads back as the same float, so :func:`read_bif` gives
+    back the same variables, states, parents and tables. Labels that are not plain BIF
+    words are double-quoted.
+    """
+    if not isinstance(network, BayesianNetwork):
+        if data is None:
+            raise TypeError("write_bif needs a BayesianNetwork, or a DAG together with data= to fit its tables")
+        network = fit_network(network, data, ess=ess)
+    raw = bif_text(network).encode("utf-8")
+    if str(path).lower().endswith(".gz"):
+        raw = gzip.compress(raw, mtime=0)
+    with atomic_path(path) as tmp:
+        tmp.write_bytes(raw)

@@ -1,0 +1,363 @@
+"""The ``bnstruct`` command, run as a user runs it: a subprocess on small files.
+
+Every subcommand, every bad input of the issue (exit code and the one-line message,
+nothing half-written), and ``learn`` + ``summary`` giving the numbers of the Python API
+for the same seed. The subprocesses of the error cases run two at a time.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import pymc_bnstruct as bns
+from pymc_bnstruct.cli import main
+from pymc_bnstruct.cli.app import build_parser
+from pymc_bnstruct.cli.methods import EXACT_MAX_VARS, METHODS
+
+ROOT = Path(__file__).resolve().parents[1]
+ROWS, SEED = 200, 1
+ORDER = ["--chains", "2", "--draws", "30", "--tune", "5", "--moves-per-draw", "10", "--seed", "3", "--max-parents", "2"]
+
+
+def run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""), "MPLBACKEND": "Agg"}
+    return subprocess.run([sys.executable, "-m", "pymc_bnstruct.cli", *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=300)
+
+
+def ok(proc: subprocess.CompletedProcess) -> subprocess.CompletedProcess:
+    assert proc.returncode == 0, f"exit {proc.returncode}\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr}"
+    return proc
+
+
+@pytest.fixture(scope="module")
+def work(tmp_path_factory) -> Path:
+    """A folder with sampled data and the results of three methods (order with a report, hc, exact)."""
+    d = tmp_path_factory.mktemp("cli")
+    ok(run("sample", "asia", "--rows", str(ROWS), "--seed", str(SEED), "--out", "asia.csv", cwd=d))
+    jobs = [
+        ("learn", "asia.csv", "--method", "order", *ORDER, "--out", "order.nc", "--report", "report.html"),
+        ("learn", "asia.csv", "--method", "hc", "--seed", "5", "--score", "bic", "--out", "hc.nc"),
+        ("learn", "asia.csv", "--method", "exact", "--max-parents", "2", "--out", "exact.nc"),
+    ]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        for proc in pool.map(lambda a: run(*a, cwd=d), jobs):
+            ok(proc)
+    return d
+
+
+def frame(d: Path) -> pd.DataFrame:
+    return pd.read_csv(d / "asia.csv", dtype=str)
+
+
+# ----------------------------------------------------------------------------- subcommands
+def test_help_on_every_subcommand(capsys):
+    for cmd in ([], ["learn"], ["summary"], ["plot"], ["sample"], ["networks"]):
+        with pytest.raises(SystemExit) as exc:
+            main([*cmd, "--help"])
+        assert exc.value.code == 0
+        out = capsys.readouterr().out
+        assert out.startswith("usage: bnstruct")
+    learn = build_parser()._subparsers._group_actions[0].choices["learn"].format_help()
+    for option in ("--method", "--score", "--ess", "--max-parents", "--prior", "--blacklist", "--whitelist",
+                   "--chains", "--draws", "--tune", "--seed", "--cores", "--out", "--report", "--missing", "--constant"):
+        assert option in learn
+    assert set(METHODS) == {"hc", "tabu", "skeleton", "order", "partition", "structure", "samc", "exact", "brai"}
+
+
+def test_networks_and_sample(work):
+    proc = ok(run("networks", cwd=work))
+    lines = proc.stdout.splitlines()
+    assert lines[0].split() == ["network", "variables", "edges"]
+    assert any(line.split() == ["asia", "8", "8"] for line in lines)
+    df = frame(work)
+    expected = bns.datasets.load_network("asia").sample(ROWS, random_seed=SEED).astype(str)
+    pd.testing.assert_frame_equal(df, expected.reset_index(drop=True))
+
+
+def test_sample_from_a_bif_file_to_tsv(tmp_path):
+    bns.datasets.write_bif(bns.datasets.load_network("cancer"), tmp_path / "net.bif")
+    proc = ok(run("sample", "net.bif", "--rows", "25", "--seed", "2", "--out", "x.tsv", cwd=tmp_path))
+    assert "wrote x.tsv (25 rows x 5 variables" in proc.stdout
+    assert pd.read_csv(tmp_path / "x.tsv", sep="\t").shape == (25, 5)
+
+
+def test_learn_order_and_summary_match_the_python_api(work):
+    import arviz as az
+    import pymc as pm
+
+    data = bns.DiscreteData.from_frame(frame(work))
+    with pm.Model():
+        bns.NodeOrder("order", data, score=bns.BDeu(ess=1), max_parents=2, features=("edge", "markov_blanket"))
+        idata = pm.sample(draws=30, tune=5, chains=2, cores=1, random_seed=3, step=bns.OrderMetropolis(moves_per_draw=10),
+                          progressbar=False, compute_convergence_checks=False)
+    api = bns.edge_probabilities(idata)
+
+    doc = json.loads(ok(run("summary", "order.nc", "--format", "json", "--top", "0", cwd=work)).stdout)
+    got = {(e["parent"], e["child"]): e["probability"] for e in doc["edges"]}
+    want = {(str(p), str(c)): float(api.sel(parent=p, child=c)) for p in api.parent.values for c in api.child.values
+            if float(api.sel(parent=p, child=c)) > 0}
+    assert got.keys() == want.keys()
+    for key, value in want.items():
+        assert got[key] == pytest.approx(value, abs=1e-12)
+    assert doc["facts"]["expected_edges"] == pytest.approx(float(api.sum()))
+    assert doc["facts"]["chains"] == 2 and doc["settings"]["seed"] == 3
+    conv = {row["quantity"]: row for row in doc["convergence"]}
+    s = bns.summary(idata, features=("log_score", "edge"))
+    assert conv["log_score"]["mean"] == pytest.approx(float(s.loc["log_score", "mean"]))
+
+    # the file is ordinary sampler output too
+    if int(az.__version__.split(".")[0]) >= 1:
+        import xarray as xr
+
+        opened = xr.open_datatree(work / "order.nc", engine="h5netcdf")
+    else:
+        opened = az.from_netcdf(work / "order.nc")
+    np.testing.assert_allclose(bns.edge_probabilities(opened).values, api.values, atol=1e-12)
+
+    table = ok(run("summary", "order.nc", "--top", "3", cwd=work)).stdout
+    assert "Edge probabilities (most probable first):" in table and "Convergence (worst R-hat first):" in table
+    csv = ok(run("summary", "order.nc", "--format", "csv", "--top", "4", cwd=work)).stdout.splitlines()
+    assert csv[0] == "parent,child,probability" and len(csv) == 5
+
+
+def test_learn_hc_and_exact_match_the_python_api(work):
+    data = bns.DiscreteData.from_frame(frame(work))
+    res = bns.search.hill_climb(data, score=bns.BIC(), max_parents=3, random_seed=5)
+    doc = json.loads(ok(run("summary", "hc.nc", "--format", "json", "--top", "0", cwd=work)).stdout)
+    assert sorted((e["parent"], e["child"]) for e in doc["edges"]) == sorted(
+        (str(p), str(c)) for p, c in zip(*[res.dag.coords[d].values[i] for d, i in zip(res.dag.dims, np.nonzero(res.dag.values))]))
+    assert doc["facts"]["score"] == pytest.approx(res.score)
+
+    post = bns.exact.posterior(data, max_parents=2, modularity="dag")
+    doc = json.loads(ok(run("summary", "exact.nc", "--format", "json", "--top", "0", cwd=work)).stdout)
+    assert doc["facts"]["log_evidence"] == pytest.approx(post.log_evidence)
+    for e in doc["edges"]:
+        assert e["probability"] == pytest.approx(float(post.edge_probabilities.sel(parent=e["parent"], child=e["child"])))
+
+
+def test_plot_every_kind(work, monkeypatch, capsys):
+    proc = ok(run("plot", "order.nc", "--kind", "network", "--out", "network.png", "--truth", "asia", cwd=work))
+    assert "wrote network.png" in proc.stdout
+    monkeypatch.chdir(work)  # the other kinds through the same main(), in this process
+    for kind in ("heatmap", "trace", "agreement", "roc"):
+        assert main(["plot", "order.nc", "--kind", kind, "--out", f"{kind}.png", "--truth", "asia"]) == 0
+        assert f"wrote {kind}.png" in capsys.readouterr().out
+    for kind in ("network", "heatmap", "trace", "agreement", "roc"):
+        assert (work / f"{kind}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_plot_svg_of_a_search_with_an_edge_list_truth(work):
+    (work / "truth.txt").write_text("# parent,child\nsmoke,lung\nlung -> either\ntub\teither\n")
+    ok(run("plot", "hc.nc", "--kind", "network", "--out", "hc.svg", "--truth", "truth.txt", "--layout", "spring",
+           cwd=work))
+    assert (work / "hc.svg").read_text().lstrip().startswith("<?xml")
+
+
+def test_drop_rows_and_constant_columns(tmp_path):
+    df = bns.datasets.load_network("cancer").sample(60, random_seed=4)
+    df["always"] = "x"
+    df.loc[3, "Smoker"] = None
+    df.to_csv(tmp_path / "d.csv", index=False)
+    proc = run("learn", "d.csv", "--method", "hc", "--out", "r.nc", cwd=tmp_path)
+    assert proc.returncode == 1 and "1 row of 60 have missing values (columns: 'Smoker' (1))" in proc.stderr
+    assert "--missing drop-rows" in proc.stderr and not (tmp_path / "r.nc").exists()
+    proc = ok(run("learn", "d.csv", "--method", "hc", "--missing", "drop-rows", "--out", "r.nc", cwd=tmp_path))
+    assert "dropped 1 row with missing values" in proc.stderr
+    assert "dropped 1 constant column (one value in every row): 'always'" in proc.stderr
+    doc = json.loads(ok(run("summary", "r.nc", "--format", "json", cwd=tmp_path)).stdout)
+    assert doc["facts"]["n_rows"] == 59 and doc["facts"]["n_vars"] == 5
+    proc = run("learn", "d.csv", "--method", "hc", "--missing", "drop-rows", "--constant", "error", "--out", "r2.nc",
+               cwd=tmp_path)
+    assert proc.returncode == 1 and "'always' have one value in every row" in proc.stderr
+
+
+# ----------------------------------------------------------------------------- bad input
+Cases = dict[str, tuple[list[str], int, list[str]]]
+
+
+def _bad_inputs(d: Path) -> tuple[Cases, Cases]:
+    """name -> (arguments, exit code, parts of the message): by subprocess, and in process."""
+    (d / "empty.csv").write_text("")
+    (d / "header.csv").write_text("a,b,c\n")
+    (d / "ragged.csv").write_text("a,b,c\n1,2,3\n1,2\n")
+    rng = np.random.default_rng(0)
+    pd.DataFrame({"x": rng.normal(size=10_000), "y": rng.integers(0, 2, 10_000)}).to_csv(d / "cont.csv", index=False)
+    (d / "latin1.csv").write_bytes("a,b\ncaf\xe9,1\nthé,2\n".encode("latin-1"))
+    (d / "black.txt").write_text("smoke,lung\nsmoke,cancer\n")
+    (d / "white.txt").write_text("smoke -> lung\nlung -> either\neither -> smoke\n")
+    wide = pd.DataFrame(rng.integers(0, 2, size=(40, EXACT_MAX_VARS + 2)),
+                        columns=[f"v{i}" for i in range(EXACT_MAX_VARS + 2)])
+    wide.to_csv(d / "wide.csv", index=False)
+    (d / "data.xlsx").write_text("a,b\n1,2\n")
+    (d / "notours.nc").write_bytes(b"")
+    import xarray as xr
+
+    xr.Dataset({"a": ("x", [1, 2])}).to_netcdf(d / "other.nc", engine="h5netcdf")
+    (d / "text.nc").write_text("hello\n")
+    learn = ["learn", "--method", "hc", "--out", "out.nc"]
+    cases = {  # the bad input of the issue: run as subprocesses
+        "missing file": ([*learn, "nothere.csv"], 1, ["data file 'nothere.csv' not found"]),
+        "empty file": ([*learn, "empty.csv"], 1, ["data file 'empty.csv' is empty"]),
+        "header only": ([*learn, "header.csv"], 1, ["'header.csv' has a header but no rows"]),
+        "ragged rows": ([*learn, "ragged.csv"], 1, ["ragged rows: line 3 has 2 fields, the header has 3"]),
+        "continuous": ([*learn, "cont.csv"], 1, ["'x' (10,000 distinct values in 10,000 rows) looks continuous",
+                                                 "discretise"]),
+        "not utf-8": ([*learn, "latin1.csv"], 1, ["is not UTF-8 text"]),
+        "blacklist unknown": ([*learn, "asia.csv", "--blacklist", "black.txt"], 1,
+                              ["blacklist file", "line 2 names unknown variable 'cancer'"]),
+        "whitelist cycle": ([*learn, "asia.csv", "--whitelist", "white.txt"], 1,
+                            ["has a cycle", "required edges must form a DAG"]),
+        "max-parents too large": ([*learn, "asia.csv", "--max-parents", "8"], 2,
+                                  ["--max-parents: must be between 0 and 7 for these data (8 variables), got 8"]),
+        "max-parents negative": ([*learn, "asia.csv", "--max-parents", "-1"], 2, ["must be >= 0, got -1"]),
+        "exact too many": (["learn", "wide.csv", "--method", "exact", "--out", "out.nc"], 1,
+                           [f"at most {EXACT_MAX_VARS} variables, the data have {EXACT_MAX_VARS + 2}", "of memory"]),
+        "foreign netcdf": (["summary", "other.nc"], 1, ["is not a bnstruct result file (it has no 'bnstruct' group)"]),
+        "text result": (["plot", "text.nc", "--kind", "network", "--out", "x.png"], 1, ["is not a bnstruct result file"]),
+    }
+    more = {  # further mistakes: the same main(), called in this process to keep the suite quick
+        "unknown extension": ([*learn, "data.xlsx"], 1, ["cannot tell the format of 'data.xlsx' from its extension"]),
+        "unknown method": (["learn", "asia.csv", "--method", "magic", "--out", "out.nc"], 2, ["invalid choice: 'magic'"]),
+        "empty result": (["summary", "notours.nc"], 1, ["is not a bnstruct result file"]),
+        "missing result": (["summary", "none.nc"], 1, ["result file 'none.nc' not found"]),
+        "roc without truth": (["plot", "order.nc", "--kind", "roc", "--out", "roc2.png"], 1, ["needs --truth"]),
+        "bad plot suffix": (["plot", "order.nc", "--out", "x.gif"], 1, ["must end in .png, .svg or .pdf"]),
+        "unknown network": (["sample", "nowhere", "--rows", "5", "--out", "s.csv"], 1, ["neither a bundled network"]),
+        "output folder missing": (["sample", "asia", "--rows", "5", "--out", "no/s.csv"], 1, ["does not exist"]),
+    }
+    for name, lacking in (("partition", "NodePartition"), ("brai", "brai")):
+        if not hasattr(bns, lacking):
+            more[f"{name} unavailable"] = (["learn", "asia.csv", "--method", name, "--out", "out.nc"], 1,
+                                           [f"method '{name}' is not available in this version"])
+    return cases, more
+
+
+@pytest.fixture(scope="module")
+def bad_runs(work):
+    cases, more = _bad_inputs(work)
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        procs = dict(zip(cases, pool.map(lambda c: run(*c[0], cwd=work), cases.values())))
+    return cases, more, procs
+
+
+BAD = ["missing file", "empty file", "header only", "ragged rows", "continuous", "not utf-8", "blacklist unknown",
+       "whitelist cycle", "max-parents too large", "max-parents negative", "exact too many", "foreign netcdf",
+       "text result"]
+MORE = ["unknown extension", "unknown method", "empty result", "missing result", "roc without truth", "bad plot suffix",
+        "unknown network", "output folder missing", "partition unavailable", "brai unavailable"]
+
+
+def _check_failure(work: Path, code: int, parts: list[str], returncode: int, out: str, err: str) -> None:
+    assert returncode == code, err
+    assert "Traceback" not in err
+    last = err.strip().splitlines()[-1]
+    assert last.startswith("bnstruct") and "error:" in last
+    if code == 1:
+        assert len(err.strip().splitlines()) == 1, err  # one line
+    for part in parts:
+        assert part in last, last
+    assert out == ""
+    # nothing half-written
+    assert not (work / "out.nc").exists() and not (work / "x.png").exists() and not (work / "s.csv").exists()
+    assert not [p for p in work.iterdir() if p.name.startswith(".") or ".tmp" in p.name]
+
+
+@pytest.mark.parametrize("name", BAD)
+def test_bad_input_one_line_and_exit_code(bad_runs, work, name):
+    cases, _, procs = bad_runs
+    _, code, parts = cases[name]
+    proc = procs[name]
+    _check_failure(work, code, parts, proc.returncode, proc.stdout, proc.stderr)
+
+
+@pytest.mark.parametrize("name", MORE)
+def test_more_mistakes_in_process(bad_runs, work, name, monkeypatch, capsys):
+    _, more, _ = bad_runs
+    if name not in more:
+        pytest.skip(f"{name.split()[0]} is available in this version")
+    args, code, parts = more[name]
+    monkeypatch.chdir(work)
+    try:
+        rc = main(args)
+    except SystemExit as exc:  # argparse's usage errors
+        rc = exc.code
+    captured = capsys.readouterr()
+    _check_failure(work, code, parts, rc, captured.out, captured.err)
+
+
+def test_debug_shows_the_traceback(work):
+    proc = run("summary", "none.nc", "--debug", cwd=work)
+    assert proc.returncode == 1 and "Traceback" in proc.stderr and "CliError" in proc.stderr
+
+
+def test_no_command_is_a_usage_error(work):
+    proc = run(cwd=work)
+    assert proc.returncode == 2 and "usage: bnstruct" in proc.stderr
+
+
+# ----------------------------------------------------------------------------- the report
+def test_report_is_self_contained(work):
+    text = (work / "report.html").read_text(encoding="utf-8")
+    assert text.startswith("<!DOCTYPE html>")
+    for heading in ("Settings", "Data", "Result", "Diagnostics"):
+        assert f">{heading}</h2>" in text
+    assert text.count("data:image/png;base64,") >= 3  # network, heat map, trace, agreement
+    assert "http://" not in text and "https://" not in text and "src=\"file" not in text
+
+
+def _chromium() -> str | None:
+    for name in ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "headless_shell"):
+        path = shutil.which(name)
+        if path:
+            return path
+    return None
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(_chromium() is None, reason="no chromium binary on PATH (apt-get install chromium)")
+def test_report_opens_in_headless_chromium(work):
+    import matplotlib.image as mpimg
+
+    shot = work / "report.png"
+    proc = subprocess.run([_chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                           "--window-size=1200,2400", f"--screenshot={shot}", (work / "report.html").as_uri()],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and shot.exists(), proc.stderr
+    img = mpimg.imread(shot)
+    assert img.shape[0] == 2400 and img.shape[1] == 1200
+    grey = img[..., :3].mean(axis=-1)
+    assert grey.std() > 0.05  # not blank: text, tables and pictures
+    assert (grey < 0.5).mean() > 0.01  # dark pixels: text and drawings
+    # the pictures show: many distinct colours, not only black text on white
+    assert len(np.unique((img[..., :3] * 16).astype(int).reshape(-1, 3), axis=0)) > 50
+
+
+def test_the_other_methods_in_process(tmp_path, monkeypatch, capsys):
+    """tabu, skeleton, structure and SAMC through the same main(); SAMC's summary weights its draws."""
+    monkeypatch.chdir(tmp_path)
+    bns.datasets.load_network("cancer").sample(150, random_seed=1).to_csv("c.csv", index=False)
+    mcmc = ["--chains", "2", "--draws", "30", "--tune", "5", "--moves-per-draw", "5"]
+    for method in ("tabu", "skeleton", "structure", "samc"):
+        extra = mcmc if method in ("structure", "samc") else []
+        assert main(["learn", "c.csv", "--method", method, "--seed", "1", "--out", f"{method}.nc", *extra]) == 0
+    capsys.readouterr()
+    assert main(["summary", "samc.nc", "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert "exp(log_weight)" in doc["facts"]["weighted"] and doc["facts"]["kish_ess"] > 0
+    assert [row["chain"] for row in doc["samc"]] == [0, 1]
+    assert main(["summary", "tabu.nc", "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["settings"]["tabu_length"] == 10 and "score" in doc["facts"]
+    assert main(["plot", "skeleton.nc", "--kind", "trace", "--out", "trace.png"]) == 0
+    assert Path("trace.png").stat().st_size > 0
