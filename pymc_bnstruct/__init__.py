@@ -9,7 +9,7 @@ Typical use::
     table = bns.ScoreTable(data, max_parents=2)
 """
 
-from . import datasets, exact, graph, moves, ops, order, priors, scores, search, step_methods
+from . import brai, datasets, exact, graph, moves, ops, order, priors, scores, search, step_methods
 from .data import DiscreteData, as_discrete_data
 from .diagnostics import ChainAgreement, chain_agreement, summary
 from .model import DAG, NodeOrder
@@ -32,6 +32,7 @@ __all__ = [
     "K2",
     "BIC",
     "network_score",
+    "brai",
     "datasets",
     "exact",
     "graph",
