@@ -10,8 +10,10 @@
 """
 
 from . import ci_tests
+from .evaluate import cpdag_to_dag, log_predictive
 from .ci_tests import GSquare, PluginCMI, ci_statistic
 from .rai import fit, rai
 from .tree import GraphGenerativeTree, member_dags
 
-__all__ = ["fit", "rai", "GraphGenerativeTree", "GSquare", "PluginCMI", "ci_statistic", "ci_tests", "member_dags"]
+__all__ = ["fit", "rai", "GraphGenerativeTree", "GSquare", "PluginCMI", "ci_statistic", "ci_tests", "member_dags",
+           "log_predictive", "cpdag_to_dag"]

@@ -14,6 +14,8 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from ..graph import find_cycle
+
 __all__ = ["SepSets", "orient", "split_autonomous", "dag_extension", "potential_parents"]
 
 
@@ -93,15 +95,50 @@ def orient(g: np.ndarray, endo: Sequence[int], sepsets: SepSets, locked: np.ndar
                     continue
                 wanted.add((int(x), int(z)))
                 wanted.add((int(y), int(z)))
-    for u, v in wanted:
+    oriented = []
+    for u, v in sorted(wanted):
         # only undirected edges between endogenous nodes are oriented; conflicts are left alone
         if sub[v, u] and endo_mask[u] and (v, u) not in wanted:
             sub[v, u] = 0
+            oriented.append((u, v))
+    _undo_cycles(sub, oriented)
     if split_view is not None:
         split_view[...] = g
         split_view[np.ix_(local, local)] = sub
     _meek(sub, endo_mask, adjacent)
     g[np.ix_(local, local)] = sub
+
+
+def _undo_cycles(sub: np.ndarray, oriented: list[tuple[int, int]]) -> None:
+    """Undirect the edges oriented in this pass that lie on a directed cycle (conflicting
+    v-structures after erroneous tests), until no cycle is left."""
+    fresh = set(oriented)
+    while fresh:
+        cycle = find_cycle(((sub != 0) & (sub.T == 0)).astype(np.int8))
+        if cycle is None:
+            return
+        on_cycle = [(a, b) for a, b in zip(cycle[:-1], cycle[1:]) if (a, b) in fresh]
+        if not on_cycle:
+            return
+        for a, b in on_cycle:
+            sub[b, a] = 1
+            fresh.discard((a, b))
+
+
+def _reaches(sub: np.ndarray, start: int, target: int) -> bool:
+    """Whether a directed path ``start ~> target`` exists."""
+    directed = (sub != 0) & (sub.T == 0)
+    seen = {start}
+    stack = [start]
+    while stack:
+        u = stack.pop()
+        for w in np.flatnonzero(directed[u]).tolist():
+            if w == target:
+                return True
+            if w not in seen:
+                seen.add(w)
+                stack.append(w)
+    return False
 
 
 def _meek(g: np.ndarray, endo_mask: np.ndarray, adjacent: np.ndarray) -> None:
@@ -116,7 +153,8 @@ def _meek(g: np.ndarray, endo_mask: np.ndarray, adjacent: np.ndarray) -> None:
             if not undirected[a, b]:
                 continue
             for u, v in ((a, b), (b, a)):
-                if _compelled(g, undirected, adjacent, u, v):
+                # never close a directed cycle (possible after erroneous tests)
+                if _compelled(g, undirected, adjacent, u, v) and not _reaches(g, v, u):
                     g[v, u] = 0
                     undirected[u, v] = undirected[v, u] = False
                     changed = True

@@ -33,12 +33,16 @@ from ..data import DiscreteData, as_discrete_data
 from ..graph import adjacency_dataarray
 from ..priors import StructurePrior
 from ..scores import BDeu, Score
+from ..scores import _kernels as score_kernels
 from ..validation import ArgumentTypeError, check_int
 from .ci_tests import BoundTest, CITest, as_ci_test
 from .pdag import SepSets, dag_extension, orient, split_autonomous
 from .tree import Call, GraphGenerativeTree, Leaf, merge_counts
 
 __all__ = ["rai", "fit"]
+
+# a bootstrap sample of fewer rows carries no information about dependence
+_MIN_BOOTSTRAP_ROWS = 10
 
 
 class _Task(NamedTuple):
@@ -179,10 +183,10 @@ class _Builder:
         key = (child, parents)
         value = self._family_cache.get(key)
         if value is None:
-            ps = np.full((1, max(len(parents), 1)), -1, dtype=np.int64)
-            ps[0, : len(parents)] = parents
-            value = float(self.score._scores(self.data, np.array([child], dtype=np.int64), ps,
-                                             np.array([len(parents)], dtype=np.int64))[0])
+            # the serial kernel: no thread pool in the parent process (fork-safe executors)
+            value = float(score_kernels.local_score(self.data.columns, self.data.arities, child,
+                                                    np.asarray(parents, dtype=np.int64), self.score.kind,
+                                                    self.score._param))
             if self.prior is not None:
                 value += self.prior.log_family(self.data.n_vars, child, list(parents))
             self._family_cache[key] = value
@@ -439,7 +443,7 @@ def fit(data: DiscreteData | Any, *, n_bootstrap: int = 3, max_order: int | None
     GraphGenerativeTree
     """
     n_bootstrap = check_int(n_bootstrap, "n_bootstrap", minimum=1)
-    data, test, max_order = _check_common(data, ci_test, max_order, 2)
+    data, test, max_order = _check_common(data, ci_test, max_order, _MIN_BOOTSTRAP_ROWS)
     if not isinstance(score, Score):
         raise ArgumentTypeError(f"score must be a Score (BDeu, K2, BIC), got {score!r}")
     if prior is not None and not isinstance(prior, StructurePrior):
