@@ -289,3 +289,164 @@ def ci_statistic(cols, arities, x, y, z):
     zs = np.sort(z)
     g2, df, counts = g_square(cols, arities, x, y, zs, zs.shape[0], keys, counts)
     return g2, df
+
+
+# ---------------------------------------------------------------------------- orientation
+@nb.njit(cache=True)
+def _reaches(sub, start, target):
+    """A directed path ``start ~> target`` in the PDAG ``sub`` (directed edges only)."""
+    m = sub.shape[0]
+    seen = np.zeros(m, dtype=np.bool_)
+    stack = np.empty(m, dtype=np.int64)
+    top = 0
+    stack[top] = start
+    top += 1
+    seen[start] = True
+    while top > 0:
+        top -= 1
+        u = stack[top]
+        for w in range(m):
+            if sub[u, w] != 0 and sub[w, u] == 0:
+                if w == target:
+                    return True
+                if not seen[w]:
+                    seen[w] = True
+                    stack[top] = w
+                    top += 1
+    return False
+
+
+@nb.njit(cache=True)
+def _cyclic_nodes(sub):
+    """Nodes left after Kahn's algorithm on the directed edges (empty when acyclic)."""
+    m = sub.shape[0]
+    indeg = np.zeros(m, dtype=np.int64)
+    for u in range(m):
+        for v in range(m):
+            if sub[u, v] != 0 and sub[v, u] == 0:
+                indeg[v] += 1
+    queue = np.empty(m, dtype=np.int64)
+    head = 0
+    tail = 0
+    for v in range(m):
+        if indeg[v] == 0:
+            queue[tail] = v
+            tail += 1
+    while head < tail:
+        u = queue[head]
+        head += 1
+        for v in range(m):
+            if sub[u, v] != 0 and sub[v, u] == 0:
+                indeg[v] -= 1
+                if indeg[v] == 0:
+                    queue[tail] = v
+                    tail += 1
+    out = np.zeros(m, dtype=np.bool_)
+    for v in range(m):
+        out[v] = indeg[v] > 0
+    return out
+
+
+@nb.njit(cache=True)
+def _compelled(sub, endo, u, v):
+    """Meek's rules R1-R3: is the undirected edge ``u - v`` compelled to ``u -> v``?"""
+    m = sub.shape[0]
+    for w in range(m):
+        # R1: w -> u - v, w and v non-adjacent
+        if w != v and sub[w, u] != 0 and sub[u, w] == 0 and sub[w, v] == 0 and sub[v, w] == 0:
+            return True
+        # R2: u -> w -> v
+        if sub[u, w] != 0 and sub[w, u] == 0 and sub[w, v] != 0 and sub[v, w] == 0:
+            return True
+    # R3: u - c -> v and u - d -> v with c, d non-adjacent
+    for c in range(m):
+        if not (sub[u, c] != 0 and sub[c, u] != 0 and sub[c, v] != 0 and sub[v, c] == 0):
+            continue
+        for d in range(c + 1, m):
+            if sub[u, d] != 0 and sub[d, u] != 0 and sub[d, v] != 0 and sub[v, d] == 0 \
+                    and sub[c, d] == 0 and sub[d, c] == 0:
+                return True
+    return False
+
+
+@nb.njit(cache=True)
+def orient_kernel(sub, endo, locked, marginal, sep_ptr, sep_flat, view):
+    """Orient the edges between endogenous nodes afresh (in place); see ``pdag.orient``.
+
+    ``marginal[x, y]``: separated by the empty set; ``sep_ptr[x, y] = k >= 0``: separated
+    by ``sep_flat[k, 1:1 + sep_flat[k, 0]]``. ``view`` receives the orientation before
+    Meek's rules.
+    """
+    m = sub.shape[0]
+    for u in range(m):
+        for v in range(m):
+            if endo[u] and endo[v] and (sub[u, v] != 0 or sub[v, u] != 0):
+                sub[u, v] = 1
+                sub[v, u] = 1
+    for u in range(m):
+        for v in range(m):
+            if locked[u, v] and endo[u] and endo[v] and sub[u, v] != 0:
+                sub[v, u] = 0
+    # v-structures x -> z <- y, collected on the graph as it is
+    want = np.zeros((m, m), dtype=np.bool_)
+    for z in range(m):
+        if not endo[z]:
+            continue
+        for x in range(m):
+            if sub[x, z] == 0:
+                continue
+            for y in range(x + 1, m):
+                if sub[y, z] == 0 or sub[x, y] != 0 or sub[y, x] != 0:
+                    continue
+                if marginal[x, y]:
+                    collider = True
+                else:
+                    k = sep_ptr[x, y]
+                    if k < 0:
+                        continue
+                    collider = True
+                    for t in range(sep_flat[k, 0]):
+                        if sep_flat[k, 1 + t] == z:
+                            collider = False
+                            break
+                if collider:
+                    want[x, z] = True
+                    want[y, z] = True
+    fresh = np.zeros((m, m), dtype=np.bool_)
+    for u in range(m):
+        for v in range(m):
+            # conflicting requests leave the edge alone; exogenous edges are directed already
+            if want[u, v] and not want[v, u] and endo[u] and sub[v, u] != 0 and sub[u, v] != 0:
+                sub[v, u] = 0
+                fresh[u, v] = True
+    # undo this pass's orientations that close directed cycles
+    while True:
+        cyc = _cyclic_nodes(sub)
+        undone = False
+        for u in range(m):
+            for v in range(m):
+                if fresh[u, v] and cyc[u] and cyc[v]:
+                    sub[v, u] = 1
+                    fresh[u, v] = False
+                    undone = True
+        if not undone:
+            break
+    for u in range(m):
+        for v in range(m):
+            view[u, v] = sub[u, v]
+    # Meek's rules until nothing changes, never closing a directed cycle
+    changed = True
+    while changed:
+        changed = False
+        for a in range(m):
+            if not endo[a]:
+                continue
+            for b in range(a + 1, m):
+                if not endo[b] or sub[a, b] == 0 or sub[b, a] == 0:
+                    continue
+                if _compelled(sub, endo, a, b) and not _reaches(sub, b, a):
+                    sub[b, a] = 0
+                    changed = True
+                elif _compelled(sub, endo, b, a) and not _reaches(sub, a, b):
+                    sub[a, b] = 0
+                    changed = True

@@ -10,29 +10,37 @@ nodes are directed into the endogenous ones already.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
-from ..graph import find_cycle
+from . import _kernels
 
 __all__ = ["SepSets", "orient", "split_autonomous", "dag_extension", "potential_parents"]
 
 
 class SepSets:
-    """Separating sets found along one path of the recursion (a chain of small dicts).
+    """Separating sets found along one path of the recursion.
 
-    A child call adds its own dict on top of its parent's, so sibling branches share the
-    sets found above them without copying.
+    Separations by the empty set (found only at the root, order 0) are a dense boolean
+    matrix shared by every branch; larger sets are a chain of small dicts: a child call
+    adds its own dict on top of its parent's, so sibling branches share the sets found
+    above them without copying.
     """
 
-    __slots__ = ("local", "parent")
+    __slots__ = ("local", "parent", "marginal")
 
-    def __init__(self, parent: SepSets | None = None, local: Mapping[tuple[int, int], tuple[int, ...]] | None = None):
+    def __init__(self, parent: SepSets | None = None, n_vars: int | None = None):
         self.parent = parent
-        self.local = dict(local or {})
+        self.local: dict[tuple[int, int], tuple[int, ...]] = {}
+        if parent is not None:
+            self.marginal = parent.marginal
+        else:
+            self.marginal = np.zeros((n_vars or 0, n_vars or 0), dtype=bool)
 
     def get(self, x: int, y: int) -> tuple[int, ...] | None:
+        if self.marginal[x, y]:
+            return ()
         key = (x, y) if x < y else (y, x)
         node: SepSets | None = self
         while node is not None:
@@ -43,7 +51,30 @@ class SepSets:
         return None
 
     def add(self, x: int, y: int, z: tuple[int, ...]) -> None:
-        self.local[(x, y) if x < y else (y, x)] = z
+        if not z:
+            self.marginal[x, y] = self.marginal[y, x] = True
+        else:
+            self.local[(x, y) if x < y else (y, x)] = z
+
+    def dense(self, local: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Kernel arrays over the nodes ``local``: marginal matrix, set index, set members."""
+        pos = {int(v): i for i, v in enumerate(local)}
+        m = len(local)
+        ptr = np.full((m, m), -1, dtype=np.int64)
+        rows: list[list[int]] = []
+        node: SepSets | None = self
+        while node is not None:
+            for (x, y), z in node.local.items():
+                i, j = pos.get(x), pos.get(y)
+                if i is None or j is None or ptr[i, j] >= 0:
+                    continue
+                ptr[i, j] = ptr[j, i] = len(rows)
+                rows.append([len(z), *(pos.get(v, -1) for v in z)])
+            node = node.parent
+        flat = np.full((max(len(rows), 1), width + 1), -1, dtype=np.int64)
+        for k, r in enumerate(rows):
+            flat[k, : len(r)] = r
+        return np.ascontiguousarray(self.marginal[np.ix_(local, local)]), ptr, flat
 
 
 def potential_parents(g: np.ndarray, v: int) -> np.ndarray:
@@ -74,111 +105,25 @@ def orient(g: np.ndarray, endo: Sequence[int], sepsets: SepSets, locked: np.ndar
     endo = sorted(int(v) for v in endo)
     # every rule only looks at endogenous nodes and their potential parents
     local = np.union1d(endo, np.flatnonzero(g[:, endo].any(axis=1)))
-    sub = g[np.ix_(local, local)]
+    sub = np.ascontiguousarray(g[np.ix_(local, local)])
     endo_mask = np.isin(local, endo)
-    adjacent = (sub != 0) | (sub.T != 0)
-    both = adjacent & endo_mask[:, None] & endo_mask[None, :]
-    sub[both] = 1
-    if locked is not None:
-        lock = locked[np.ix_(local, local)] & both
-        sub[lock.T] = 0
-    wanted: set[tuple[int, int]] = set()
-    for z in np.flatnonzero(endo_mask):
-        pa = np.flatnonzero(sub[:, z])
-        for i in range(len(pa)):
-            x = pa[i]
-            for y in pa[i + 1:]:
-                if adjacent[x, y]:
-                    continue
-                sep = sepsets.get(int(local[x]), int(local[y]))
-                if sep is None or local[z] in sep:
-                    continue
-                wanted.add((int(x), int(z)))
-                wanted.add((int(y), int(z)))
-    oriented = []
-    for u, v in sorted(wanted):
-        # only undirected edges between endogenous nodes are oriented; conflicts are left alone
-        if sub[v, u] and endo_mask[u] and (v, u) not in wanted:
-            sub[v, u] = 0
-            oriented.append((u, v))
-    _undo_cycles(sub, oriented)
+    lock = np.zeros_like(endo_mask, shape=sub.shape) if locked is None else np.ascontiguousarray(
+        locked[np.ix_(local, local)])
+    width = max((len(z) for z in _chain_values(sepsets)), default=0)
+    marginal, ptr, flat = sepsets.dense(local, width)
+    view = np.empty_like(sub)
+    _kernels.orient_kernel(sub, endo_mask, lock, marginal, ptr, flat, view)
     if split_view is not None:
         split_view[...] = g
-        split_view[np.ix_(local, local)] = sub
-    _meek(sub, endo_mask, adjacent)
+        split_view[np.ix_(local, local)] = view
     g[np.ix_(local, local)] = sub
 
 
-def _undo_cycles(sub: np.ndarray, oriented: list[tuple[int, int]]) -> None:
-    """Undirect the edges oriented in this pass that lie on a directed cycle (conflicting
-    v-structures after erroneous tests), until no cycle is left."""
-    fresh = set(oriented)
-    while fresh:
-        cycle = find_cycle(((sub != 0) & (sub.T == 0)).astype(np.int8))
-        if cycle is None:
-            return
-        on_cycle = [(a, b) for a, b in zip(cycle[:-1], cycle[1:]) if (a, b) in fresh]
-        if not on_cycle:
-            return
-        for a, b in on_cycle:
-            sub[b, a] = 1
-            fresh.discard((a, b))
-
-
-def _reaches(sub: np.ndarray, start: int, target: int) -> bool:
-    """Whether a directed path ``start ~> target`` exists."""
-    directed = (sub != 0) & (sub.T == 0)
-    seen = {start}
-    stack = [start]
-    while stack:
-        u = stack.pop()
-        for w in np.flatnonzero(directed[u]).tolist():
-            if w == target:
-                return True
-            if w not in seen:
-                seen.add(w)
-                stack.append(w)
-    return False
-
-
-def _meek(g: np.ndarray, endo_mask: np.ndarray, adjacent: np.ndarray) -> None:
-    """Meek's rules R1-R3 until nothing changes (edges between endogenous nodes only)."""
-    undirected = (g != 0) & (g.T != 0)
-    undirected &= endo_mask[:, None] & endo_mask[None, :]
-    changed = True
-    while changed:
-        changed = False
-        us, vs = np.nonzero(np.triu(undirected))
-        for a, b in zip(us.tolist(), vs.tolist()):
-            if not undirected[a, b]:
-                continue
-            for u, v in ((a, b), (b, a)):
-                # never close a directed cycle (possible after erroneous tests)
-                if _compelled(g, undirected, adjacent, u, v) and not _reaches(g, v, u):
-                    g[v, u] = 0
-                    undirected[u, v] = undirected[v, u] = False
-                    changed = True
-                    break
-
-
-def _compelled(g: np.ndarray, undirected: np.ndarray, adjacent: np.ndarray, u: int, v: int) -> bool:
-    """Whether Meek's rules orient the undirected edge ``u - v`` as ``u -> v``."""
-    directed_in_u = (g[:, u] != 0) & (g[u, :] == 0)  # w -> u
-    # R1: w -> u - v with w, v non-adjacent
-    if np.any(directed_in_u & ~adjacent[:, v] & (np.arange(g.shape[0]) != v)):
-        return True
-    out_u = (g[u, :] != 0) & (g[:, u] == 0)  # u -> w
-    into_v = (g[:, v] != 0) & (g[v, :] == 0)  # w -> v
-    # R2: u -> w -> v
-    if np.any(out_u & into_v):
-        return True
-    # R3: u - c -> v, u - d -> v, c, d non-adjacent
-    cs = np.flatnonzero(undirected[u] & into_v)
-    for i in range(len(cs)):
-        for d in cs[i + 1:]:
-            if not adjacent[cs[i], d]:
-                return True
-    return False
+def _chain_values(sepsets: SepSets):
+    node: SepSets | None = sepsets
+    while node is not None:
+        yield from node.local.values()
+        node = node.parent
 
 
 def split_autonomous(g: np.ndarray, endo: Sequence[int]) -> tuple[list[int], list[list[int]]]:

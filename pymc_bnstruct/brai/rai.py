@@ -103,8 +103,11 @@ class _Builder:
 
 
     # ------------------------------------------------------------------ the recursion
-    def candidates(self, g: np.ndarray, endo: Sequence[int], exo: Sequence[int]):
+    def candidates(self, g: np.ndarray, endo: Sequence[int], exo: Sequence[int], n: int):
         """Edges testable now, as ``((x, y), (first, second))`` candidate lists.
+
+        With ``n = 0`` only the empty set is tested and the lists are left empty (on the
+        complete graph they would hold every other variable for every pair).
 
         Condition sets are drawn from the neighbours within the call's nodes (endogenous and
         exogenous), not only the potential parents: an orientation that came from an
@@ -117,27 +120,28 @@ class _Builder:
         scope[list(endo)] = True
         scope[list(exo)] = True
         adjacent = (g != 0) | (g.T != 0)
-        nb = {y: [int(v) for v in np.flatnonzero(adjacent[y] & scope)] for y in endo}
+        nb = {y: [int(v) for v in np.flatnonzero(adjacent[y] & scope)] for y in endo} if n else {}
         exogenous, endogenous, seen = [], [], set()
         for y in endo:
             for x in np.flatnonzero(g[:, y]).tolist():
                 if self.required[x, y]:
                     continue
                 if x in exo_set:
-                    exogenous.append(((x, y), (tuple(v for v in nb[y] if v != x), ())))
+                    exogenous.append(((x, y), (tuple(v for v in nb[y] if v != x) if n else (), ())))
                     continue
                 a, b = min(x, y), max(x, y)
                 if (a, b) in seen:
                     continue
                 seen.add((a, b))
-                endogenous.append(((a, b), (tuple(v for v in nb[b] if v != a), tuple(v for v in nb[a] if v != b))))
+                lists = (tuple(v for v in nb[b] if v != a), tuple(v for v in nb[a] if v != b)) if n else ((), ())
+                endogenous.append(((a, b), lists))
         return exogenous, endogenous
 
     def can_test(self, g: np.ndarray, endo: Sequence[int], exo: Sequence[int], n: int) -> bool:
         """Whether any edge into ``endo`` can be tested with a size-``n`` condition set."""
         if self.max_order is not None and n > self.max_order:
             return False
-        exogenous, endogenous = self.candidates(g, endo, exo)
+        exogenous, endogenous = self.candidates(g, endo, exo, n)
         ar = self.data.arities
         limit = self.data.n_samples / self.spec.min_rows_per_df if self.builtin and self.spec.min_rows_per_df > 0 \
             else math.inf
@@ -204,7 +208,7 @@ class _Builder:
         """
         view = np.empty_like(g)
         for stage in (0, 1):
-            exogenous, endogenous = self.candidates(g, endo, exo)
+            exogenous, endogenous = self.candidates(g, endo, exo, n)
             items = exogenous if stage == 0 else endogenous
             items = [it for it in items if max(len(it[1][0]), len(it[1][1])) >= n]
             if items:
@@ -295,13 +299,13 @@ def _build(data: DiscreteData, test: Any, score: Score, prior: StructurePrior | 
     if direct or not builder.can_test(g, endo, (), 0):
         # RAI: one branch, the full data and one cache throughout
         bound = builder.bound_test(None)
-        root = builder.call(g, endo, (), 0, bound, SepSets(), (), budget)
+        root = builder.call(g, endo, (), 0, bound, SepSets(n_vars=data.n_vars), (), budget)
         builder._collect(bound)
     else:
         # the root refines on the full data (Algorithm 1 is first called with D~ = D)
         bound = builder.bound_test(None)
         g = g.copy()
-        sepsets = SepSets()
+        sepsets = SepSets(n_vars=data.n_vars)
         view = builder.increase_resolution(g, endo, (), 0, bound, sepsets)
         builder._collect(bound)
         groups, fixed = builder.split(g, view, endo, (), 0)
