@@ -389,14 +389,20 @@ def orient_kernel(sub, endo, locked, marginal, sep_ptr, sep_flat, view):
                 sub[v, u] = 0
     # v-structures x -> z <- y, collected on the graph as it is
     want = np.zeros((m, m), dtype=np.bool_)
+    pa = np.empty(m, dtype=np.int64)
     for z in range(m):
         if not endo[z]:
             continue
+        k_pa = 0
         for x in range(m):
-            if sub[x, z] == 0:
-                continue
-            for y in range(x + 1, m):
-                if sub[y, z] == 0 or sub[x, y] != 0 or sub[y, x] != 0:
+            if sub[x, z] != 0:
+                pa[k_pa] = x
+                k_pa += 1
+        for i in range(k_pa):
+            x = pa[i]
+            for j in range(i + 1, k_pa):
+                y = pa[j]
+                if sub[x, y] != 0 or sub[y, x] != 0:
                     continue
                 if marginal[x, y]:
                     collider = True

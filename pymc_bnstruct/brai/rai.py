@@ -103,56 +103,80 @@ class _Builder:
 
 
     # ------------------------------------------------------------------ the recursion
+    def _pairs(self, g: np.ndarray, endo: Sequence[int], exo: Sequence[int]):
+        """Testable edges as index arrays: exogenous ``x -> y`` and endogenous ``a < b``
+        (white-listed pairs excluded), the call's nodes and the adjacency."""
+        n_vars = g.shape[0]
+        is_endo = np.zeros(n_vars, dtype=bool)
+        is_endo[list(endo)] = True
+        is_exo = np.zeros(n_vars, dtype=bool)
+        is_exo[list(exo)] = True
+        adjacent = (g != 0) | (g.T != 0)
+        free = ~self.required
+        ex, ey = np.nonzero((g != 0) & is_exo[:, None] & is_endo[None, :] & free)
+        ea, eb = np.nonzero(np.triu(adjacent & is_endo[:, None] & is_endo[None, :] & free, 1))
+        return (ex, ey), (ea, eb), is_endo | is_exo, adjacent
+
     def candidates(self, g: np.ndarray, endo: Sequence[int], exo: Sequence[int], n: int):
         """Edges testable now, as ``((x, y), (first, second))`` candidate lists.
-
-        With ``n = 0`` only the empty set is tested and the lists are left empty (on the
-        complete graph they would hold every other variable for every pair).
 
         Condition sets are drawn from the neighbours within the call's nodes (endogenous and
         exogenous), not only the potential parents: an orientation that came from an
         adjacency not yet removed cannot then hide a separating set. Exogenous edges
         ``x -> y``: subsets of ``adj(y) - x``. Endogenous pairs ``x < y``: subsets of
-        ``adj(y) - x``, then of ``adj(x) - y``. White-listed pairs are skipped.
+        ``adj(y) - x``, then of ``adj(x) - y``. White-listed pairs are skipped. With
+        ``n = 0`` only the empty set is tested and the lists are left empty.
         """
-        exo_set = set(exo)
-        scope = np.zeros(g.shape[0], dtype=bool)
-        scope[list(endo)] = True
-        scope[list(exo)] = True
-        adjacent = (g != 0) | (g.T != 0)
-        nb = {y: [int(v) for v in np.flatnonzero(adjacent[y] & scope)] for y in endo} if n else {}
-        exogenous, endogenous, seen = [], [], set()
-        for y in endo:
-            for x in np.flatnonzero(g[:, y]).tolist():
-                if self.required[x, y]:
-                    continue
-                if x in exo_set:
-                    exogenous.append(((x, y), (tuple(v for v in nb[y] if v != x) if n else (), ())))
-                    continue
-                a, b = min(x, y), max(x, y)
-                if (a, b) in seen:
-                    continue
-                seen.add((a, b))
-                lists = (tuple(v for v in nb[b] if v != a), tuple(v for v in nb[a] if v != b)) if n else ((), ())
-                endogenous.append(((a, b), lists))
+        (ex, ey), (ea, eb), scope, adjacent = self._pairs(g, endo, exo)
+        if n == 0:
+            empty = ((), ())
+            return ([((int(x), int(y)), empty) for x, y in zip(ex, ey)],
+                    [((int(a), int(b)), empty) for a, b in zip(ea, eb)])
+        nb = {}
+
+        def others(v: int, w: int) -> tuple[int, ...]:
+            if v not in nb:
+                nb[v] = np.flatnonzero(adjacent[v] & scope).tolist()
+            return tuple(u for u in nb[v] if u != w)
+
+        exogenous = [((x, y), (others(y, x), ())) for x, y in zip(ex.tolist(), ey.tolist())]
+        endogenous = [((a, b), (others(b, a), others(a, b))) for a, b in zip(ea.tolist(), eb.tolist())]
         return exogenous, endogenous
 
     def can_test(self, g: np.ndarray, endo: Sequence[int], exo: Sequence[int], n: int) -> bool:
-        """Whether any edge into ``endo`` can be tested with a size-``n`` condition set."""
+        """Whether any edge into ``endo`` can be tested with a size-``n`` condition set
+        (that the rows can support, for the built-in tests)."""
         if self.max_order is not None and n > self.max_order:
             return False
-        exogenous, endogenous = self.candidates(g, endo, exo, n)
-        ar = self.data.arities
+        (ex, ey), (ea, eb), scope, adjacent = self._pairs(g, endo, exo)
+        if len(ex) + len(ea) == 0:
+            return False
+        ar = self.data.arities.astype(float)
         limit = self.data.n_samples / self.spec.min_rows_per_df if self.builtin and self.spec.min_rows_per_df > 0 \
             else math.inf
-        for (x, y), lists in exogenous + endogenous:
-            for cand in lists:
-                if len(cand) < n:
-                    continue
-                df = (ar[x] - 1) * (ar[y] - 1) * float(np.prod(np.sort(ar[list(cand)])[:n]))
-                if df <= limit:
-                    return True
-        return False
+        # (x, y, v): a size-n subset of adj(v) - x, with v = y and, for endogenous pairs, v = x too
+        xs = np.concatenate([ex, ea, eb])
+        ys = np.concatenate([ey, eb, ea])
+        base = (ar[xs] - 1) * (ar[ys] - 1)
+        if n == 0:
+            return bool(np.any(base <= limit))
+        nbr = adjacent & scope[None, :]
+        deg = nbr.sum(axis=1)
+        ok = deg[ys] - 1 >= n
+        if not ok.any():
+            return False
+        if limit == math.inf:
+            return True
+        # product of the n smallest neighbour arities of v leaving out x (exact: drop one copy of r_x)
+        cand = np.where(nbr, ar[None, :], np.inf)
+        smallest = np.sort(cand, axis=1)[:, : n + 1]
+        first_n = np.prod(smallest[:, :n], axis=1)
+        with np.errstate(invalid="ignore"):
+            first_n1 = np.prod(smallest[:, : n + 1], axis=1)
+        rx = ar[xs]
+        in_first = rx <= smallest[ys, n - 1]
+        prod = np.where(in_first, first_n1[ys] / rx, first_n[ys])
+        return bool(np.any(ok & (base * prod <= limit)))
 
     def leaf(self, g: np.ndarray, endo: Sequence[int]) -> Leaf:
         """The edges into ``endo`` and their score on the full data (−inf without a DAG extension)."""
