@@ -81,7 +81,7 @@ def main() -> None:
     print("-" * len(head))
     for n, mod in configs:
         res = [run(n, mod, k, args.rows) for _ in range(args.repeats)]
-        med = lambda key: statistics.median(r[key] for r in res)  # noqa: E731
+        med = lambda key, res=res: statistics.median(r[key] for r in res)
         print(f"{n:>3} {mod:<10} {med('table'):>8.2f} {med('dp'):>9.2f} {med('peak') / 1e6:>8.0f} "
               f"{max(r['rel'] for r in res):>9.1e} {max(r['cancel'] for r in res):>9.1f} "
               f"{'yes' if all(r['ok'] for r in res) else 'NO':>3}  {PUBLISHED.get((n, mod), '')}", flush=True)

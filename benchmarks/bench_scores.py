@@ -102,7 +102,7 @@ def main() -> int:
     print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python {sys.version.split()[0]}\n")
     print(f"| {'what':<40} | {'work':>18} | {'median rate':>14} | {'vs pgmpy':>9} |")
     print(f"|{'-' * 42}|{'-' * 20}|{'-' * 16}|{'-' * 11}|")
-    for what, work, rate, unit in rows:
+    for what, work, rate, _unit in rows:
         ratio = f"{rate / pg_rate:,.0f}×" if pg_rate else "n/a"
         print(f"| {what:<40} | {work:>18} | {rate:>10,.0f} /s | {ratio:>9} |")
     print(f"| {'ScoreTable(max_parents=3), all candidates':<40} | {table.n_families:>9,} families | {t_table:>12.2f} s | {'':>9} |")

@@ -26,7 +26,6 @@ import sys
 import time
 import warnings
 
-
 import pymc_bnstruct as bns
 from pymc_bnstruct.datasets import load_network
 
@@ -80,8 +79,8 @@ def main() -> int:
         for seed in range(args.seeds):
             df = net.sample(rows, random_seed=seed)
             data = bns.DiscreteData.from_frame(df)
-            hc, t_hc = timed(lambda: bns.search.hill_climb(data, score=score), args.repeats)
-            sk, t_sk = timed(lambda: bns.search.skeleton_search(data, score=score), args.repeats)
+            hc, t_hc = timed(lambda data=data: bns.search.hill_climb(data, score=score), args.repeats)
+            sk, t_sk = timed(lambda data=data: bns.search.skeleton_search(data, score=score), args.repeats)
             results.setdefault((rows, "hill_climb"), []).append((hc.score, t_hc, hc.shd(truth)))
             results.setdefault((rows, "skeleton_search"), []).append((sk.score, t_sk, sk.shd(truth)))
             if have_pgmpy:

@@ -34,7 +34,6 @@ import pymc as pm  # noqa: E402
 
 import pymc_bnstruct as bns  # noqa: E402
 
-
 REV = {"add": 1, "delete": 1, "reverse": 1, "rev": 3 / 14}  # REV with probability 1/15
 
 

@@ -54,7 +54,7 @@ order = bns.exact.posterior(data, max_parents=k, modularity="order").edge_probab
 diff = (order - dag).where(off)
 worst = diff.to_series().abs().sort_values(ascending=False).head(5)
 print(f"\nDAG-modular vs order-modular prior (max_parents={k}): largest differences")
-for (parent, child), d in worst.items():
+for (parent, child), _d in worst.items():
     print(f"  {parent:>5} -> {child:<5} dag {float(dag.sel(parent=parent, child=child)):.3f}"
           f"  order {float(order.sel(parent=parent, child=child)):.3f}")
 # the skeleton (either direction) is much more stable than the direction

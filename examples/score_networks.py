@@ -22,7 +22,7 @@ import pymc as pm
 import pymc_bnstruct as bns
 from pymc_bnstruct.graph import covered_edges
 from pymc_bnstruct.ops import DAGLogScore
-from pymc_bnstruct.scores import BDeu, BIC, K2, network_score
+from pymc_bnstruct.scores import BIC, K2, BDeu, network_score
 
 N_ROWS = 2_000
 SEED = 20240601

@@ -43,8 +43,8 @@ def pgmpy_hill_climb(df, score_name: str):
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            from pgmpy.estimators import BDeu as PgBDeu
             from pgmpy.estimators import BIC as PgBIC
+            from pgmpy.estimators import BDeu as PgBDeu
             from pgmpy.estimators import HillClimbSearch
 
             score = PgBIC(df) if score_name == "bic" else PgBDeu(df, equivalent_sample_size=1.0)
@@ -83,9 +83,9 @@ def main() -> None:
         true_score = bns.network_score(data, net.edges, score)
         runs = {}
         for name, fn in [
-            ("skeleton_search (gamma=9)", lambda: bns.search.skeleton_search(data, score=score)),
-            ("hill_climb", lambda: bns.search.hill_climb(data, score=score)),
-            ("hill_climb, skeleton_every=10", lambda: bns.search.hill_climb(data, score=score, skeleton_every=10)),
+            ("skeleton_search (gamma=9)", lambda data=data: bns.search.skeleton_search(data, score=score)),
+            ("hill_climb", lambda data=data: bns.search.hill_climb(data, score=score)),
+            ("hill_climb, skeleton_every=10", lambda data=data: bns.search.hill_climb(data, score=score, skeleton_every=10)),
         ]:
             t0 = time.perf_counter()
             res = fn()

@@ -9,16 +9,33 @@ Typical use::
     table = bns.ScoreTable(data, max_parents=2)
 """
 
-from . import brai, datasets, exact, graph, moves, ops, order, priors, scores, search, step_methods
+from . import (
+    brai,
+    constraints,
+    contract,
+    datasets,
+    exact,
+    graph,
+    moves,
+    ops,
+    order,
+    priors,
+    samc,
+    scores,
+    search,
+    step_methods,
+    validation,
+    weights,
+)
+from .constraints import StructureConstraints
 from .data import DiscreteData, as_discrete_data
 from .diagnostics import ChainAgreement, chain_agreement, summary
 from .model import DAG, NodeOrder
 from .order import OrderScorer
 from .plots import plot_chain_agreement, plot_score_trace
 from .posterior import edge_probabilities, markov_blanket_probabilities, path_probabilities
-from . import samc
 from .samc import plot_samc, samc_diagnostics
-from .scores import BDeu, BIC, K2, network_score
+from .scores import BIC, K2, BDeu, network_score
 from .scores.table import ScoreTable
 from .step_methods import SAMC, OrderMetropolis, StructureMetropolis
 
@@ -28,6 +45,11 @@ __all__ = [
     "DiscreteData",
     "as_discrete_data",
     "ScoreTable",
+    "StructureConstraints",
+    "constraints",
+    "contract",
+    "weights",
+    "validation",
     "BDeu",
     "K2",
     "BIC",

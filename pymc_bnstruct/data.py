@@ -66,7 +66,7 @@ class DiscreteData:
         cls,
         df: pd.DataFrame,
         states: Mapping[Hashable, Sequence[Any]] | None = None,
-    ) -> "DiscreteData":
+    ) -> DiscreteData:
         """Code a pandas DataFrame of discrete columns.
 
         Parameters
@@ -132,7 +132,7 @@ class DiscreteData:
         arities: Sequence[int] | None = None,
         names: Sequence[str] | None = None,
         states: Mapping[str, Sequence[Any]] | None = None,
-    ) -> "DiscreteData":
+    ) -> DiscreteData:
         """Wrap an integer array of state codes ``0 .. r_i - 1``.
 
         Parameters
@@ -347,7 +347,7 @@ def _code_column(name: str, col: pd.Series, declared: Sequence[Any] | None) -> t
             )
         values = values.astype(np.int64)
         labels = sorted(np.unique(values).tolist()) if declared is None else list(declared)
-    elif pd.api.types.is_string_dtype(dtype) or dtype == object:
+    elif pd.api.types.is_string_dtype(dtype) or pd.api.types.is_object_dtype(dtype):
         values = np.asarray(col.astype(object))
         if declared is None:
             uniq = pd.unique(values)

@@ -16,8 +16,10 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from ._idata import draw_weights, get_group, has_group, select_draws
-from .posterior import FEATURE_DIMS, FEATURES, _summarise, feature_draws, occam_weights
+from ._idata import get_group, has_group, select_draws
+from .contract import FEATURE_DIMS, FEATURES, LOG_SCORE
+from .posterior import feature_draws, occam_weights, summarise_feature
+from .weights import draw_weights, kish_ess
 
 __all__ = ["summary", "chain_agreement", "ChainAgreement"]
 
@@ -26,7 +28,7 @@ _ALIASES = {"mb": "markov_blanket", "markov-blanket": "markov_blanket", "edges":
 _COLUMNS = ["kind", "mean", "sd", "mcse_mean", "ess_bulk", "ess_tail", "r_hat", "constant"]
 
 
-def _canonical(feature: Any, allowed: Sequence[str]) -> str:
+def canonical_feature(feature: Any, allowed: Sequence[str]) -> str:
     if not isinstance(feature, str):
         raise TypeError(f"a feature must be a string, one of {tuple(allowed)}; got {feature!r}")
     name = _ALIASES.get(feature, feature)
@@ -55,10 +57,10 @@ def feature_labels(feature: str, names: Sequence[Any], u: np.ndarray, v: np.ndar
 
 
 def _log_score_draws(idata: Any, burn_in: int) -> xr.DataArray:
-    if not has_group(idata, "sample_stats") or "log_score" not in get_group(idata, "sample_stats"):
+    if not has_group(idata, "sample_stats") or LOG_SCORE not in get_group(idata, "sample_stats"):
         raise ValueError("the sampler output has no 'log_score' sample statistic (sample_stats.log_score); "
                          "drop 'log_score' from features")
-    ls = select_draws(get_group(idata, "sample_stats")["log_score"], burn_in)
+    ls = select_draws(get_group(idata, "sample_stats")[LOG_SCORE], burn_in)
     if ls.dims != ("chain", "draw"):
         raise ValueError(f"sample stat 'log_score' must have dims (chain, draw), got {ls.dims}")
     return ls.astype(np.float64)
@@ -96,8 +98,9 @@ def summary(
     A feature whose value is the same in every draw of every chain (an edge no chain ever
     proposes, a white-listed edge) has no variance: ArviZ's R-hat is NaN. Such rows are
     kept, flagged ``constant=True`` and listed last, with R-hat and both ESS NaN
-    (undefined) and ``mcse_mean`` 0 — they are neither dropped nor counted as converged. A feature constant *within* each chain but different between chains
-    gets R-hat = inf (not flagged constant: that is disagreement).
+    (undefined) and ``mcse_mean`` 0 — they are neither dropped nor counted as converged. A
+    feature constant *within* each chain but different between chains gets R-hat = inf (not
+    flagged constant: that is disagreement).
 
     Parameters
     ----------
@@ -140,7 +143,7 @@ def summary(
     """
     if isinstance(features, str):
         features = (features,)
-    feats = [_canonical(f, _SUMMARY_FEATURES) for f in features]
+    feats = [canonical_feature(f, _SUMMARY_FEATURES) for f in features]
     if not feats:
         raise ValueError(f"features must name at least one of {_SUMMARY_FEATURES}")
     if len(set(feats)) != len(feats):
@@ -209,7 +212,7 @@ def summary(
     order = np.lexsort((key, group))
     df = df.iloc[order]
     if w is not None:
-        df.attrs["kish_ess"] = float(w.sum() ** 2 / np.dot(w.reshape(-1), w.reshape(-1)))
+        df.attrs["kish_ess"] = kish_ess(w)
     return df
 
 
@@ -298,12 +301,12 @@ def chain_agreement(
     ValueError
         Fewer than two chains, ``top < 0``, or the errors of the feature functions.
     """
-    feat = _canonical(feature, FEATURES)
+    feat = canonical_feature(feature, FEATURES)
     if isinstance(top, (bool, np.bool_)) or not isinstance(top, (int, np.integer)):
         raise TypeError(f"top must be an int, got {top!r}")
     if top < 0:
         raise ValueError(f"top must be >= 0, got {top}")
-    probs = _summarise(idata, feat, var_name, True, burn_in, dags_per_draw, random_seed)
+    probs = summarise_feature(idata, feat, var_name, True, burn_in, dags_per_draw, random_seed)
     n_chains = probs.sizes["chain"]
     if n_chains < 2:
         raise ValueError(f"chain agreement needs at least two chains, the output has {n_chains}")

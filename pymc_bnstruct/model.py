@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pymc as pm
+import pytensor
 import pytensor.tensor as pt
 import xarray as xr
 from pymc.distributions.distribution import _support_point
@@ -43,11 +44,20 @@ from pymc.logprob.abstract import _logprob
 from pytensor.tensor.random.op import RandomVariable
 
 from .constraints import StructureConstraints
+from .contract import (
+    EDGE_DIMS,
+    MB_DIMS,
+    ORDER_FEATURES,
+    POSITION,
+    edge_prob_name,
+    family_dims,
+    family_names,
+    mb_prob_name,
+)
 from .data import DiscreteData, as_discrete_data
 from .graph import find_cycle, to_adjacency, topological_order
 from .moves import ScoreCache
 from .ops import CachedDAGLogScore
-from .contract import EDGE_DIMS, MB_DIMS, ORDER_FEATURES, POSITION, edge_prob_name, family_dims, family_names, mb_prob_name
 from .order.ops import OrderFeatures, OrderLogScore
 from .order.scorer import OrderScorer
 from .priors import StructurePrior, Uniform
@@ -166,18 +176,8 @@ class NodeOrder:
         features: Sequence[str] = ("edge",),
         initval: Any = None,
     ) -> pt.TensorVariable:
-        if not isinstance(name, str) or not name:
-            raise TypeError(f"NodeOrder needs a non-empty string name, got {name!r}")
-        if data is None:
-            raise ValueError("NodeOrder needs data: NodeOrder(name, data, ...) with a DiscreteData or a DataFrame")
-        data = as_discrete_data(data)
-        if data.n_vars < 2:
-            raise ValueError(f"NodeOrder needs at least 2 variables, the data have {data.n_vars}")
+        model, data = _model_and_data("NodeOrder", name, data)
         features = _check_features(features)
-        try:
-            model = pm.modelcontext(None)
-        except TypeError:
-            raise TypeError("NodeOrder must be created inside a model context: `with pm.Model(): ...`") from None
 
         table = ScoreTable(data, score=score, prior=prior, max_parents=max_parents, candidates=candidates,
                            blacklist=blacklist, whitelist=whitelist)
@@ -192,7 +192,7 @@ class NodeOrder:
         for dim in MB_DIMS if "markov_blanket" in features else ():
             _ensure_coord(model, dim, names)
 
-        rv = NodeOrderRV(scorer=scorer)(pt.constant(np.arange(n, dtype=np.int64)))
+        rv = _random_variable(NodeOrderRV(scorer=scorer), np.arange(n, dtype=np.int64))
         var = model.register_rv(rv, name, dims=(POSITION,), initval=init)
 
         fam, slot = family_dims(name)
@@ -205,6 +205,30 @@ class NodeOrder:
         if "markov_blanket" in features:
             pm.Deterministic(mb_prob_name(name), OrderFeatures(scorer, "markov_blanket")(var), dims=MB_DIMS)
         return var
+
+
+def _random_variable(op: RandomVariable, template: np.ndarray) -> pt.TensorVariable:
+    """The output of ``op`` with an explicit shared generator (PyTensor 3 deprecates calling a
+    RandomVariable without one, and hiding its next-rng output; ``make_node`` is the same on
+    both lines). PyMC replaces the generator per chain when it draws."""
+    rng = pytensor.shared(np.random.default_rng())
+    return op.make_node(rng, None, pt.constant(template)).default_output()
+
+
+def _model_and_data(kind: str, name: Any, data: Any) -> tuple[pm.Model, DiscreteData]:
+    """The model in context and the data of a structure variable, with the shared checks."""
+    if not isinstance(name, str) or not name:
+        raise TypeError(f"{kind} needs a non-empty string name, got {name!r}")
+    if data is None:
+        raise ValueError(f"{kind} needs data: {kind}(name, data, ...) with a DiscreteData or a DataFrame")
+    data = as_discrete_data(data)
+    if data.n_vars < 2:
+        raise ValueError(f"{kind} needs at least 2 variables, the data have {data.n_vars}")
+    try:
+        model = pm.modelcontext(None)
+    except TypeError:
+        raise TypeError(f"{kind} must be created inside a model context: `with pm.Model(): ...`") from None
+    return model, data
 
 
 def _check_features(features: Any) -> tuple[str, ...]:
@@ -377,17 +401,7 @@ class DAG:
         whitelist: Sequence[tuple[Any, Any]] | None = None,
         initval: Any = None,
     ) -> pt.TensorVariable:
-        if not isinstance(name, str) or not name:
-            raise TypeError(f"DAG needs a non-empty string name, got {name!r}")
-        if data is None:
-            raise ValueError("DAG needs data: DAG(name, data, ...) with a DiscreteData or a DataFrame")
-        data = as_discrete_data(data)
-        if data.n_vars < 2:
-            raise ValueError(f"DAG needs at least 2 variables, the data have {data.n_vars}")
-        try:
-            model = pm.modelcontext(None)
-        except TypeError:
-            raise TypeError("DAG must be created inside a model context: `with pm.Model(): ...`") from None
+        model, data = _model_and_data("DAG", name, data)
         constraints = StructureConstraints(data.names, max_parents=max_parents, blacklist=blacklist,
                                            whitelist=whitelist)
         cache = ScoreCache(data, score=score, prior=prior)
@@ -397,7 +411,7 @@ class DAG:
         for dim in EDGE_DIMS:
             _ensure_coord(model, dim, names)
         n = data.n_vars
-        rv = DAGRV(score_op=op)(pt.constant(np.zeros((n, n), dtype=np.int64)))
+        rv = _random_variable(DAGRV(score_op=op), np.zeros((n, n), dtype=np.int64))
         return model.register_rv(rv, name, dims=EDGE_DIMS, initval=init)
 
 

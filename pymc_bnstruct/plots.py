@@ -16,8 +16,9 @@ from typing import Any
 import numpy as np
 
 from ._idata import get_group, has_group, select_draws
-from .diagnostics import _canonical, feature_cells
-from .posterior import FEATURE_DIMS, FEATURES, _resolve, _summarise
+from .contract import FEATURE_DIMS, FEATURES, LOG_SCORE
+from .diagnostics import canonical_feature, feature_cells
+from .posterior import resolve_source, summarise_feature
 
 __all__ = ["plot_score_trace", "plot_chain_agreement"]
 
@@ -76,12 +77,12 @@ def plot_score_trace(
     matplotlib.axes.Axes
         One line per chain, labelled ``chain <c>``; x = iteration (from 0), y = score.
     """
-    if not has_group(idata, "sample_stats") or "log_score" not in get_group(idata, "sample_stats"):
+    if not has_group(idata, "sample_stats") or LOG_SCORE not in get_group(idata, "sample_stats"):
         raise ValueError("the sampler output has no 'log_score' sample statistic to plot")
     if moves_per_draw is not None and (isinstance(moves_per_draw, bool) or not isinstance(
             moves_per_draw, (int, np.integer)) or moves_per_draw < 1):
         raise ValueError(f"moves_per_draw must be a positive int or None, got {moves_per_draw!r}")
-    scores = get_group(idata, "sample_stats")["log_score"]
+    scores = get_group(idata, "sample_stats")[LOG_SCORE]
     warm = None
     if include_warmup and has_group(idata, "warmup_sample_stats"):
         ws = get_group(idata, "warmup_sample_stats")
@@ -167,19 +168,19 @@ def plot_chain_agreement(
     """
     if feature is None:
         try:
-            _resolve(idata, "markov_blanket", var_name)
+            resolve_source(idata, "markov_blanket", var_name)
             feat = "markov_blanket"
         except ValueError:
             feat = "edge"
     else:
-        feat = _canonical(feature, FEATURES)
+        feat = canonical_feature(feature, FEATURES)
     if not isinstance(jitter, (int, float)) or isinstance(jitter, bool) or not jitter >= 0:
         raise ValueError(f"jitter must be a non-negative number, got {jitter!r}")
     try:
         ca, cb = chains
     except (TypeError, ValueError):
         raise ValueError(f"chains must be a pair of chain coordinates, got {chains!r}") from None
-    probs = _summarise(idata, feat, var_name, True, burn_in, dags_per_draw, random_seed)
+    probs = summarise_feature(idata, feat, var_name, True, burn_in, dags_per_draw, random_seed)
     have = probs.coords["chain"].values.tolist()
     missing = [c for c in (ca, cb) if c not in have]
     if missing:

@@ -12,7 +12,7 @@ the variables by their dims (the package's output contract):
 
 A posterior probability is the average of the per-draw values over chains and draws
 (weighted when the output carries importance weights, see
-:func:`pymc_bnstruct._idata.draw_weights`). For a 0/1 adjacency the Markov-blanket and
+:func:`pymc_bnstruct.weights.draw_weights`). For a 0/1 adjacency the Markov-blanket and
 directed-path indicators are computed from each drawn graph.
 """
 
@@ -25,25 +25,25 @@ import numba as nb
 import numpy as np
 import xarray as xr
 
-from ._idata import draw_weights, get_group, has_group, select_draws
+from ._idata import get_group, has_group, select_draws
 from ._sampling import sample_dags_given_orders
+from .contract import (
+    EDGE_DIMS,
+    EDGE_PROB_SUFFIX,
+    FEATURE_DIMS,
+    FEATURES,
+    LOG_SCORE,
+    MB_DIMS,
+    MB_PROB_SUFFIX,
+    POSITION,
+    RESULT_NAMES,
+    family_names,
+)
 from .graph import topological_order_kernel
+from .weights import draw_weights, kish_ess, occam_window_weights
 
 __all__ = ["edge_probabilities", "markov_blanket_probabilities", "path_probabilities"]
 
-FEATURES: tuple[str, ...] = ("edge", "markov_blanket", "path")
-FEATURE_DIMS: dict[str, tuple[str, str]] = {
-    "edge": ("parent", "child"),
-    "markov_blanket": ("node", "node_"),
-    "path": ("source", "target"),
-}
-_RESULT_NAMES = {
-    "edge": "edge_probability",
-    "markov_blanket": "markov_blanket_probability",
-    "path": "path_probability",
-}
-_EDGE_SUFFIX = "_edge_prob"
-_MB_SUFFIX = "_mb_prob"
 # orders processed per call of the DAG sampler for path features (bounds memory)
 _PATH_CHUNK = 256
 
@@ -153,7 +153,7 @@ def _as_dag_stack(dags: Any) -> np.ndarray:
 
 # ----------------------------------------------------------------------- finding output
 @dataclass(frozen=True)
-class _Source:
+class FeatureSource:
     """One sampler's output in a posterior group.
 
     ``kind="dag"``: ``edge`` is a 0/1 adjacency variable. ``kind="order"``: ``edge`` /
@@ -178,9 +178,9 @@ def _is_integer(da: xr.DataArray) -> bool:
     return bool(np.issubdtype(da.dtype, np.integer) or da.dtype == np.bool_)
 
 
-def _sources(posterior: xr.Dataset) -> list[_Source]:
+def _sources(posterior: xr.Dataset) -> list[FeatureSource]:
     """Group the posterior's structure variables into samplers, by dims and names."""
-    dags: list[_Source] = []
+    dags: list[FeatureSource] = []
     orders: dict[str, dict[str, str]] = {}
     for var in posterior.data_vars:
         name = str(var)
@@ -188,20 +188,20 @@ def _sources(posterior: xr.Dataset) -> list[_Source]:
         if da.dims[:2] != ("chain", "draw"):
             continue
         rest = da.dims[2:]
-        if rest == ("parent", "child"):
+        if rest == EDGE_DIMS:
             if _is_integer(da):
-                dags.append(_Source(name=name, kind="dag", edge=name))
+                dags.append(FeatureSource(name=name, kind="dag", edge=name))
             else:
-                base = name[: -len(_EDGE_SUFFIX)] if name.endswith(_EDGE_SUFFIX) else name
+                base = name[: -len(EDGE_PROB_SUFFIX)] if name.endswith(EDGE_PROB_SUFFIX) else name
                 orders.setdefault(base, {})["edge"] = name
-        elif rest == ("node", "node_"):
-            base = name[: -len(_MB_SUFFIX)] if name.endswith(_MB_SUFFIX) else name
+        elif rest == MB_DIMS:
+            base = name[: -len(MB_PROB_SUFFIX)] if name.endswith(MB_PROB_SUFFIX) else name
             orders.setdefault(base, {})["mb"] = name
-        elif rest == ("position",) and _is_integer(da):
+        elif rest == (POSITION,) and _is_integer(da):
             orders.setdefault(name, {})["order"] = name
     out = list(dags)
     for base, parts in orders.items():
-        out.append(_Source(name=base, kind="order", **parts))
+        out.append(FeatureSource(name=base, kind="order", **parts))
     return out
 
 
@@ -209,13 +209,13 @@ def _family_table(idata: Any, base: str) -> tuple[np.ndarray, np.ndarray, np.nda
     if not has_group(idata, "constant_data"):
         return None
     cd = get_group(idata, "constant_data")
-    keys = [f"{base}_family_child", f"{base}_family_parents", f"{base}_family_log_score"]
+    keys = family_names(base)
     if not all(k in cd for k in keys):
         return None
     return tuple(np.asarray(cd[k].values) for k in keys)  # type: ignore[return-value]
 
 
-def _can_provide(idata: Any, src: _Source, feature: str) -> bool:
+def _can_provide(idata: Any, src: FeatureSource, feature: str) -> bool:
     if src.kind == "dag":
         return True
     if feature == "edge":
@@ -225,21 +225,21 @@ def _can_provide(idata: Any, src: _Source, feature: str) -> bool:
     return src.order is not None and _family_table(idata, src.name) is not None
 
 
-def _missing_reason(src: _Source, feature: str) -> str:
+def _missing_reason(src: FeatureSource, feature: str) -> str:
     if feature == "edge":
         return (f"{src.name!r} recorded no per-draw edge probabilities "
-                f"(expected a variable {src.name + _EDGE_SUFFIX!r}; create the NodeOrder with "
+                f"(expected a variable {src.name + EDGE_PROB_SUFFIX!r}; create the NodeOrder with "
                 "features including 'edge')")
     if feature == "markov_blanket":
         return (f"{src.name!r} recorded no per-draw Markov-blanket probabilities (expected "
-                f"{src.name + _MB_SUFFIX!r}; create the NodeOrder with "
+                f"{src.name + MB_PROB_SUFFIX!r}; create the NodeOrder with "
                 "features=('edge', 'markov_blanket'))")
     return (f"path features of {src.name!r} need the drawn orders (a variable with dims "
             f"(chain, draw, position)) and the family table in constant_data "
             f"({src.name}_family_child, _family_parents, _family_log_score)")
 
 
-def _resolve(idata: Any, feature: str, var_name: str | None) -> _Source:
+def resolve_source(idata: Any, feature: str, var_name: str | None) -> FeatureSource:
     if feature not in FEATURES:
         raise ValueError(f"unknown feature {feature!r}; choose from {FEATURES}")
     if var_name is not None and not isinstance(var_name, str):
@@ -272,7 +272,7 @@ def _resolve(idata: Any, feature: str, var_name: str | None) -> _Source:
         + ", ".join(repr(s.name) for s in able) + " (" + "; ".join(s.describe() for s in able) + ")")
 
 
-def _names(posterior: xr.Dataset, src: _Source, n: int) -> list:
+def _names(posterior: xr.Dataset, src: FeatureSource, n: int) -> list:
     for var, dim in ((src.edge, "parent"), (src.mb, "node")):
         if var is not None and dim in posterior[var].coords:
             return posterior[var].coords[dim].values.tolist()
@@ -316,7 +316,7 @@ def feature_draws(
         The values (float64, dims ``("chain", "draw") + FEATURE_DIMS[feature]``, coords =
         variable names) and the name of the sampler variable they come from.
     """
-    src = _resolve(idata, feature, var_name)
+    src = resolve_source(idata, feature, var_name)
     posterior = select_draws(get_group(idata, "posterior"), burn_in)
     dims = FEATURE_DIMS[feature]
     if src.kind == "dag":
@@ -351,7 +351,7 @@ def feature_draws(
     return da, src.name
 
 
-def _order_paths(idata: Any, src: _Source, posterior: xr.Dataset, dags_per_draw: Any,
+def _order_paths(idata: Any, src: FeatureSource, posterior: xr.Dataset, dags_per_draw: Any,
                  random_seed: Any) -> np.ndarray:
     dags_per_draw = _check_int(dags_per_draw, "dags_per_draw", 1)
     child, parents, log_score = _family_table(idata, src.name)  # type: ignore[misc]
@@ -386,18 +386,16 @@ def occam_weights(idata: Any, occam_window: float, *, var_name: str | None = Non
                   by_chain: bool = False) -> xr.DataArray:
     """Per-draw weights of Occam's-window estimator (21) (Liang & Zhang 2009; Madigan &
     Raftery 1994), dims ``(chain, draw)``: see
-    :func:`pymc_bnstruct.samc.estimators.occam_window_weights`. Needs drawn DAGs (a
+    :func:`pymc_bnstruct.weights.occam_window_weights`. Needs drawn DAGs (a
     ``bns.DAG`` variable) and the ``log_score`` sample statistic."""
-    from .samc.estimators import occam_window_weights
-
-    src = _resolve(idata, "edge", var_name)
+    src = resolve_source(idata, "edge", var_name)
     if src.kind != "dag":
         raise ValueError(f"occam_window needs drawn DAGs (a bns.DAG variable); {src.describe()} holds "
                          "node orders / feature probabilities")
-    if not has_group(idata, "sample_stats") or "log_score" not in get_group(idata, "sample_stats"):
+    if not has_group(idata, "sample_stats") or LOG_SCORE not in get_group(idata, "sample_stats"):
         raise ValueError("occam_window needs the log_score sample statistic of every draw")
     adj, _ = feature_draws(idata, "edge", var_name=src.name, burn_in=burn_in)
-    ls = select_draws(get_group(idata, "sample_stats")["log_score"], burn_in)
+    ls = select_draws(get_group(idata, "sample_stats")[LOG_SCORE], burn_in)
     w = occam_window_weights(adj.values, np.asarray(ls.values, dtype=np.float64), occam_window,
                              by_chain=bool(by_chain))
     return xr.DataArray(w, dims=("chain", "draw"), coords={"chain": adj.coords["chain"].values,
@@ -405,13 +403,11 @@ def occam_weights(idata: Any, occam_window: float, *, var_name: str | None = Non
 
 
 def _kish(weights: xr.DataArray, by_chain: bool) -> float | list[float]:
-    from .samc.estimators import kish_ess
-
     w = np.asarray(weights.values, dtype=np.float64)
     return [kish_ess(row) for row in w] if by_chain else kish_ess(w)
 
 
-def _summarise(idata: Any, feature: str, var_name: str | None, by_chain: bool, burn_in: int,
+def summarise_feature(idata: Any, feature: str, var_name: str | None, by_chain: bool, burn_in: int,
                dags_per_draw: int = 10, random_seed: Any = None, *,
                occam_window: float | None = None) -> xr.DataArray:
     if not isinstance(by_chain, (bool, np.bool_)):
@@ -423,7 +419,7 @@ def _summarise(idata: Any, feature: str, var_name: str | None, by_chain: bool, b
     else:
         weights = draw_weights(idata, burn_in=burn_in)
     out = _average(per_draw, weights, bool(by_chain))
-    out.name = _RESULT_NAMES[feature]
+    out.name = RESULT_NAMES[feature]
     out.attrs = {"var_name": source, "n_chains": int(per_draw.sizes["chain"]),
                  "n_draws": int(per_draw.sizes["draw"]), "burn_in": int(burn_in),
                  "weighted": weights is not None}
@@ -478,14 +474,14 @@ def edge_probabilities(
     -----
     Draws of a sampler with importance weights (``bns.SAMC``: a ``log_weight`` sample
     stat) are weighted by ``exp(log_weight)`` — Liang & Zhang's dynamically weighted
-    estimator (17); see :func:`pymc_bnstruct._idata.draw_weights`.
+    estimator (17); see :func:`pymc_bnstruct.weights.draw_weights`.
 
     Raises
     ------
     ValueError
         No or several qualifying variables (the message lists them), a bad ``burn_in``.
     """
-    return _summarise(idata, "edge", var_name, by_chain, burn_in, occam_window=occam_window)
+    return summarise_feature(idata, "edge", var_name, by_chain, burn_in, occam_window=occam_window)
 
 
 def markov_blanket_probabilities(
@@ -514,7 +510,7 @@ def markov_blanket_probabilities(
         float64, dims ``("node", "node_")`` (plus a leading ``chain`` with ``by_chain``),
         symmetric with a zero diagonal.
     """
-    return _summarise(idata, "markov_blanket", var_name, by_chain, burn_in, occam_window=occam_window)
+    return summarise_feature(idata, "markov_blanket", var_name, by_chain, burn_in, occam_window=occam_window)
 
 
 def path_probabilities(
@@ -551,5 +547,5 @@ def path_probabilities(
         float64, dims ``("source", "target")`` (plus a leading ``chain`` with
         ``by_chain``), zero diagonal.
     """
-    return _summarise(idata, "path", var_name, by_chain, burn_in, dags_per_draw, random_seed,
+    return summarise_feature(idata, "path", var_name, by_chain, burn_in, dags_per_draw, random_seed,
                       occam_window=occam_window)

@@ -63,15 +63,18 @@ def check_int(value: Any, what: str, *, minimum: int | None = None, maximum: int
 
 def check_number(value: Any, what: str, *, minimum: float | None = None, strict: bool = False,
                  allow_inf: bool = False, hint: str = "") -> float:
-    """A real number (finite unless ``allow_inf``), ``> minimum`` with ``strict`` else ``>= minimum``."""
+    """A real number (finite unless ``allow_inf``), ``> minimum`` with ``strict`` else ``>= minimum``.
+
+    ``hint`` is appended to the bound in the message (e.g. ``" (percent)"``).
+    """
     bound = "" if minimum is None else f" {'>' if strict else '>='} {minimum:g}"
     if not _is_real(value):
-        raise ArgumentTypeError(f"{what} must be a real number{bound}, got {value!r}")
+        raise ArgumentTypeError(f"{what} must be a number{bound}, got {value!r}")
     x = float(value)
-    if math.isnan(x) or (math.isinf(x) and not allow_inf):
-        raise ValueError(f"{what} must be finite, got {x}")
-    if minimum is not None and (x <= minimum if strict else x < minimum):
-        raise ValueError(f"{what} must be a finite number{bound}{hint}, got {x}")
+    if math.isnan(x) or (math.isinf(x) and not allow_inf) \
+            or (minimum is not None and (x <= minimum if strict else x < minimum)):
+        finite = "" if allow_inf else " finite"
+        raise ValueError(f"{what} must be a{finite} number{bound}{hint}, got {x}")
     return x
 
 

@@ -10,11 +10,11 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pymc as pm  # noqa: E402
 import pytest  # noqa: E402
-
-import pymc_bnstruct as bns  # noqa: E402
-
+from _idata_helpers import as_datatree, make_idata, plot_trace  # noqa: E402
 from conftest import random_data  # noqa: E402
 from test_posterior import dag_idata, order_idata  # noqa: E402
+
+import pymc_bnstruct as bns  # noqa: E402
 
 NAMES = ["a", "b", "c", "d"]
 
@@ -50,7 +50,7 @@ def test_summary_agrees_with_arviz_on_the_same_draws(synthetic):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ref = az.summary(synthetic, var_names=["order_edge_prob", "order_mb_prob"], round_to="none")
-        ref_ls = az.summary(synthetic.sample_stats, var_names=["log_score"], round_to="none")
+        ref_ls = az.summary(synthetic, group="sample_stats", var_names=["log_score"], round_to="none")
     cols = ["mean", "sd", "mcse_mean", "ess_bulk", "ess_tail", "r_hat"]
     np.testing.assert_allclose(table.loc["log_score", cols].to_numpy(float), ref_ls.loc["log_score", cols].to_numpy(float),
                                rtol=1e-9)
@@ -138,8 +138,8 @@ def test_summary_bad_input(synthetic):
         bns.summary(synthetic, features=())
     with pytest.raises(TypeError, match="feature"):
         bns.summary(synthetic, features=(1,))
-    no_stats = az.from_dict(posterior={"dag": np.zeros((2, 5, 3, 3), dtype=np.int8)},
-                            dims={"dag": ["parent", "child"]})
+    no_stats = make_idata(posterior={"dag": np.zeros((2, 5, 3, 3), dtype=np.int8)},
+                          dims={"dag": ["parent", "child"]})
     with pytest.raises(ValueError, match="log_score"):
         bns.summary(no_stats)
     assert len(bns.summary(no_stats, features="edge")) == 6
@@ -225,7 +225,7 @@ _KDE_NOTE = ("ArviZ 0.23's KDE overflows on a variable whose draws differ only b
 def test_arviz_plot_trace_works_on_the_output(sampled, var):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        axes = az.plot_trace(sampled, var_names=[var])
+        axes = plot_trace(sampled, var_names=[var])
     try:
         assert axes.shape == (1, 2)
         lines = axes[0, 1].get_lines()
@@ -246,12 +246,12 @@ def test_snapped_probabilities_plot(sampled):
         v[v < 1e-12] = 0.0
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            axes = az.plot_trace(fixed, var_names=[var])
+            axes = plot_trace(fixed, var_names=[var])
         assert axes.shape == (1, 2)
         plt.close("all")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        axes = az.plot_trace(sampled.sample_stats, var_names=["log_score"])
+        axes = plot_trace(sampled.sample_stats, var_names=["log_score"])
     np.testing.assert_allclose(axes[0, 1].get_lines()[0].get_ydata(), sampled.sample_stats["log_score"].values[0])
     plt.close("all")
 
@@ -267,9 +267,7 @@ def test_bns_summary_on_sampler_output(sampled):
 
 
 def test_datatree_and_burn_in(synthetic):
-    import xarray as xr
-
-    tree = xr.DataTree.from_dict({g: getattr(synthetic, g) for g in synthetic.groups()})
+    tree = as_datatree(synthetic)
     a = bns.summary(synthetic, features=("log_score", "mb"), burn_in=50)
     b = bns.summary(tree, features=("log_score", "mb"), burn_in=50)
     assert a.equals(b)

@@ -11,14 +11,13 @@ import math
 
 import numpy as np
 import pytest
+from conftest import random_data
 from scipy.special import logsumexp
 
 import pymc_bnstruct as bns
 from pymc_bnstruct.exact import EnumeratedPosterior, enumerate_posterior
 from pymc_bnstruct.priors import EdgePenalty, FamilyCount, Uniform
-from pymc_bnstruct.scores import BDeu, BIC, K2, network_score
-
-from conftest import random_data
+from pymc_bnstruct.scores import BIC, K2, BDeu, network_score
 
 TOL = 1e-10
 

@@ -5,6 +5,7 @@ import itertools
 import numpy as np
 import pytest
 import xarray as xr
+from conftest import random_dag
 
 from pymc_bnstruct.graph import (
     adjacency_dataarray,
@@ -16,8 +17,6 @@ from pymc_bnstruct.graph import (
     to_cpdag,
     v_structures,
 )
-
-from conftest import random_dag
 
 
 def _equivalence_class(adj):
@@ -51,7 +50,7 @@ def _cpdag_from_members(members):
 def test_cpdag_matches_brute_force_equivalence_class():
     rng = np.random.default_rng(0)
     checked = 0
-    for trial in range(120):
+    for _trial in range(120):
         n = int(rng.integers(3, 7))
         adj = random_dag(n, rng, p_edge=0.5)
         if adj.sum() > 11:

@@ -4,14 +4,13 @@ import itertools
 
 import numpy as np
 import pytest
+from conftest import random_dag, random_data
 
 import pymc_bnstruct as bns
 from pymc_bnstruct import moves
 from pymc_bnstruct.graph import is_acyclic
 from pymc_bnstruct.moves import _kernels as mk
 from pymc_bnstruct.priors import EdgePenalty, FamilyCount, StructurePrior, Uniform
-
-from conftest import random_dag, random_data
 
 
 def _random_families(n, n_families, rng, max_k=4):

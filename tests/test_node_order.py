@@ -9,9 +9,9 @@ from pymc.initial_point import make_initial_point_fns_per_chain
 
 import pymc_bnstruct as bns
 from pymc_bnstruct.model import NodeOrderRV
-from pymc_bnstruct.search.seed import climb_families as _hill_climb_families
 from pymc_bnstruct.order import OrderScorer, topological_order
 from pymc_bnstruct.priors import StructurePrior
+from pymc_bnstruct.search.seed import climb_families as _hill_climb_families
 
 
 @pytest.fixture(scope="module")

@@ -8,6 +8,7 @@ import matplotlib
 import numpy as np
 import pymc as pm
 import pytest
+from _idata_helpers import plot_trace
 from conftest import random_data
 from pymc.sampling.mcmc import assign_step_methods
 from scipy import stats
@@ -79,7 +80,7 @@ def test_stats_dims_coords_and_arviz(small):
     assert idata.posterior.sizes["draw"] == 40  # tuning draws discarded
     summary = az.summary(idata, var_names=["order_edge_prob"])
     assert len(summary) == 25
-    axes = az.plot_trace(idata, var_names=["order"], compact=True)
+    axes = plot_trace(idata, var_names=["order"], compact=True)
     assert axes.shape == (1, 2)
 
 

@@ -2,17 +2,16 @@
 
 import math
 
-import arviz as az
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
+from _idata_helpers import make_idata  # noqa: E402
+from test_posterior import dag_idata, order_idata  # noqa: E402
 
 import pymc_bnstruct as bns  # noqa: E402
-
-from test_posterior import dag_idata, order_idata  # noqa: E402
 
 NAMES = ["a", "b", "c"]
 
@@ -61,17 +60,17 @@ def test_score_trace_options(runs):
     with pytest.raises(ValueError, match="moves_per_draw"):
         bns.plot_score_trace(idata, moves_per_draw=0)
     with pytest.raises(ValueError, match="log_score"):
-        bns.plot_score_trace(az.from_dict(posterior={"x": np.zeros((2, 3))}))
+        bns.plot_score_trace(make_idata(posterior={"x": np.zeros((2, 3))}))
 
 
 def test_score_trace_includes_warmup_when_kept():
     rng = np.random.default_rng(1)
     warm, kept = rng.normal(size=(2, 5)), rng.normal(size=(2, 8))
-    idata = az.from_dict(posterior={"dag": np.zeros((2, 8, 2, 2), dtype=np.int8)},
-                         sample_stats={"log_score": kept},
-                         warmup_posterior={"dag": np.zeros((2, 5, 2, 2), dtype=np.int8)},
-                         warmup_sample_stats={"log_score": warm}, save_warmup=True,
-                         dims={"dag": ["parent", "child"]})
+    idata = make_idata(posterior={"dag": np.zeros((2, 8, 2, 2), dtype=np.int8)},
+                       sample_stats={"log_score": kept},
+                       warmup_posterior={"dag": np.zeros((2, 5, 2, 2), dtype=np.int8)},
+                       warmup_sample_stats={"log_score": warm}, save_warmup=True,
+                       dims={"dag": ["parent", "child"]})
     ax = bns.plot_score_trace(idata)
     chain_lines = [line for line in ax.get_lines() if line.get_label().startswith("chain")]
     np.testing.assert_allclose(chain_lines[1].get_ydata(), np.concatenate([warm[1], kept[1]]))

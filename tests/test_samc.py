@@ -12,16 +12,16 @@ import arviz as az
 import numpy as np
 import pymc as pm
 import pytest
+from _idata_helpers import make_idata
+from conftest import random_data
 from pymc.sampling.mcmc import assign_step_methods
 from pymc.step_methods.compound import Competence
 from scipy import stats as sps
 
 import pymc_bnstruct as bns
-from pymc_bnstruct.samc import _kernels as K
 from pymc_bnstruct.samc import EnergyPartition, SAMCChain, desired_distribution, epsilon_f, kish_ess
-from pymc_bnstruct.samc.estimators import occam_window_weights
-
-from conftest import random_data
+from pymc_bnstruct.samc import _kernels as K
+from pymc_bnstruct.weights import occam_window_weights
 
 SAMPLE = dict(cores=1, progressbar=False, compute_convergence_checks=False)
 
@@ -170,8 +170,8 @@ def test_temporal_move_by_hand():
     b -> c gives a -> b <- c, canonical order (a, c, b): c and b are neighbours, K' = 1, so
     the log Hastings ratio is log 2. Reversing a -> b gives b -> a, b -> c, canonical order
     (b, a, c): K' = 1, log ratio log 2."""
-    from pymc_bnstruct.samc._moves import canonical_order, count_linked, propose_temporal
     from pymc_bnstruct.rng import seed_state
+    from pymc_bnstruct.samc._moves import canonical_order, count_linked, propose_temporal
 
     data, _ = random_data(3, 30, 2)
     cache = bns.moves.ScoreCache(data)
@@ -221,7 +221,7 @@ def test_weighted_estimates_match_enumeration():
     assert np.abs(unweighted - exact.edge_probabilities.values).max() > 0.15
     # every DAG's probability: weighted frequencies of the drawn DAGs
     keys = dag_keys(idata.posterior["g"].values)
-    w = bns._idata.draw_weights(idata).values  # sums to 1 within each chain
+    w = bns.weights.draw_weights(idata).values  # sums to 1 within each chain
     masks, probs = exact.dag_probabilities()
     exact_keys = dag_keys(np.array([exact._adjacency(mk) for mk in masks]))
     est = np.array([[w[c][keys[c] == k].sum() for k in exact_keys] for c in range(8)])  # (chain, dag)
@@ -272,9 +272,9 @@ def test_occam_window_by_hand():
     w = occam_window_weights(adj, ls, 10)
     p_g1 = 1 / (1 + math.exp(-1))
     np.testing.assert_allclose(w, [[p_g1 / 3, p_g1 / 3, 0, 0], [p_g1 / 3, 1 - p_g1, 0, 0]])
-    idata = az.from_dict(posterior={"g": adj}, sample_stats={"log_score": ls},
-                         coords={"parent": list("abc"), "child": list("abc")},
-                         dims={"g": ["parent", "child"]})
+    idata = make_idata(posterior={"g": adj}, sample_stats={"log_score": ls},
+                       coords={"parent": list("abc"), "child": list("abc")},
+                       dims={"g": ["parent", "child"]})
     edges = bns.edge_probabilities(idata, occam_window=10)
     assert float(edges.sel(parent="a", child="b")) == pytest.approx(1.0)
     assert float(edges.sel(parent="b", child="c")) == pytest.approx(p_g1)
@@ -312,10 +312,10 @@ def test_eps_f_by_hand():
     c, d, m = counts.shape
     log_w = np.array([[0.0, 1.0, 2.0], [0.0, 0.0, 0.0]])
     stats = {"region_counts": counts, "theta": np.zeros((c, d, m)), "desired": np.broadcast_to(pi, (c, d, m)),
-             "region": np.zeros((c, d), int), "log_weight": log_w, "energy": np.zeros((c, d)),
+             "region": np.zeros((c, d), int), "log_weight": log_w, "samc_energy": np.zeros((c, d)),
              "min_energy": np.zeros((c, d)), "iteration": counts.sum(axis=2), "partition_lower": np.zeros((c, d)),
              "partition_width": np.ones((c, d))}
-    idata = az.from_dict(posterior={"x": np.zeros((c, d))}, sample_stats=stats)
+    idata = make_idata(posterior={"x": np.zeros((c, d))}, sample_stats=stats)
     diag = bns.samc_diagnostics(idata)
     np.testing.assert_allclose(diag.epsilon_f.sel(chain=0).values, eps)
     np.testing.assert_allclose(diag.epsilon_f.sel(chain=1).values, 0.0, atol=1e-12)
@@ -347,7 +347,7 @@ def test_stats_netcdf_and_chain_independence(tmp_path):
     idata, step = small_run()
     st = idata.sample_stats
     m = step.partition.n_regions
-    for name in ("log_score", "energy", "region", "log_weight", "accept_rate", "gain", "min_energy", "iteration",
+    for name in ("log_score", "samc_energy", "region", "log_weight", "accept_rate", "gain", "min_energy", "iteration",
                  "n_truncations", "n_edges", "temporal_accept_rate", "skeletal_accept_rate", "double_accept_rate",
                  "reverse_accept_rate", "partition_lower", "partition_width"):
         assert st[name].dims == ("chain", "draw"), name
@@ -379,13 +379,13 @@ def test_stats_netcdf_and_chain_independence(tmp_path):
 def test_record_current_and_plain_metropolis():
     idata, step = small_run(record="current")
     st = idata.sample_stats
-    np.testing.assert_allclose(st["energy"].values, -st["log_score"].values)
+    np.testing.assert_allclose(st["samc_energy"].values, -st["log_score"].values)
     theta = st["theta"].values
     region = st["region"].values
     np.testing.assert_allclose(st["log_weight"].values, np.take_along_axis(theta, region[..., None], 2)[..., 0])
     mh, _ = small_run(weight_update="none")
     assert (mh.sample_stats["log_weight"].values == 0).all() and (mh.sample_stats["theta"].values == 0).all()
-    w = bns._idata.draw_weights(mh).values
+    w = bns.weights.draw_weights(mh).values
     np.testing.assert_allclose(w, 1 / 30)
 
 
@@ -393,10 +393,10 @@ def test_reproducible_for_a_fixed_seed():
     a, _ = small_run(seed=9, chains=2, draws=15)
     b, _ = small_run(seed=9, chains=2, draws=15)
     np.testing.assert_array_equal(a.posterior["g"].values, b.posterior["g"].values)
-    for name in ("log_weight", "energy", "theta", "region_counts"):
+    for name in ("log_weight", "samc_energy", "theta", "region_counts"):
         np.testing.assert_array_equal(a.sample_stats[name].values, b.sample_stats[name].values)
     c, _ = small_run(seed=10, chains=2, draws=15)
-    assert not np.array_equal(a.sample_stats["energy"].values, c.sample_stats["energy"].values)
+    assert not np.array_equal(a.sample_stats["samc_energy"].values, c.sample_stats["samc_energy"].values)
 
 
 def test_assignment_and_competence():
@@ -438,7 +438,7 @@ def test_plot_samc():
     axes = bns.plot_samc(idata, reference=mh, map_energy=100.0, trace_chains="all")
     assert len(axes) == 3
     assert len(axes[0].lines) == 2 and len(axes[1].lines) == 4 and len(axes[2].lines) == 5
-    np.testing.assert_allclose(axes[1].lines[0].get_ydata(), idata.sample_stats["energy"].values[0])
+    np.testing.assert_allclose(axes[1].lines[0].get_ydata(), idata.sample_stats["samc_energy"].values[0])
     np.testing.assert_allclose(axes[2].lines[1].get_ydata(), idata.sample_stats["min_energy"].values[1])
     # structure-MCMC output as the reference: energies from log_score
     net = bns.datasets.load_network("cancer")

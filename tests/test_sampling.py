@@ -4,12 +4,11 @@ import itertools
 
 import numpy as np
 import pytest
+from conftest import random_data
 from scipy import stats
 
 import pymc_bnstruct as bns
 from pymc_bnstruct._sampling import sample_dags_given_orders
-
-from conftest import random_data
 
 
 def _table(n_vars=4, max_parents=2, seed=3):

@@ -5,12 +5,11 @@ import itertools
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import random_dag, random_data
 from scipy.special import gammaln
 
 import pymc_bnstruct as bns
-from pymc_bnstruct.scores import BDeu, BIC, K2, network_score
-
-from conftest import random_dag, random_data
+from pymc_bnstruct.scores import BIC, K2, BDeu, network_score
 
 
 def reference_score(codes, arities, child, parents, score):
@@ -90,7 +89,7 @@ def test_many_parents_overflowing_dense_table():
     q = 6.0**12
     a_j, a_jk = 1.0 / q, 1.0 / (6 * q)
     expected = n_conf * 0.0
-    for conf, grp in pd.DataFrame(codes).groupby(list(range(1, 13))):
+    for _conf, grp in pd.DataFrame(codes).groupby(list(range(1, 13))):
         n_jk = np.bincount(grp[0].to_numpy(), minlength=6)
         expected += gammaln(a_j) - gammaln(a_j + n_jk.sum()) + np.sum(gammaln(a_jk + n_jk) - gammaln(a_jk))
     assert BDeu().local(data, 0, parents) == pytest.approx(expected, rel=1e-12)

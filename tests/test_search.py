@@ -6,14 +6,13 @@ import math
 import numpy as np
 import pytest
 import xarray as xr
+from conftest import random_dag, random_data
 
 import pymc_bnstruct as bns
 from pymc_bnstruct import moves, search
 from pymc_bnstruct.graph import is_acyclic, markov_equivalent, to_cpdag, v_structures
 from pymc_bnstruct.moves import _kernels as mk
 from pymc_bnstruct.priors import EdgePenalty, FamilyCount, StructurePrior, Uniform
-
-from conftest import random_dag, random_data
 
 
 # ---------------------------------------------------------------------------- oracles

@@ -12,16 +12,23 @@ import math
 import numba as nb
 import numpy as np
 import pytest
+from conftest import random_dag, random_data
 from scipy import stats as sps
 
 import pymc_bnstruct as bns
 from pymc_bnstruct.moves import ScoreCache, StructureConstraints, parent_bitsets
 from pymc_bnstruct.moves._kernels import ADD, DELETE, REVERSE, descendant_bitsets
+from pymc_bnstruct.moves.mcmc import (
+    _popcount,
+    accept,
+    edge_list,
+    propose,
+    rev_accept,
+    rev_propose,
+    rev_workspace,
+    structure_metropolis,
+)
 from pymc_bnstruct.rng import seed_state, uniform
-from pymc_bnstruct.moves.mcmc import accept, edge_list, propose, rev_accept, rev_propose
-from pymc_bnstruct.moves.mcmc import _popcount, rev_workspace, structure_metropolis
-
-from conftest import random_dag, random_data
 
 
 # ----------------------------------------------------------------------------- references
@@ -440,7 +447,7 @@ def test_rev_proposals_match_brute_force(n, kw):
         if legal:
             st.accept(kind, u, v)
     checked = 0
-    for step in range(120):
+    for _step in range(120):
         legal, i, j, delta, log_h = rev_propose(st.adj, st.pbits, st.eu, st.ev, st.m, cache.engine, *table, W,
                                                 rng)
         if not legal:

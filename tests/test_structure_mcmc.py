@@ -7,13 +7,12 @@ import arviz as az
 import numpy as np
 import pymc as pm
 import pytest
+from conftest import random_data
 from pymc.sampling.mcmc import assign_step_methods
 from scipy import stats as sps
 
 import pymc_bnstruct as bns
 from pymc_bnstruct.scores import network_score
-
-from conftest import random_data
 
 SAMPLE = dict(cores=1, progressbar=False, compute_convergence_checks=False)
 

@@ -5,13 +5,12 @@ import math
 
 import numpy as np
 import pytest
+from conftest import random_data
 
 import pymc_bnstruct as bns
 from pymc_bnstruct import ScoreTable
 from pymc_bnstruct.priors import EdgePenalty, FamilyCount, Uniform
-from pymc_bnstruct.scores import BDeu, BIC, K2
-
-from conftest import random_data
+from pymc_bnstruct.scores import BIC, K2, BDeu
 
 
 @pytest.mark.parametrize("score, prior, k", [
@@ -119,7 +118,7 @@ def test_large_n_bitsets():
     assert table.lookup(69, [66]) == pytest.approx(BDeu().local(data, 69, [66]))
     assert table.lookup(69, [65]) == -np.inf
     with pytest.raises(ValueError, match="n_vars <= 64"):
-        table.masks
+        _ = table.masks
 
 
 @pytest.mark.parametrize("kwargs, exc, match", [

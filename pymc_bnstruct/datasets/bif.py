@@ -57,11 +57,11 @@ from __future__ import annotations
 
 import gzip
 import importlib.resources
-from importlib.resources.abc import Traversable
 import math
 import os
 import re
 from collections.abc import Mapping, Sequence
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 

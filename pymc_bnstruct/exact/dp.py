@@ -31,18 +31,21 @@ import numba
 import numpy as np
 import xarray as xr
 
+from .._sampling import sample_dags_given_orders
 from ..data import DiscreteData, as_discrete_data
 from ..graph import adjacency_dataarray
 from ..priors import StructurePrior, Uniform
 from ..scores import BDeu, Score
 from ..scores.table import ScoreTable
-from . import _dp_kernels as K
+from ..validation import check_choice, check_int
+from . import _dp_kernels as dp_kernels
 
 __all__ = ["ExactPosterior", "posterior", "estimate_memory", "MAX_VARS"]
 
 # Bitmask subsets: the kernels use int64 masks.
 MAX_VARS = 30
-_MODULARITIES = ("dag", "order")
+#: The two structure priors (see the module docstring).
+MODULARITIES = ("dag", "order")
 # Tolerance of the RR(V) = H(V) agreement and the per-node totals before precision is flagged.
 _AGREEMENT_TOL = 1e-10
 # (v, U) pairs of the DAG DP whose bound on their share of every edge probability is below
@@ -178,6 +181,31 @@ def _layers(n: int) -> list[np.ndarray]:
     return [masks[order[bounds[c]:bounds[c + 1]]] for c in range(n + 1)]
 
 
+def _precision_diagnostics(diag: dict[str, Any], log_rr: float, log_h: float, totals: np.ndarray,
+                           n: int) -> dict[str, Any]:
+    """``diag`` (the cancellation ratios) completed with the agreement checks; warns when
+    the precision may be insufficient."""
+    rel = abs(math.expm1(log_h - log_rr))
+    total_err = float(np.max(np.abs(totals - 1.0))) if n else 0.0
+    eps = np.finfo(float).eps
+    precision_ok = (
+        rel <= _AGREEMENT_TOL and total_err <= _AGREEMENT_TOL
+        and diag["max_cancellation"] * eps * n < 1e-9
+        and diag["max_cancellation_k"] * eps * n < 1e-9
+    )
+    diag = dict(diag, log_rr=float(log_rr), log_h=float(log_h), relative_difference=float(rel),
+                node_total_error=total_err, precision_ok=bool(precision_ok))
+    if not precision_ok:
+        warnings.warn(
+            "exact DP precision may be insufficient: evidence by two routes differs by "
+            f"{rel:.2e} (relative), parent-set totals by {total_err:.2e}, largest "
+            f"cancellation ratio {diag['max_cancellation']:.3g} / "
+            f"{diag['max_cancellation_k']:.3g}; see ExactPosterior.diagnostics",
+            RuntimeWarning, stacklevel=4,
+        )
+    return diag
+
+
 class ExactPosterior:
     """Exact structure posterior computed by dynamic programming (see :func:`posterior`).
 
@@ -207,8 +235,7 @@ class ExactPosterior:
 
     def __init__(self, table: ScoreTable, modularity: str, *, memory_limit: int | None = None,
                  progressbar: bool | None = None) -> None:
-        if modularity not in _MODULARITIES:
-            raise ValueError(f"modularity must be 'dag' or 'order', got {modularity!r}")
+        check_choice(modularity, "modularity", MODULARITIES)
         n = table.n_vars
         need = _check_memory(n, modularity, memory_limit)
         t0 = time.perf_counter()
@@ -216,11 +243,9 @@ class ExactPosterior:
         self.names: tuple[str, ...] = tuple(table.names)
         self.modularity = modularity
         self._n = n
-        masks = np.ascontiguousarray(table.masks).astype(np.int64)
-        offsets = np.ascontiguousarray(table.offsets, dtype=np.int64)
-        log_w = np.ascontiguousarray(table.log_scores, dtype=np.float64)
-        log_q = np.ascontiguousarray(table.log_priors, dtype=np.float64)
-        self._masks, self._offsets, self._log_w = masks, offsets, log_w
+        self._masks = np.ascontiguousarray(table.masks).astype(np.int64)
+        self._offsets = np.ascontiguousarray(table.offsets, dtype=np.int64)
+        self._log_w = np.ascontiguousarray(table.log_scores, dtype=np.float64)
         if progressbar is None:
             # rough cost model: the O(n 3^n) DAG sums run at ~2e8 terms/s
             work = n * 3.0 ** n if modularity == "dag" else n * n * 2.0 ** n
@@ -228,92 +253,32 @@ class ExactPosterior:
         dag = modularity == "dag"
         # progress units: one per subset layer of each stage
         prog = _Progress(bool(progressbar), (3 * (n + 1) + n if dag else 3))
-
+        layers = _layers(n) if dag else []
         half = 2 ** (n - 1)
-        a_m = np.empty((n, half))
-        a_e = np.empty((n, half), dtype=np.int64)
-        best_log = np.empty((n, half))
-        best_fam = np.empty((n, half), dtype=np.int64)
-        # normaliser of the structure prior first (same DP with prior-only weights, or a
-        # closed recursion over set sizes when every parent set of each size is allowed
-        # with the same weight)
+        # per node and subset of the other nodes: family sums A (mantissa, exponent) and the best family
+        fam = (np.empty((n, half)), np.empty((n, half), dtype=np.int64), np.empty((n, half)),
+               np.empty((n, half), dtype=np.int64))
+
+        log_prior_norm = self._log_prior_norm(layers, fam, prog)
+        # the posterior: family sums A_i (zeta transform of B_i), the MAP DPs, then Γ by either DP
+        dp_kernels.family_transforms(n, self._offsets, self._masks, self._log_w, *fam, dp_kernels.P2)
+        mh, mr, sink = dp_kernels.max_dps(n, fam[2])
+        self._map = (mh, sink, fam[3])
         if dag:
-            layers = _layers(n)
-        size_weights = _size_symmetric_prior(table)
-        if dag and size_weights is not None:
-            log_prior_norm = _log_dag_prior_norm(n, size_weights)
-            prog.advance(n, "prior")
+            g_m, g_e, log_rr, log_h, diag = self._dag_gamma(layers, fam, mr, mh, prog)
         else:
-            K.family_transforms(n, offsets, masks, log_q, a_m, a_e, best_log, best_fam, K.P2)
-            if dag:
-                _, mr0, _ = K.max_dps(n, best_log)
-                rr0, _ = self._roots(n, layers, a_m, a_e, mr0, prog, "prior")
-                log_prior_norm = K._xlog(rr0[-1, 0], rr0[-1, 1])
-                del rr0
-            else:
-                l_m, l_e, _, _ = K.order_forward_backward(n, a_m, a_e, K.P2)
-                log_prior_norm = K._xlog(l_m[-1], l_e[-1])
-        # the posterior
-        K.family_transforms(n, offsets, masks, log_w, a_m, a_e, best_log, best_fam, K.P2)
-        mh, mr, sink = K.max_dps(n, best_log)
-        self._map = (mh, sink, best_fam)
-        diag: dict[str, Any] = {}
-        if dag:
-            rr, c_rr = self._roots(n, layers, a_m, a_e, mr, prog, "RR")
-            h, c_h = self._sinks(n, layers, a_m, a_e, mh, prog)
-            log_rr = K._xlog(rr[-1, 0], rr[-1, 1])
-            log_h = K._xlog(h[-1, 0], h[-1, 1])
-            g_m = np.empty((n, half))
-            g_e = np.empty((n, half), dtype=np.int64)
-            c_k = np.zeros(n)
-            K.k_times_h(n, a_m, a_e, rr, h, g_m, g_e, c_k, float(_SKIP_BITS + n),
-                        numba.get_num_threads(), K.P2)
-            prog.advance(n, "K")
-            del h, rr
-            diag["max_cancellation"] = float(max(c_rr, c_h))
-            diag["max_cancellation_k"] = float(c_k.max())
-        else:
-            l_m, l_e, r_m, r_e = K.order_forward_backward(n, a_m, a_e, K.P2)
-            prog.advance(1, "L, R")
-            log_rr = K._xlog(l_m[-1], l_e[-1])
-            log_h = K._xlog(r_m[-1], r_e[-1])
-            g_m = np.empty((n, half))
-            g_e = np.empty((n, half), dtype=np.int64)
-            K.order_gamma(n, l_m, l_e, r_m, r_e, g_m, g_e)
-            self._forward = (l_m, l_e, a_m, a_e)
-            diag["max_cancellation"] = 1.0
-            diag["max_cancellation_k"] = 1.0
-        K.superset_sums(n, g_m, g_e, K.P2)
+            g_m, g_e, log_rr, log_h, diag = self._order_gamma(fam, prog)
+        dp_kernels.superset_sums(n, g_m, g_e, dp_kernels.P2)
         prog.advance(1, "Gamma")
         log_z = log_rr
-        probs, totals = K.edge_sums(n, offsets, masks, log_w, g_m, g_e, log_z)
+        probs, totals = dp_kernels.edge_sums(n, self._offsets, self._masks, self._log_w, g_m, g_e, log_z)
         prog.advance(1, "edges")
         prog.close()
         del g_m, g_e
         if not np.isfinite(log_z):
             raise ValueError("no DAG is allowed by the score table (the evidence is zero)")
-        rel = abs(math.expm1(log_h - log_rr))
-        total_err = float(np.max(np.abs(totals - 1.0))) if n else 0.0
-        eps = np.finfo(float).eps
-        precision_ok = (
-            rel <= _AGREEMENT_TOL and total_err <= _AGREEMENT_TOL
-            and diag["max_cancellation"] * eps * n < 1e-9
-            and diag["max_cancellation_k"] * eps * n < 1e-9
-        )
-        diag.update(
-            log_rr=float(log_rr), log_h=float(log_h), relative_difference=float(rel),
-            node_total_error=total_err, precision_ok=bool(precision_ok),
-            seconds=time.perf_counter() - t0, memory_bytes=int(need),
-        )
-        self.diagnostics = diag
-        if not precision_ok:
-            warnings.warn(
-                "exact DP precision may be insufficient: evidence by two routes differs by "
-                f"{rel:.2e} (relative), parent-set totals by {total_err:.2e}, largest "
-                f"cancellation ratio {diag['max_cancellation']:.3g} / "
-                f"{diag['max_cancellation_k']:.3g}; see ExactPosterior.diagnostics",
-                RuntimeWarning, stacklevel=3,
-            )
+        self.diagnostics = _precision_diagnostics(diag, log_rr, log_h, totals, n)
+        self.diagnostics.update(seconds=time.perf_counter() - t0, memory_bytes=int(need))
         self.log_evidence: float = float(log_z - log_prior_norm)
         names = list(self.names)
         self.edge_probabilities = xr.DataArray(
@@ -323,16 +288,72 @@ class ExactPosterior:
         )
 
     # ------------------------------------------------------------- DP stages
+    def _log_prior_norm(self, layers, fam, prog) -> float:
+        """Log normaliser of the structure prior: a closed recursion over set sizes when every
+        parent set of each size is allowed with the same weight (DAG modularity), else the
+        same DP as the posterior with prior-only weights."""
+        n = self._n
+        size_weights = _size_symmetric_prior(self.table)
+        if self.modularity == "dag" and size_weights is not None:
+            log_norm = _log_dag_prior_norm(n, size_weights)
+            prog.advance(n, "prior")
+            return log_norm
+        log_q = np.ascontiguousarray(self.table.log_priors, dtype=np.float64)
+        dp_kernels.family_transforms(n, self._offsets, self._masks, log_q, *fam, dp_kernels.P2)
+        a_m, a_e = fam[0], fam[1]
+        if self.modularity == "dag":
+            _, mr0, _ = dp_kernels.max_dps(n, fam[2])
+            rr0, _ = self._roots(n, layers, a_m, a_e, mr0, prog, "prior")
+            return dp_kernels._xlog(rr0[-1, 0], rr0[-1, 1])
+        l_m, l_e, _, _ = dp_kernels.order_forward_backward(n, a_m, a_e, dp_kernels.P2)
+        return dp_kernels._xlog(l_m[-1], l_e[-1])
+
+    def _dag_gamma(self, layers, fam, mr, mh, prog):
+        """Tian & He: ``RR`` (root sets), ``H`` (sink sets), then ``Γ_v = K_v × H``; returns
+        ``(Γ mantissas, Γ exponents, log RR(V), log H(V), cancellation diagnostics)``."""
+        n = self._n
+        a_m, a_e = fam[0], fam[1]
+        rr, c_rr = self._roots(n, layers, a_m, a_e, mr, prog, "RR")
+        h, c_h = self._sinks(n, layers, a_m, a_e, mh, prog)
+        log_rr = dp_kernels._xlog(rr[-1, 0], rr[-1, 1])
+        log_h = dp_kernels._xlog(h[-1, 0], h[-1, 1])
+        half = 2 ** (n - 1)
+        g_m = np.empty((n, half))
+        g_e = np.empty((n, half), dtype=np.int64)
+        c_k = np.zeros(n)
+        dp_kernels.k_times_h(n, a_m, a_e, rr, h, g_m, g_e, c_k, float(_SKIP_BITS + n),
+                             numba.get_num_threads(), dp_kernels.P2)
+        prog.advance(n, "K")
+        diag = {"max_cancellation": float(max(c_rr, c_h)), "max_cancellation_k": float(c_k.max())}
+        return g_m, g_e, log_rr, log_h, diag
+
+    def _order_gamma(self, fam, prog):
+        """Koivisto & Sood: forward and backward sums ``L``, ``R`` over orders, then ``Γ``;
+        keeps what :meth:`sample_orders` needs. Same return value as :meth:`_dag_gamma`."""
+        n = self._n
+        a_m, a_e = fam[0], fam[1]
+        l_m, l_e, r_m, r_e = dp_kernels.order_forward_backward(n, a_m, a_e, dp_kernels.P2)
+        prog.advance(1, "L, R")
+        log_rr = dp_kernels._xlog(l_m[-1], l_e[-1])
+        log_h = dp_kernels._xlog(r_m[-1], r_e[-1])
+        half = 2 ** (n - 1)
+        g_m = np.empty((n, half))
+        g_e = np.empty((n, half), dtype=np.int64)
+        dp_kernels.order_gamma(n, l_m, l_e, r_m, r_e, g_m, g_e)
+        self._forward = (l_m, l_e, a_m, a_e)
+        return g_m, g_e, log_rr, log_h, {"max_cancellation": 1.0, "max_cancellation_k": 1.0}
+
+    # ------------------------------------------------------------- DP stages
     @staticmethod
     def _roots(n, layers, a_m, a_e, mr, prog, label):
         """``RR(S)`` for every subset, as (mantissa, exponent) rows; and the worst cancellation."""
         rr = np.zeros((2**n, 2))
-        rr[:, 1] = K.EZERO
+        rr[:, 1] = dp_kernels.EZERO
         rr[0] = (0.5, 1.0)
         worst = 1.0
         for c in range(1, n + 1):
             cancel = np.empty(layers[c].shape[0])
-            K.rr_layer(n, layers[c], a_m, a_e, mr, rr, cancel, numba.get_num_threads(), K.P2)
+            dp_kernels.rr_layer(n, layers[c], a_m, a_e, mr, rr, cancel, numba.get_num_threads(), dp_kernels.P2)
             worst = max(worst, float(cancel.max()))
             prog.advance(1, label)
         return rr, worst
@@ -342,18 +363,18 @@ class ExactPosterior:
         """``H(S)`` for every subset, pushed layer by layer; and the worst cancellation."""
         size = 2**n
         acc = np.zeros((numba.get_num_threads(), size, 3))
-        acc[:, :, 2] = np.where(np.isfinite(mh), np.floor(mh * K.LOG2E), 0.0)
+        acc[:, :, 2] = np.where(np.isfinite(mh), np.floor(mh * dp_kernels.LOG2E), 0.0)
         h = np.zeros((size, 2))
-        h[:, 1] = K.EZERO
+        h[:, 1] = dp_kernels.EZERO
         h[0] = (0.5, 1.0)
         worst = 1.0
         for c in range(0, n + 1):
             if c > 0:
                 cancel = np.empty(layers[c].shape[0])
-                K.h_finalize_layer(layers[c], acc, h, cancel)
+                dp_kernels.h_finalize_layer(layers[c], acc, h, cancel)
                 worst = max(worst, float(cancel.max()))
             if c < n:
-                K.h_push_layer(n, layers[c], a_m, a_e, h, acc, K.P2)
+                dp_kernels.h_push_layer(n, layers[c], a_m, a_e, h, acc, dp_kernels.P2)
             prog.advance(1, "H")
         return h, worst
 
@@ -380,7 +401,7 @@ class ExactPosterior:
         while s:
             j = int(sink[s])
             rest = s ^ (1 << j)
-            f = int(best_fam[j, K._cidx(rest, j)])
+            f = int(best_fam[j, dp_kernels._cidx(rest, j)])
             for p in range(n):
                 if (int(self._masks[f]) >> p) & 1:
                     adj[p, j] = 1
@@ -407,7 +428,7 @@ class ExactPosterior:
         n = _check_count(n)
         seed = int(np.random.default_rng(random_seed).integers(2**31 - 1))
         l_m, l_e, a_m, a_e = self._forward
-        return K.sample_orders(self._n, a_m, a_e, l_m, l_e, n, seed)
+        return dp_kernels.sample_orders(self._n, a_m, a_e, l_m, l_e, n, seed)
 
     def sample_dags(self, n: int, random_seed: int | None = None) -> xr.DataArray:
         """Exact i.i.d. DAGs from the order-modular posterior (``modularity="order"``).
@@ -424,8 +445,6 @@ class ExactPosterior:
         """
         self._require_order("sample_dags")
         n = _check_count(n)
-        from .._sampling import sample_dags_given_orders
-
         rng = np.random.default_rng(random_seed)
         orders = self.sample_orders(n, random_seed=int(rng.integers(2**31 - 1)))
         t = self.table
@@ -470,9 +489,7 @@ class ExactPosterior:
 
 
 def _check_count(n: Any) -> int:
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise ValueError(f"the number of samples must be a positive integer, got {n!r}")
-    return int(n)
+    return check_int(n, "the number of samples (a positive integer)", minimum=1)
 
 
 def posterior(
@@ -528,8 +545,7 @@ def posterior(
     ``"order"`` on two cores (see ``benchmarks/bench_exact.py``); the score table comes on
     top. Check ``result.diagnostics["precision_ok"]``.
     """
-    if modularity not in _MODULARITIES:
-        raise ValueError(f"modularity must be 'dag' or 'order', got {modularity!r}")
+    check_choice(modularity, "modularity", MODULARITIES)
     data = as_discrete_data(data)
     n = data.n_vars
     _check_memory(n, modularity, memory_limit)  # fail before building the score table

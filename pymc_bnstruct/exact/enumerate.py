@@ -22,8 +22,8 @@ Two structure priors are supported (``modularity``):
 
 from __future__ import annotations
 
-from typing import Any, Literal
 from collections.abc import Mapping, Sequence
+from typing import Any, Literal
 
 import numba
 import numpy as np
@@ -34,6 +34,8 @@ from ..graph import adjacency_dataarray, find_cycle, to_adjacency
 from ..priors import StructurePrior, Uniform
 from ..scores import BDeu, Score
 from ..scores.table import ScoreTable
+from ..validation import check_choice
+from .dp import MODULARITIES
 
 __all__ = ["EnumeratedPosterior", "enumerate_posterior", "MAX_VARS", "N_DAGS"]
 
@@ -42,8 +44,6 @@ MAX_VARS = 6
 
 # Number of labelled DAGs on n nodes (OEIS A003024): an upper bound on what a table allows.
 N_DAGS = (1, 1, 3, 25, 543, 29_281, 3_781_503, 1_138_779_265)
-
-_MODULARITIES = ("dag", "order")
 
 
 def _bytes_per_dag(n: int) -> int:
@@ -275,7 +275,7 @@ class EnumeratedPosterior:
         ValueError
             For more than 6 variables or an unknown ``modularity``.
         """
-        _check_modularity(modularity)
+        check_choice(modularity, "modularity", MODULARITIES)
         n = table.n_vars
         _check_size(n)
         cap = N_DAGS[n]  # no table allows more DAGs than exist on n labelled nodes
@@ -387,11 +387,6 @@ class EnumeratedPosterior:
 
 
 # ------------------------------------------------------------------------ entry point
-def _check_modularity(modularity: Any) -> None:
-    if modularity not in _MODULARITIES:
-        raise ValueError(f"modularity must be 'dag' or 'order', got {modularity!r}")
-
-
 def _check_size(n: int) -> None:
     if n > MAX_VARS:
         counts = ", ".join(f"{k}: {N_DAGS[k]:,}" for k in range(3, len(N_DAGS)))
@@ -452,7 +447,7 @@ def enumerate_posterior(
     >>> post = enumerate_posterior(data, max_parents=None)      # doctest: +SKIP
     >>> post.edge_probabilities.sel(parent="A", child="B")      # doctest: +SKIP
     """
-    _check_modularity(modularity)
+    check_choice(modularity, "modularity", MODULARITIES)
     data = as_discrete_data(data)
     n = data.n_vars
     _check_size(n)

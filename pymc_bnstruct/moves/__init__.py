@@ -18,10 +18,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..constraints import StructureConstraints
 from . import _cache, _kernels  # noqa: F401  (kernel modules, for samplers)
 from ._kernels import ADD, DELETE, REVERSE
 from .cache import ScoreCache, parent_bitsets
-from ..constraints import StructureConstraints
 
 __all__ = [
     "ADD",

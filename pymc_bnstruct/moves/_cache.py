@@ -7,23 +7,47 @@ so any number of variables works (bitsets have ``ceil(n / 64)`` words). The tabl
 grows: when all ``PROBE`` slots of a key's window are taken, one of them is overwritten
 (round robin), so memory stays bounded and a missing value is simply recomputed.
 
-Every kernel receives the cache as one tuple ``E`` (see :func:`make_engine`)::
-
-    E = (cols, arities, kind, ess, log_prior_by_size,      # what the engine needs
-         slot_child, slot_bits, slot_value, stats,         # the hash table
-         key_buf, count_buf, parent_buf)                    # scratch
-
-``slot_child[s] == -1`` marks an empty slot. ``stats`` holds ``[lookups, computed,
-clock, filled]``. The prior is size-based: ``log_prior_by_size[k]`` is the log prior of a
-family with ``k`` parents.
+Every kernel receives the cache as one :class:`CacheEngine` ``E`` (built by
+:class:`~pymc_bnstruct.moves.ScoreCache`): the data and score the engine needs, the hash
+table and scratch buffers. ``slot_child[s] == -1`` marks an empty slot. ``stats`` holds
+``[lookups, computed, clock, filled]``. The prior is size-based: ``log_prior_by_size[k]``
+is the log prior of a family with ``k`` parents.
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numba as nb
 import numpy as np
 
 from ..scores._kernels import _local_score
+
+
+class CacheEngine(NamedTuple):
+    """The family-score cache as its kernels receive it (numba reads the fields by name)."""
+
+    #: ``(n_vars, n_samples)`` data codes.
+    columns: np.ndarray
+    #: ``int64`` number of states of every variable.
+    arities: np.ndarray
+    #: :attr:`pymc_bnstruct.scores.Score.kind` (BDeu, K2, BIC).
+    score_kind: np.int64
+    #: The score's parameter (e.g. BDeu's equivalent sample size).
+    score_param: np.float64
+    #: ``log_prior_by_size[k]``: log prior of a family with ``k`` parents.
+    log_prior_by_size: np.ndarray
+    #: Hash table: child of each slot (-1: empty), parent bitset, family value.
+    slot_child: np.ndarray
+    slot_bits: np.ndarray
+    slot_value: np.ndarray
+    #: ``[lookups, computed, clock, filled]`` (indices ``STAT_*``).
+    stats: np.ndarray
+    #: Scratch of the score engine: per-row keys, counts, parent list.
+    key_buf: np.ndarray
+    count_buf: np.ndarray
+    parent_buf: np.ndarray
+
 
 # slots probed per key (a window of consecutive slots)
 PROBE = 8
@@ -75,10 +99,10 @@ def bits_to_parents(bits, out):
 @nb.njit(cache=True)
 def family_score(E, child, bits):
     """``local score + log prior`` of the family ``(child, bits)``, from the cache or computed."""
-    slot_child = E[5]
-    slot_bits = E[6]
-    slot_value = E[7]
-    stats = E[8]
+    slot_child = E.slot_child
+    slot_bits = E.slot_bits
+    slot_value = E.slot_value
+    stats = E.stats
     cap = slot_child.shape[0]
     mask = cap - 1
     n_words = bits.shape[0]
@@ -99,9 +123,10 @@ def family_score(E, child, bits):
         elif c < 0 and free < 0:
             free = s
     # a miss: count the family once through the score engine
-    parents = E[11]
+    parents = E.parent_buf
     k = bits_to_parents(bits, parents)
-    value = _local_score(E[0], E[1], child, parents, k, E[2], E[3], E[9], E[10]) + E[4][k]
+    value = _local_score(E.columns, E.arities, child, parents, k, E.score_kind, E.score_param, E.key_buf,
+                         E.count_buf) + E.log_prior_by_size[k]
     stats[STAT_COMPUTED] += 1
     if free < 0:  # window full: overwrite one slot, round robin
         free = (base + stats[STAT_CLOCK] % PROBE) & mask

@@ -52,7 +52,7 @@ class ScoreCache:
     Attributes
     ----------
     data, score, prior, names, n_vars, n_words, capacity
-    engine : tuple
+    engine : CacheEngine
         The arrays the numba kernels receive (see :mod:`pymc_bnstruct.moves._cache`).
 
     Notes
@@ -102,19 +102,19 @@ class ScoreCache:
         limit = max(_DENSE_LIMIT, 4 * n_samples)
         span = max(limit, n_samples * int(data.arities.max()))
         log_prior = np.ascontiguousarray(prior.log_by_size(n, n - 1), dtype=np.float64)
-        self.engine = (
-            cols,
-            data.arities,
-            np.int64(score.kind),
-            np.float64(score._param),
-            log_prior,
-            np.full(self.capacity, -1, dtype=np.int64),
-            np.zeros((self.capacity, self.n_words), dtype=np.uint64),
-            np.zeros(self.capacity, dtype=np.float64),
-            np.zeros(4, dtype=np.int64),
-            np.empty(n_samples, dtype=np.int32),
-            np.empty(4 * min(span, 1 << 20), dtype=np.int64),
-            np.empty(n, dtype=np.int64),
+        self.engine = _cache.CacheEngine(
+            columns=cols,
+            arities=data.arities,
+            score_kind=np.int64(score.kind),
+            score_param=np.float64(score._param),
+            log_prior_by_size=log_prior,
+            slot_child=np.full(self.capacity, -1, dtype=np.int64),
+            slot_bits=np.zeros((self.capacity, self.n_words), dtype=np.uint64),
+            slot_value=np.zeros(self.capacity, dtype=np.float64),
+            stats=np.zeros(4, dtype=np.int64),
+            key_buf=np.empty(n_samples, dtype=np.int32),
+            count_buf=np.empty(4 * min(span, 1 << 20), dtype=np.int64),
+            parent_buf=np.empty(n, dtype=np.int64),
         )
         self._tmp = np.zeros(self.n_words, dtype=np.uint64)
 
@@ -122,17 +122,17 @@ class ScoreCache:
     @property
     def n_evaluations(self) -> int:
         """Families counted from the data so far (cache misses)."""
-        return int(self.engine[8][_cache.STAT_COMPUTED])
+        return int(self.engine.stats[_cache.STAT_COMPUTED])
 
     @property
     def n_lookups(self) -> int:
         """Family values requested so far (hits and misses)."""
-        return int(self.engine[8][_cache.STAT_LOOKUPS])
+        return int(self.engine.stats[_cache.STAT_LOOKUPS])
 
     @property
     def n_stored(self) -> int:
         """Occupied slots."""
-        return int(self.engine[8][_cache.STAT_FILLED])
+        return int(self.engine.stats[_cache.STAT_FILLED])
 
     # ----------------------------------------------------------------- queries
     def family(self, child: str | int, parents: Sequence[str | int]) -> float:

@@ -88,11 +88,7 @@ class StructureChain:
 
     def load(self, graph: Any, what: str = "the graph") -> None:
         """Make ``graph`` (a 0/1 adjacency of an allowed DAG) the current state."""
-        c = self.constraints
-        adj = np.asarray(graph)
-        if adj.shape != (c.n_vars, c.n_vars) or not np.isin(adj, (0, 1)).all():
-            raise ValueError(f"{what} is not a {c.n_vars}×{c.n_vars} 0/1 adjacency")
-        self.state = GraphState.from_adjacency(c.check_graph(adj.astype(np.int8), what))
+        self.state = GraphState.from_graph(graph, self.constraints, what)
         self.log_score = float(_cache.graph_score(self.cache.engine, self.state.pbits))
 
     def run(self, n_moves: int, seed: int) -> dict[str, np.ndarray]:

@@ -55,10 +55,22 @@ import math
 import numba as nb
 import numpy as np
 
-from ._cache import family_score
-from ._kernels import ADD, DELETE, REVERSE, add_edge_descendants, apply_move, can_add, can_delete
-from ._kernels import can_reverse, descendant_bitsets, has_bit, move_delta, set_bit
 from ..rng import randint, seed_state, uniform
+from ._cache import family_score
+from ._kernels import (
+    ADD,
+    DELETE,
+    REVERSE,
+    add_edge_descendants,
+    apply_move,
+    can_add,
+    can_delete,
+    can_reverse,
+    descendant_bitsets,
+    has_bit,
+    move_delta,
+    set_bit,
+)
 
 N_KINDS = 4  # add, delete, reverse, REV
 REV = 3  # Grzegorczyk & Husmeier's new edge reversal (index into probs and stats)

@@ -7,13 +7,13 @@ which their numba kernels update in place. :meth:`GraphState.from_adjacency` bui
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from . import _kernels as move_kernels
 
-__all__ = ["GraphState", "FamilyTable"]
+__all__ = ["GraphState", "FamilyTable", "KernelConstraints"]
 
 
 class GraphState(NamedTuple):
@@ -42,9 +42,35 @@ class GraphState(NamedTuple):
             raise ValueError("the adjacency is cyclic")
         return cls(adj8, pbits, npar, desc)
 
+    @classmethod
+    def from_graph(cls, graph: Any, constraints: Any, what: str = "the graph") -> GraphState:
+        """Kernel state of ``graph``, a 0/1 adjacency of a DAG that ``constraints`` (a
+        :class:`~pymc_bnstruct.constraints.StructureConstraints`) allow; ``what`` names it in errors."""
+        n = constraints.n_vars
+        adj = np.asarray(graph)
+        if adj.shape != (n, n) or not np.isin(adj, (0, 1)).all():
+            raise ValueError(f"{what} is not a {n}×{n} 0/1 adjacency")
+        return cls.from_adjacency(constraints.check_graph(adj.astype(np.int8), what))
+
     @property
     def n_vars(self) -> int:
         return int(self.adj.shape[0])
+
+
+class KernelConstraints(NamedTuple):
+    """A :class:`~pymc_bnstruct.constraints.StructureConstraints` as the kernels read it."""
+
+    #: ``bool`` ``(n, n)``: the edge ``u -> v`` may be present.
+    allowed: np.ndarray
+    #: ``bool`` ``(n, n)``: the edge ``u -> v`` must be present.
+    required: np.ndarray
+    #: In-degree bound.
+    max_parents: np.int64
+
+    @classmethod
+    def of(cls, constraints) -> KernelConstraints:
+        return cls(np.ascontiguousarray(constraints.allowed), np.ascontiguousarray(constraints.required),
+                   np.int64(constraints.max_parents))
 
 
 class FamilyTable(NamedTuple):

@@ -6,8 +6,8 @@ best first, and scores orders and their features with the numba kernels of
 the PyTensor Ops that put them into a PyMC model (see :class:`pymc_bnstruct.NodeOrder`).
 """
 
-from .ops import OrderFeatures, OrderLogScore
 from ..graph import topological_order
+from .ops import OrderFeatures, OrderLogScore
 from .scorer import OrderScorer
 
 __all__ = ["OrderScorer", "OrderLogScore", "OrderFeatures", "topological_order"]

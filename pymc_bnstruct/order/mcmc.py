@@ -28,8 +28,8 @@ import math
 import numba as nb
 import numpy as np
 
-from ._kernels import cached_node_scores, cached_rescore_range
 from ..rng import randint, seed_state, uniform
+from ._kernels import cached_node_scores, cached_rescore_range
 
 ADJACENT, SWAP, CUT = 0, 1, 2
 N_KINDS = 3

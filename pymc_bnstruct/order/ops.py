@@ -70,7 +70,9 @@ class OrderLogScore(Op):
     def grad(self, inputs, output_grads):
         raise NotImplementedError("OrderLogScore is a function of a discrete order and has no gradient")
 
-    def infer_shape(self, fgraph, node, input_shapes):
+    # PyTensor 2 calls infer_shape(fgraph, node, shapes), PyTensor 3 infer_shape(node, shapes)
+    # and deprecates the first form: one signature for both
+    def infer_shape(self, *args):
         return [()]
 
     def __str__(self) -> str:
@@ -107,7 +109,7 @@ class OrderFeatures(Op):
     def grad(self, inputs, output_grads):
         raise NotImplementedError("OrderFeatures is a function of a discrete order and has no gradient")
 
-    def infer_shape(self, fgraph, node, input_shapes):
+    def infer_shape(self, *args):  # both PyTensor signatures, see OrderLogScore.infer_shape
         n = self.scorer.n_vars
         return [(n, n)]
 

@@ -24,7 +24,6 @@ put a node before the parents of all its kept families fall back on its minimal 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np

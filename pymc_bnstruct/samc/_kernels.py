@@ -31,18 +31,25 @@ sample keeps ``x^(t)`` with probability ``w_t / (w_1 + ... + w_t)``, ``w_t = exp
 after the update of iteration ``t``; at the end the kept graph is a draw with probability
 ``w_t / Σ w`` and ``rec[0] = log Σ w``, so one recorded graph per call carries the weight of
 all its iterations (estimator (17) over every iteration).
+
+State. The kernels update named arrays in place: :class:`Weights` (``φ``, ``J``, the sums
+``S`` and ``T``, the truncation bookkeeping) and :class:`Counters` (``t``, visits per
+region, the current score); mutable scalars are length-1 arrays. The settings of a chain
+come as :class:`SAMCSettings`; per-iteration records as :class:`Trace` and the weighted
+reservoir as :class:`Reservoir`.
 """
 
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numba as nb
 import numpy as np
 
 from ..moves._kernels import REVERSE
-from ..rng import seed_state, uniform
 from ..moves.mcmc import accept, edge_list, propose
+from ..rng import seed_state, uniform
 from ._moves import canonical_order, propose_double, propose_temporal
 
 # move kinds (index into move_probs and the per-kind counters)
@@ -52,20 +59,96 @@ DOUBLE = 2
 REVERSAL = 3
 N_KINDS = 4
 
-# float state fs[...]
-F_S = 0        # Σ a_t
-F_T = 1        # Σ a_t (1[x ∈ E_m] - pi_upd[m])
-F_M = 2        # max |θ_i| at the last full truncation check
-F_DELTA = 3    # Σ 2 a_t since that check
-F_MIN = 4      # lowest energy visited
-F_TOTAL = 5    # score of the current graph (= -energy)
-N_FLOAT = 6
 
-# int state ist[...]
-I_T = 0        # iterations so far (t)
-I_SIGMA = 1    # truncations so far (σ)
-I_ORDER = 2    # 1 when `order` holds the canonical order of the current graph
-N_INT = 3
+class SAMCSettings(NamedTuple):
+    """The fixed settings of one chain."""
+
+    #: Energy partition: ``u_1`` and the width of the regions (their number is ``pi_upd.shape[0]``).
+    lower: float
+    width: float
+    #: ``π`` as the weight update uses it (eq. 12), or zeros (eq. 20).
+    pi_upd: np.ndarray
+    #: False: plain Metropolis–Hastings (no weights).
+    adapt: bool
+    #: Gain ``γ_t = t0 / max(t0, t)``.
+    t0: float
+    #: Truncation bounds ``B_0 < B_1 < ...`` (doubling after the last).
+    bounds: np.ndarray
+
+
+class Weights(NamedTuple):
+    """The weights ``θ``, stored lazily (see the module docstring); updated in place."""
+
+    #: ``θ_i = φ_i - π_i S - T`` for the regions in ``J``.
+    phi: np.ndarray
+    #: ``uint8``: 1 for the regions in ``J`` (proposed so far).
+    visited: np.ndarray
+    #: ``S = Σ a_t`` (length 1).
+    gain_sum: np.ndarray
+    #: ``T = Σ a_t (1[x ∈ E_m] - π_m)`` (length 1).
+    last_sum: np.ndarray
+    #: ``M``: exact ``max |θ_i|`` at the last full truncation check (length 1).
+    checked_max: np.ndarray
+    #: ``Δ``: ``Σ 2 a_t`` since that check (length 1).
+    drift: np.ndarray
+    #: ``σ``: truncations so far (``int64``, length 1).
+    n_truncations: np.ndarray
+
+
+class Counters(NamedTuple):
+    """Progress of one chain; updated in place."""
+
+    #: ``t``: iterations so far (``int64``, length 1).
+    iteration: np.ndarray
+    #: Iterations that ended in each region (``int64``).
+    counts: np.ndarray
+    #: Score of the current graph (``= -energy``, length 1).
+    log_score: np.ndarray
+    #: Lowest energy visited (length 1).
+    min_energy: np.ndarray
+    #: 1 when the chain's ``order`` holds the canonical order of the current graph (``uint8``, length 1).
+    order_valid: np.ndarray
+
+
+class Trace(NamedTuple):
+    """Per-iteration records (empty arrays: not recorded)."""
+
+    #: Region of the proposal (-1: rejected before scoring).
+    proposed_region: np.ndarray
+    #: Region after the iteration.
+    region: np.ndarray
+    #: Whether the iteration truncated the weights.
+    truncated: np.ndarray
+
+
+class Reservoir(NamedTuple):
+    """The weighted reservoir sample of one call (``resample=True``)."""
+
+    #: The kept graph and its score (length 1).
+    adj: np.ndarray
+    log_score: np.ndarray
+    #: ``log Σ w`` over the call's iterations (length 1).
+    log_weight_sum: np.ndarray
+
+
+class Workspace(NamedTuple):
+    """Scratch arrays of :func:`samc_run`."""
+
+    #: Edge list of the current graph (see :func:`pymc_bnstruct.moves.mcmc.edge_list`).
+    eu: np.ndarray
+    ev: np.ndarray
+    pos: np.ndarray
+    #: The canonical order after a temporal move.
+    order_new: np.ndarray
+    #: int64 scratch of length n (topological orders, in-degrees, DFS stack).
+    order_buf: np.ndarray
+    buf: np.ndarray
+    stack: np.ndarray
+    seen: np.ndarray
+    #: The two operations of a double move, ``(kind, u, v)``.
+    ops: np.ndarray
+    #: Scratch bitset.
+    tmp: np.ndarray
 
 
 @nb.njit(cache=True)
@@ -98,186 +181,210 @@ def truncation_bound(sigma, bounds):
     return bounds[k - 1] * 2.0 ** (sigma - k + 1)
 
 
+# ------------------------------------------------------------------------- weights
 @nb.njit(cache=True, inline="always")
-def theta_of(j, phi, pi_upd, visited, s, t_sum):
+def theta_of(j, pi_upd, w):
     """``θ_j`` (0 for the last region and for regions outside J)."""
-    if j == phi.shape[0] - 1 or visited[j] == 0:
+    if j == w.phi.shape[0] - 1 or w.visited[j] == 0:
         return 0.0
-    return phi[j] - pi_upd[j] * s - t_sum
+    return w.phi[j] - pi_upd[j] * w.gain_sum[0] - w.last_sum[0]
 
 
 @nb.njit(cache=True)
-def theta_vector(phi, pi_upd, visited, fs, out):
+def theta_vector(pi_upd, w, out):
     """Write the full ``θ`` vector into ``out``."""
-    for j in range(phi.shape[0]):
-        out[j] = theta_of(j, phi, pi_upd, visited, fs[F_S], fs[F_T])
+    for j in range(w.phi.shape[0]):
+        out[j] = theta_of(j, pi_upd, w)
 
 
 @nb.njit(cache=True, inline="always")
-def join(j, phi, pi_upd, visited, fs):
+def join(j, pi_upd, w):
     """Add region ``j`` to J (``θ_j = θ^(0)_j = 0``)."""
-    if visited[j] == 0:
-        visited[j] = 1
-        phi[j] = pi_upd[j] * fs[F_S] + fs[F_T]
+    if w.visited[j] == 0:
+        w.visited[j] = 1
+        w.phi[j] = pi_upd[j] * w.gain_sum[0] + w.last_sum[0]
 
 
 @nb.njit(cache=True)
-def max_abs_theta(phi, pi_upd, visited, fs):
-    m = phi.shape[0]
+def max_abs_theta(pi_upd, w):
+    m = w.phi.shape[0]
     best = 0.0
     for j in range(m - 1):
-        if visited[j] != 0:
-            x = abs(phi[j] - pi_upd[j] * fs[F_S] - fs[F_T])
+        if w.visited[j] != 0:
+            x = abs(w.phi[j] - pi_upd[j] * w.gain_sum[0] - w.last_sum[0])
             if x > best:
                 best = x
     return best
 
 
 @nb.njit(cache=True)
-def weight_update(j_new, a, phi, pi_upd, visited, fs, ist, bounds):
+def weight_update(j_new, a, pi_upd, bounds, w):
     """One weight update (12) / (20) for a sample in region ``j_new`` with gain ``a``,
     followed by the truncation check; returns True when θ was reset (truncation)."""
-    last = phi.shape[0] - 1
-    fs[F_S] += a
-    fs[F_T] += a * ((1.0 if j_new == last else 0.0) - pi_upd[last])
+    last = w.phi.shape[0] - 1
+    w.gain_sum[0] += a
+    w.last_sum[0] += a * ((1.0 if j_new == last else 0.0) - pi_upd[last])
     if j_new != last:
-        phi[j_new] += a
-    fs[F_DELTA] += 2.0 * a
-    bound = truncation_bound(ist[I_SIGMA], bounds)
-    if fs[F_M] + fs[F_DELTA] <= bound:
+        w.phi[j_new] += a
+    w.drift[0] += 2.0 * a
+    bound = truncation_bound(w.n_truncations[0], bounds)
+    if w.checked_max[0] + w.drift[0] <= bound:
         return False
-    fs[F_M] = max_abs_theta(phi, pi_upd, visited, fs)
-    fs[F_DELTA] = 0.0
-    if fs[F_M] <= bound:
+    w.checked_max[0] = max_abs_theta(pi_upd, w)
+    w.drift[0] = 0.0
+    if w.checked_max[0] <= bound:
         return False
     for j in range(last):
-        if visited[j] != 0:
-            phi[j] = pi_upd[j] * fs[F_S] + fs[F_T]
-    fs[F_M] = 0.0
-    ist[I_SIGMA] += 1
+        if w.visited[j] != 0:
+            w.phi[j] = pi_upd[j] * w.gain_sum[0] + w.last_sum[0]
+    w.checked_max[0] = 0.0
+    w.n_truncations[0] += 1
     return True
 
 
+# ------------------------------------------------------------------------- parts of the loop
 @nb.njit(cache=True)
-def samc_run(adj, pbits, npar, desc, E, allowed, required, max_parents, kind_probs, pu, pv, order,
-             lower, width, pi_upd, adapt, t0, bounds, phi, visited, counts, fs, ist,
-             n_moves, seed, stats, tr_prop, tr_new, tr_trunc, resample, rec_adj, rec):
-    """Run ``n_moves`` SAMC iterations in place (plain Metropolis–Hastings when ``adapt`` is False).
-
-    ``kind_probs``: probabilities of the temporal, skeletal, double and reversal moves.
-    ``stats[k]`` / ``stats[4 + k]`` receive proposed / accepted moves of kind ``k``.
-    ``counts[j]`` counts iterations that end in region ``j``. With ``tr_new.shape[0] >=
-    n_moves`` the trace arrays record, per iteration, the region of the proposal (-1 for
-    a proposal rejected before scoring), the region after the iteration and whether a
-    truncation happened.
-    """
-    rng = seed_state(seed)
+def _workspace(adj, n_words):
     n = adj.shape[0]
-    m = phi.shape[0]
-    eu = np.empty(n * n, dtype=np.int64)
-    ev = np.empty(n * n, dtype=np.int64)
-    pos = np.empty((n, n), dtype=np.int64)
-    order_buf = np.empty(n, dtype=np.int64)
-    order_new = np.empty(n, dtype=np.int64)
-    buf = np.empty(n, dtype=np.int64)
-    stack = np.empty(n, dtype=np.int64)
-    seen = np.empty(n, dtype=np.uint8)
-    ops = np.zeros((2, 3), dtype=np.int64)
-    tmp = np.zeros(pbits.shape[1], dtype=np.uint64)
-    n_edges = edge_list(adj, eu, ev, pos)
+    return Workspace(np.empty(n * n, dtype=np.int64), np.empty(n * n, dtype=np.int64),
+                     np.empty((n, n), dtype=np.int64), np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64),
+                     np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64), np.empty(n, dtype=np.uint8),
+                     np.zeros((2, 3), dtype=np.int64), np.zeros(n_words, dtype=np.uint64))
+
+
+@nb.njit(cache=True)
+def _single_edge_probs(kind_probs):
+    """Probabilities of add, delete and reverse within the single-edge moves (skeletal, reversal)."""
     p_single = kind_probs[SKELETAL] + kind_probs[REVERSAL]
     probs3 = np.zeros(3)
     if p_single > 0.0:
         probs3[0] = 0.5 * kind_probs[SKELETAL] / p_single
         probs3[1] = probs3[0]
         probs3[2] = kind_probs[REVERSAL] / p_single
+    return probs3
+
+
+@nb.njit(cache=True, inline="always")
+def _keep_in_reservoir(lw, adj, total, reservoir, rng):
+    """Weighted reservoir step: keep ``adj`` with probability ``w_t / (w_1 + ... + w_t)``,
+    ``w_t = exp(lw)``."""
+    lsum = reservoir.log_weight_sum[0]
+    if lw > lsum:
+        new_sum = lw + math.log1p(math.exp(lsum - lw))
+    else:
+        new_sum = lsum + math.log1p(math.exp(lw - lsum))
+    reservoir.log_weight_sum[0] = new_sum
+    if lw - new_sum > -60.0 and uniform(rng) < math.exp(lw - new_sum):
+        reservoir.adj[:, :] = adj
+        reservoir.log_score[0] = total
+
+
+@nb.njit(cache=True)
+def _record(trace, it, proposed_region, region, truncated):
+    trace.proposed_region[it] = proposed_region
+    trace.region[it] = region
+    trace.truncated[it] = truncated
+
+
+# ------------------------------------------------------------------------- the loop
+@nb.njit(cache=True)
+def samc_run(adj, pbits, npar, desc, E, allowed, required, max_parents, kind_probs, pu, pv, order,
+             settings, weights, counters, n_moves, seed, stats, trace, resample, reservoir):
+    """Run ``n_moves`` SAMC iterations in place (plain Metropolis–Hastings when ``settings.adapt``
+    is False).
+
+    ``adj, pbits, npar, desc``: the current graph (a :class:`~pymc_bnstruct.moves.state.GraphState`).
+    ``kind_probs``: probabilities of the temporal, skeletal, double and reversal moves.
+    ``stats[k]`` / ``stats[4 + k]`` receive proposed / accepted moves of kind ``k``.
+    ``counters.counts[j]`` counts iterations that end in region ``j``. With
+    ``trace.region.shape[0] >= n_moves`` the :class:`Trace` records every iteration; with
+    ``resample`` the :class:`Reservoir` keeps one weighted draw of the iterations.
+    """
+    rng = seed_state(seed)
+    m = weights.phi.shape[0]
+    pi_upd = settings.pi_upd
+    ws = _workspace(adj, pbits.shape[1])
+    eu, ev, order_new, buf, tmp = ws.eu, ws.ev, ws.order_new, ws.buf, ws.tmp
+    n_edges = edge_list(adj, eu, ev, ws.pos)
+    probs3 = _single_edge_probs(kind_probs)
     c_temporal = kind_probs[TEMPORAL]
     c_double = c_temporal + kind_probs[DOUBLE]
-    record = tr_new.shape[0] >= n_moves
-    total = fs[F_TOTAL]
-    jx = region_of(-total, lower, width, m)
-    if adapt:
-        join(jx, phi, pi_upd, visited, fs)
+    record = trace.region.shape[0] >= n_moves
+    total = counters.log_score[0]
+    jx = region_of(-total, settings.lower, settings.width, m)
+    if settings.adapt:
+        join(jx, pi_upd, weights)
     else:
-        visited[jx] = 1
+        weights.visited[jx] = 1
+    # One iteration: proposal, acceptance, weight update, move, recording. The proposal, the
+    # acceptance test and the move stay in the loop: as helpers (even inline="always") the
+    # ~30 arrays they take cost 15-40 % of the loop in reference counting.
     for it in range(n_moves):
-        t = ist[I_T] + 1
-        ist[I_T] = t
+        t = counters.iteration[0] + 1
+        counters.iteration[0] = t
+        # -- proposal
         r = uniform(rng)
-        a_u = -1
-        a_v = -1
-        sk = 0
+        u = -1
+        v = -1
+        op = 0
         if r < c_temporal:
             kind = TEMPORAL
-            if ist[I_ORDER] == 0:
+            if counters.order_valid[0] == 0:
                 canonical_order(adj, npar, order, buf)
-                ist[I_ORDER] = 1
-            legal, a_u, a_v, delta, log_h = propose_temporal(adj, pbits, npar, E, allowed, required, max_parents,
-                                                            order, order_new, buf, tmp, rng)
+                counters.order_valid[0] = 1
+            legal, u, v, delta, log_h = propose_temporal(adj, pbits, npar, E, allowed, required, max_parents,
+                                                        order, order_new, buf, tmp, rng)
         elif r < c_double:
             kind = DOUBLE
             legal, delta, log_h = propose_double(adj, pbits, npar, desc, E, allowed, required, max_parents,
-                                                 pu, pv, ops, tmp, stack, seen, rng)
+                                                 pu, pv, ws.ops, tmp, ws.stack, ws.seen, rng)
         else:
-            sk, a_u, a_v, legal, delta, log_h = propose(adj, pbits, npar, desc, eu, ev, n_edges, E, allowed,
-                                                      required, max_parents, probs3, tmp, rng)
-            kind = REVERSAL if sk == REVERSE else SKELETAL
+            op, u, v, legal, delta, log_h = propose(adj, pbits, npar, desc, eu, ev, n_edges, E, allowed,
+                                                    required, max_parents, probs3, tmp, rng)
+            kind = REVERSAL if op == REVERSE else SKELETAL
         stats[kind] += 1
+        # -- acceptance: log r = Δ log P + log q-ratio + θ_J(x) - θ_J(y); the proposal's region joins J
         accepted = False
-        jy = -1
+        jy = -1  # region of the proposal (-1: rejected before scoring)
         if legal:
-            jy = region_of(-(total + delta), lower, width, m)
+            jy = region_of(-(total + delta), settings.lower, settings.width, m)
             log_r = delta + log_h
-            if adapt:
-                join(jy, phi, pi_upd, visited, fs)
-                log_r += theta_of(jx, phi, pi_upd, visited, fs[F_S], fs[F_T]) - \
-                    theta_of(jy, phi, pi_upd, visited, fs[F_S], fs[F_T])
+            if settings.adapt:
+                join(jy, pi_upd, weights)
+                log_r += theta_of(jx, pi_upd, weights) - theta_of(jy, pi_upd, weights)
             else:
-                visited[jy] = 1
+                weights.visited[jy] = 1
             accepted = math.log(uniform(rng)) < log_r
-        j_new = jy if accepted else jx
+        # -- weight update (12) / (20) and truncation
         truncated = False
-        if adapt:
-            truncated = weight_update(j_new, gain(t, t0), phi, pi_upd, visited, fs, ist, bounds)
-            if truncated:
-                accepted = False
-                j_new = jx
+        if settings.adapt:
+            truncated = weight_update(jy if accepted else jx, gain(t, settings.t0), pi_upd, settings.bounds,
+                                      weights)
+            accepted = accepted and not truncated  # a truncation undoes the iteration's move
+        # -- the accepted move, as single-edge operations
         if accepted:
             if kind == TEMPORAL:
-                n_edges = accept(adj, pbits, npar, desc, eu, ev, pos, n_edges, order_buf, REVERSE, a_u, a_v)
-                for i in range(n):
+                n_edges = accept(adj, pbits, npar, desc, eu, ev, ws.pos, n_edges, ws.order_buf, REVERSE, u, v)
+                for i in range(order.shape[0]):
                     order[i] = order_new[i]
             elif kind == DOUBLE:
                 for i in range(2):
-                    n_edges = accept(adj, pbits, npar, desc, eu, ev, pos, n_edges, order_buf,
-                                     ops[i, 0], ops[i, 1], ops[i, 2])
-                ist[I_ORDER] = 0
+                    n_edges = accept(adj, pbits, npar, desc, eu, ev, ws.pos, n_edges, ws.order_buf,
+                                     ws.ops[i, 0], ws.ops[i, 1], ws.ops[i, 2])
+                counters.order_valid[0] = 0
             else:
-                n_edges = accept(adj, pbits, npar, desc, eu, ev, pos, n_edges, order_buf, sk, a_u, a_v)
-                ist[I_ORDER] = 0
+                n_edges = accept(adj, pbits, npar, desc, eu, ev, ws.pos, n_edges, ws.order_buf, op, u, v)
+                counters.order_valid[0] = 0
             total += delta
-            jx = j_new
-            if -total < fs[F_MIN]:
-                fs[F_MIN] = -total
+            jx = jy
+            if -total < counters.min_energy[0]:
+                counters.min_energy[0] = -total
             stats[N_KINDS + kind] += 1
-        counts[jx] += 1
+        # -- recording
+        counters.counts[jx] += 1
         if resample:
-            # weighted reservoir sample of the draw's iterations: keep x^(t) with
-            # probability w_t / (w_1 + ... + w_t), w_t = exp(θ_J(x^(t)))
-            lw = theta_of(jx, phi, pi_upd, visited, fs[F_S], fs[F_T]) if adapt else 0.0
-            lsum = rec[0]
-            if lw > lsum:
-                new_sum = lw + math.log1p(math.exp(lsum - lw))
-            else:
-                new_sum = lsum + math.log1p(math.exp(lw - lsum))
-            rec[0] = new_sum
-            if lw - new_sum > -60.0 and uniform(rng) < math.exp(lw - new_sum):
-                for a in range(n):
-                    for b in range(n):
-                        rec_adj[a, b] = adj[a, b]
-                rec[1] = total
+            _keep_in_reservoir(theta_of(jx, pi_upd, weights) if settings.adapt else 0.0, adj, total, reservoir,
+                               rng)
         if record:
-            tr_prop[it] = jy
-            tr_new[it] = jx
-            tr_trunc[it] = truncated
-    fs[F_TOTAL] = total
+            _record(trace, it, jy, jx, truncated)
+    counters.log_score[0] = total

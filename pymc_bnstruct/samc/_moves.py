@@ -62,6 +62,9 @@ def canonical_order(adj, npar, order, buf):
 
     ``npar`` are the in-degrees of ``adj``; ``buf`` is int64 scratch of length n. Returns
     False if ``adj`` is cyclic. O(n^2).
+
+    Not :func:`pymc_bnstruct.graph.topological_order_kernel`: that one takes ready nodes
+    first-in first-out, and the move's Hastings ratio is defined by this order.
     """
     n = adj.shape[0]
     for v in range(n):
@@ -148,7 +151,11 @@ def pair_tables(n: int) -> tuple[np.ndarray, np.ndarray]:
 
 @nb.njit(cache=True)
 def _reaches_without(adj, src, dst, ex_u, ex_v, stack, seen):
-    """Directed path ``src ~> dst`` in ``adj`` without the edge ``ex_u -> ex_v``."""
+    """Directed path ``src ~> dst`` in ``adj`` without the edge ``ex_u -> ex_v``.
+
+    (The descendant bitsets of :mod:`pymc_bnstruct.moves._kernels` answer reachability in
+    the current graph only; this one ignores an edge that is about to be deleted.)
+    """
     n = adj.shape[0]
     for i in range(n):
         seen[i] = 0

@@ -8,6 +8,7 @@ final weight vectors ``θ`` of the runs follow the same pattern.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,12 +16,15 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from .._idata import draw_weights, get_group, has_group
-from .estimators import kish_ess
+from .._idata import get_group, has_group, select_draws
+from ..validation import check_number
+from ..weights import draw_weights, kish_ess
 
-__all__ = ["SAMCDiagnostics", "samc_diagnostics", "epsilon_f", "samc_stats"]
+__all__ = ["SAMCDiagnostics", "samc_diagnostics", "epsilon_f", "samc_stats", "with_samc_energy"]
 
 _VECTOR_STATS = ("theta", "region_counts", "desired")
+#: The energy of the chain's state; called ``energy`` before (a name ArviZ reserves for HMC).
+ENERGY_STAT = "samc_energy"
 
 
 def epsilon_f(frequency: np.ndarray, desired: np.ndarray, visited: np.ndarray) -> np.ndarray:
@@ -49,12 +53,26 @@ def epsilon_f(frequency: np.ndarray, desired: np.ndarray, visited: np.ndarray) -
     return np.where(vis, (f - target) / target * 100.0, 0.0)
 
 
+def with_samc_energy(stats: xr.Dataset) -> xr.Dataset:
+    """``stats`` with the ``samc_energy`` stat; SAMC output written before it was renamed
+    (``energy`` next to ``min_energy``, no ``samc_energy``) is read with a ``FutureWarning``.
+
+    The alias is kept for one release.
+    """
+    if ENERGY_STAT not in stats and "energy" in stats and "min_energy" in stats:
+        warnings.warn("SAMC output with the sample stat 'energy': it is called 'samc_energy' now ('energy' is "
+                      "ArviZ's HMC energy); reading 'energy' as 'samc_energy' (this alias will be removed in "
+                      "the next release)", FutureWarning, stacklevel=4)
+        return stats.rename({"energy": ENERGY_STAT})
+    return stats
+
+
 def samc_stats(idata: Any) -> xr.Dataset:
     """The SAMC sample stats of ``idata`` (raises a clear error if they are missing)."""
     if not has_group(idata, "sample_stats"):
         raise ValueError("the output has no sample_stats group; expected the output of pm.sample with bns.SAMC")
-    stats = get_group(idata, "sample_stats")
-    need = ("region", "log_weight", "energy", "min_energy", "iteration", *_VECTOR_STATS)
+    stats = with_samc_energy(get_group(idata, "sample_stats"))
+    need = ("region", "log_weight", ENERGY_STAT, "min_energy", "iteration", *_VECTOR_STATS)
     missing = [k for k in need if k not in stats]
     if missing:
         raise ValueError(f"not bns.SAMC output: sample stats {missing} are missing "
@@ -141,14 +159,6 @@ class SAMCDiagnostics:
         return head + "\n" + self.table().to_string(float_format=lambda x: f"{x:.4g}")
 
 
-def _check_burn_in(burn_in: Any, n_draws: int) -> int:
-    if isinstance(burn_in, (bool, np.bool_)) or not isinstance(burn_in, (int, np.integer)):
-        raise TypeError(f"burn_in must be an int, got {burn_in!r}")
-    if not 0 <= burn_in < n_draws:
-        raise ValueError(f"burn_in must be in [0, {n_draws - 1}], got {burn_in}")
-    return int(burn_in)
-
-
 def samc_diagnostics(idata: Any, *, burn_in: int = 0, threshold: float = 10.0) -> SAMCDiagnostics:
     """The paper's convergence checks of SAMC runs (one PyMC chain = one run).
 
@@ -174,12 +184,11 @@ def samc_diagnostics(idata: Any, *, burn_in: int = 0, threshold: float = 10.0) -
         Output without the SAMC sample stats, or a bad ``burn_in`` / ``threshold``.
     """
     stats = samc_stats(idata)
-    if isinstance(threshold, (bool, np.bool_)) or not isinstance(threshold, (int, float, np.integer, np.floating)) \
-            or not threshold > 0:
-        raise ValueError(f"threshold must be a positive number (percent), got {threshold!r}")
+    threshold = check_number(threshold, "threshold", minimum=0, strict=True, allow_inf=True, hint=" (percent)")
     n_draws = stats.sizes["draw"]
-    burn_in = _check_burn_in(burn_in, n_draws)
     counts = _vector(stats, "region_counts")
+    select_draws(counts, burn_in)  # validates burn_in
+    burn_in = int(burn_in)
     theta = _vector(stats, "theta").isel(draw=-1, drop=True)
     desired = _vector(stats, "desired").isel(chain=0, draw=-1, drop=True)
     chains = counts.coords["chain"].values

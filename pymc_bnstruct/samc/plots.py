@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from .._idata import get_group, has_group
-from .diagnostics import samc_diagnostics
+from .diagnostics import ENERGY_STAT, samc_diagnostics, with_samc_energy
 
 __all__ = ["plot_samc"]
 
@@ -16,18 +16,18 @@ __all__ = ["plot_samc"]
 def _energy_series(idata: Any, moves_per_draw: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray, str]:
     """(iteration, energy, running minimum) per chain and the x-axis unit.
 
-    SAMC output has ``energy``, ``min_energy`` (over every iteration) and ``iteration``;
+    SAMC output has ``samc_energy``, ``min_energy`` (over every iteration) and ``iteration``;
     other DAG-sampler output (``log_score`` only) gives ``energy = -log_score``, the minimum
     over the recorded draws, and x = draw index (times ``moves_per_draw`` if given).
     """
     if not has_group(idata, "sample_stats"):
         raise ValueError("the output has no sample_stats group")
-    st = get_group(idata, "sample_stats")
-    if "energy" in st and "iteration" in st and "min_energy" in st:
-        e = st["energy"].values.astype(float)
+    st = with_samc_energy(get_group(idata, "sample_stats"))
+    if ENERGY_STAT in st and "iteration" in st and "min_energy" in st:
+        e = st[ENERGY_STAT].values.astype(float)
         return st["iteration"].values.astype(float), e, st["min_energy"].values.astype(float), "iteration (moves)"
     if "log_score" not in st:
-        raise ValueError("the output has neither SAMC stats (energy, iteration) nor a log_score sample stat")
+        raise ValueError(f"the output has neither SAMC stats ({ENERGY_STAT}, iteration) nor a log_score sample stat")
     e = -st["log_score"].values.astype(float)
     x = np.broadcast_to(np.arange(1, e.shape[1] + 1, dtype=float), e.shape)
     unit = "draw"

@@ -7,14 +7,16 @@ automatic energy bounds, the benchmark and the illustrative example use it direc
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from ..moves import _cache, _kernels as mk
-from ..moves import parent_bitsets
-from . import _kernels as K
+from ..moves import _cache as cache_kernels
+from ..moves.state import GraphState
+from ..validation import check_choice, check_number, read_only
+from ..validation import check_move_probs as _check_move_probs
+from . import _kernels as samc_kernels
 from ._moves import pair_tables
 from .partition import EnergyPartition
 
@@ -36,29 +38,8 @@ def check_move_probs(move_probs: Any) -> np.ndarray:
     count, temporal changes and reversals never change it: without single additions and
     deletions the chain is not irreducible).
     """
-    if move_probs is None:
-        return np.array([1.0, 1.0, 1.0, 0.0]) / 3.0
-    if isinstance(move_probs, Mapping):
-        unknown = set(move_probs) - set(MOVE_KINDS)
-        if unknown:
-            raise ValueError(f"unknown move kind(s) {sorted(map(str, unknown))}; choose from {MOVE_KINDS}")
-        try:
-            w = np.array([float(move_probs.get(k, 0.0)) for k in MOVE_KINDS])
-        except (TypeError, ValueError):
-            raise TypeError(f"move_probs values must be numbers, got {dict(move_probs)!r}") from None
-    else:
-        try:
-            w = np.asarray(move_probs, dtype=float).reshape(-1)
-        except (TypeError, ValueError):
-            raise TypeError(f"move_probs must be a dict or 4 numbers {MOVE_KINDS}, got {move_probs!r}") from None
-        if w.shape != (4,):
-            raise ValueError(f"move_probs needs 4 weights {MOVE_KINDS}, got {w.tolist()}")
-    if not np.all(np.isfinite(w)) or np.any(w < 0):
-        raise ValueError(f"move_probs must be finite and non-negative, got {w.tolist()}")
-    if w[1] <= 0:
-        raise ValueError("move_probs needs a positive 'skeletal' weight (single additions and deletions; "
-                         f"otherwise the chain cannot reach every DAG), got {dict(zip(MOVE_KINDS, w.tolist()))}")
-    return w / w.sum()
+    return _check_move_probs(move_probs, MOVE_KINDS, (1.0, 1.0, 1.0, 0.0), required=("skeletal",),
+                             why="single additions and deletions; otherwise the chain cannot reach every DAG")
 
 
 def truncation_bounds(truncation: Any) -> np.ndarray:
@@ -84,12 +65,8 @@ def truncation_bounds(truncation: Any) -> np.ndarray:
 
 
 def check_t0(t0: Any) -> float:
-    if isinstance(t0, (bool, np.bool_)) or not isinstance(t0, (int, float, np.integer, np.floating)):
-        raise TypeError(f"t0 must be a number > 1, got {t0!r}")
-    t0 = float(t0)
-    if not np.isfinite(t0) or t0 <= 1:
-        raise ValueError(f"t0 must be a finite number > 1 (gain t0 / max(t0, t)), got {t0}")
-    return t0
+    """The gain's ``t0 > 1``."""
+    return check_number(t0, "t0", minimum=1, strict=True, hint=" (gain t0 / max(t0, t))")
 
 
 class SAMCChain:
@@ -111,13 +88,21 @@ class SAMCChain:
         See :func:`truncation_bounds`.
     move_probs : array of 4 floats
         From :func:`check_move_probs`.
+
+    Attributes
+    ----------
+    state : GraphState or None
+        The current graph (None before :meth:`load`).
+    settings : samc._kernels.SAMCSettings
+    weights : samc._kernels.Weights
+    counters : samc._kernels.Counters
+        The adaptation state, updated in place by the kernel (see :attr:`adaptation`).
     """
 
     def __init__(self, cache: Any, constraints: Any, partition: EnergyPartition, desired: np.ndarray, *,
                  t0: float = 5000.0, weight_update: str = "all", truncation: Any = None,
                  move_probs: Sequence[float] | np.ndarray | None = None) -> None:
-        if weight_update not in WEIGHT_UPDATES:
-            raise ValueError(f"weight_update must be one of {WEIGHT_UPDATES}, got {weight_update!r}")
+        check_choice(weight_update, "weight_update", WEIGHT_UPDATES)
         self.cache = cache
         self.constraints = constraints
         self.partition = partition
@@ -128,47 +113,63 @@ class SAMCChain:
         if weight_update == "single" and not np.allclose(desired, 1.0 / m, rtol=1e-9, atol=0):
             raise ValueError("weight_update='single' (eq. 20) needs a uniform desired distribution "
                              "(desired='uniform'); use weight_update='all' (eq. 12) otherwise")
-        self.desired = desired.copy()
-        self.desired.flags.writeable = False
+        self.desired = read_only(desired.copy())
         self.weight_update = weight_update
         self.adapt = weight_update != "none"
         self.pi_upd = self.desired.copy() if weight_update == "all" else np.zeros(m)
         self.t0 = check_t0(t0)
         self.bounds = truncation_bounds(truncation)
         self.move_probs = check_move_probs(move_probs)
+        self.settings = samc_kernels.SAMCSettings(lower=float(partition.lower), width=float(partition.width),
+                                                  pi_upd=self.pi_upd, adapt=self.adapt, t0=self.t0,
+                                                  bounds=self.bounds)
         n = constraints.n_vars
         self._pu, self._pv = pair_tables(n)
         self._order = np.arange(n, dtype=np.int64)
-        self._empty_trace = np.zeros(0, dtype=np.int64)
         self.reset()
 
     # ------------------------------------------------------------------ state
     def reset(self) -> None:
         """Forget the weights, counters and graph (a fresh chain)."""
         m = self.partition.n_regions
-        self.phi = np.zeros(m)
-        self.visited = np.zeros(m, dtype=np.uint8)
-        self.counts = np.zeros(m, dtype=np.int64)
-        self.fs = np.zeros(K.N_FLOAT)
-        self.fs[K.F_MIN] = np.inf
-        self.ist = np.zeros(K.N_INT, dtype=np.int64)
-        self.adj: np.ndarray | None = None
+        self.weights = samc_kernels.Weights(
+            phi=np.zeros(m), visited=np.zeros(m, dtype=np.uint8), gain_sum=np.zeros(1), last_sum=np.zeros(1),
+            checked_max=np.zeros(1), drift=np.zeros(1), n_truncations=np.zeros(1, dtype=np.int64))
+        self.counters = samc_kernels.Counters(
+            iteration=np.zeros(1, dtype=np.int64), counts=np.zeros(m, dtype=np.int64), log_score=np.zeros(1),
+            min_energy=np.full(1, np.inf), order_valid=np.zeros(1, dtype=np.uint8))
+        self.state: GraphState | None = None
+
+    @property
+    def adaptation(self) -> dict[str, np.ndarray]:
+        """Copies of the weights and counters, by field name (what PyMC carries per chain)."""
+        return {k: v.copy() for part in (self.weights, self.counters) for k, v in part._asdict().items()}
+
+    @adaptation.setter
+    def adaptation(self, arrays: dict[str, np.ndarray]) -> None:
+        """Restore :attr:`adaptation`; the graph is loaded afresh (:meth:`load`) before the next run."""
+        self.weights = samc_kernels.Weights(*(np.array(arrays[k], copy=True) for k in samc_kernels.Weights._fields))
+        self.counters = samc_kernels.Counters(
+            *(np.array(arrays[k], copy=True) for k in samc_kernels.Counters._fields))
+        self.state = None
+
+    @property
+    def adj(self) -> np.ndarray | None:
+        """The current graph's adjacency (None before :meth:`load`)."""
+        return None if self.state is None else self.state.adj
+
+    @property
+    def counts(self) -> np.ndarray:
+        """Iterations that ended in each region (since the chain started)."""
+        return self.counters.counts
 
     def load(self, graph: Any) -> None:
         """Make ``graph`` (an allowed DAG) the current state; weights and counters are kept."""
-        c = self.constraints
-        adj = np.asarray(graph)
-        if adj.shape != (c.n_vars, c.n_vars) or not np.isin(adj, (0, 1)).all():
-            raise ValueError(f"the graph is not a {c.n_vars}×{c.n_vars} 0/1 adjacency")
-        adj8 = c.check_graph(adj.astype(np.int8), "the graph")
-        self.adj = adj8
-        self._pbits = parent_bitsets(adj8)
-        self._npar = adj8.sum(axis=0).astype(np.int64)
-        self._desc = np.zeros((c.n_vars, self._pbits.shape[1]), dtype=np.uint64)
-        mk.descendant_bitsets(adj8, self._desc, np.empty(c.n_vars, dtype=np.int64))
-        self.fs[K.F_TOTAL] = float(_cache.graph_score(self.cache.engine, self._pbits))
-        self.fs[K.F_MIN] = min(self.fs[K.F_MIN], -self.fs[K.F_TOTAL])
-        self.ist[K.I_ORDER] = 0
+        self.state = GraphState.from_graph(graph, self.constraints)
+        c = self.counters
+        c.log_score[0] = float(cache_kernels.graph_score(self.cache.engine, self.state.pbits))
+        c.min_energy[0] = min(c.min_energy[0], -c.log_score[0])
+        c.order_valid[0] = 0
 
     def run(self, n_moves: int, seed: int, *, trace: bool = False, resample: bool = False) -> dict[str, Any]:
         """Run ``n_moves`` iterations; return the per-kind counters (and the per-iteration
@@ -178,31 +179,29 @@ class SAMCChain:
         proportional to its weight ``exp(θ_J)`` (``"graph"``, ``"log_score"``) and the log
         of the mean weight of the iterations (``"log_weight"``).
         """
-        if self.adj is None:
+        if self.state is None:
             raise RuntimeError("load a graph first")
         # re-add the current score from the cache, so that rounding never accumulates across calls
-        self.fs[K.F_TOTAL] = float(_cache.graph_score(self.cache.engine, self._pbits))
+        self.counters.log_score[0] = float(cache_kernels.graph_score(self.cache.engine, self.state.pbits))
         c = self.constraints
-        stats = np.zeros(2 * K.N_KINDS, dtype=np.int64)
+        stats = np.zeros(2 * samc_kernels.N_KINDS, dtype=np.int64)
         size = n_moves if trace else 0
-        tr_prop = np.full(size, -2, dtype=np.int64)
-        tr_new = np.full(size, -2, dtype=np.int64)
-        tr_trunc = np.zeros(size, dtype=np.bool_)
-        t_start = int(self.ist[K.I_T])
-        rec_adj = self.adj.copy()
-        rec = np.array([-np.inf, self.fs[K.F_TOTAL]])
-        K.samc_run(self.adj, self._pbits, self._npar, self._desc, self.cache.engine, c.allowed, c.required,
-                   c.max_parents, self.move_probs, self._pu, self._pv, self._order,
-                   self.partition.lower, self.partition.width, self.pi_upd, self.adapt, self.t0, self.bounds,
-                   self.phi, self.visited, self.counts, self.fs, self.ist, int(n_moves), int(seed), stats,
-                   tr_prop, tr_new, tr_trunc, resample, rec_adj, rec)
-        out: dict[str, Any] = {"proposed": stats[:K.N_KINDS].copy(), "accepted": stats[K.N_KINDS:].copy()}
+        records = samc_kernels.Trace(proposed_region=np.full(size, -2, dtype=np.int64),
+                                     region=np.full(size, -2, dtype=np.int64), truncated=np.zeros(size, dtype=np.bool_))
+        t_start = self.iteration
+        reservoir = samc_kernels.Reservoir(adj=self.state.adj.copy(), log_score=np.array([self.log_score]),
+                                           log_weight_sum=np.full(1, -np.inf))
+        samc_kernels.samc_run(*self.state, self.cache.engine, c.allowed, c.required, c.max_parents, self.move_probs,
+                              self._pu, self._pv, self._order, self.settings, self.weights, self.counters,
+                              int(n_moves), int(seed), stats, records, resample, reservoir)
+        n_kinds = samc_kernels.N_KINDS
+        out: dict[str, Any] = {"proposed": stats[:n_kinds].copy(), "accepted": stats[n_kinds:].copy()}
         if resample:
-            log_weight = float(rec[0] - np.log(n_moves)) if self.adapt else 0.0
-            out.update(graph=rec_adj, log_score=float(rec[1]), log_weight=log_weight)
+            log_weight = float(reservoir.log_weight_sum[0] - np.log(n_moves)) if self.adapt else 0.0
+            out.update(graph=reservoir.adj, log_score=float(reservoir.log_score[0]), log_weight=log_weight)
         if trace:
             t = t_start + 1 + np.arange(n_moves)
-            out.update(proposed_region=tr_prop, region=tr_new, truncated=tr_trunc,
+            out.update(proposed_region=records.proposed_region, region=records.region, truncated=records.truncated,
                        gain=self.t0 / np.maximum(self.t0, t.astype(float)))
         return out
 
@@ -211,20 +210,21 @@ class SAMCChain:
     def theta(self) -> np.ndarray:
         """The current weights ``θ`` (one per region; 0 for the last region and unvisited ones)."""
         out = np.empty(self.partition.n_regions)
-        K.theta_vector(self.phi, self.pi_upd, self.visited, self.fs, out)
+        samc_kernels.theta_vector(self.pi_upd, self.weights, out)
         return out
 
     @property
     def log_score(self) -> float:
-        return float(self.fs[K.F_TOTAL])
+        return float(self.counters.log_score[0])
 
     @property
     def energy(self) -> float:
-        return -float(self.fs[K.F_TOTAL])
+        return -self.log_score
 
     @property
     def region(self) -> int:
-        return int(K.region_of(self.energy, self.partition.lower, self.partition.width, self.partition.n_regions))
+        p = self.partition
+        return int(samc_kernels.region_of(self.energy, p.lower, p.width, p.n_regions))
 
     @property
     def log_weight(self) -> float:
@@ -233,17 +233,17 @@ class SAMCChain:
 
     @property
     def iteration(self) -> int:
-        return int(self.ist[K.I_T])
+        return int(self.counters.iteration[0])
 
     @property
     def gain(self) -> float:
         """The gain of the last iteration (``γ_t``; 1 before the first)."""
-        return float(K.gain(max(self.iteration, 1), self.t0))
+        return float(samc_kernels.gain(max(self.iteration, 1), self.t0))
 
     @property
     def min_energy(self) -> float:
-        return float(self.fs[K.F_MIN])
+        return float(self.counters.min_energy[0])
 
     @property
     def n_truncations(self) -> int:
-        return int(self.ist[K.I_SIGMA])
+        return int(self.weights.n_truncations[0])

@@ -1,20 +1,20 @@
 """Numba kernels of greedy search: the hill-climbing loop and Steck's skeleton operator.
 
-Both read family values through the shared :mod:`pymc_bnstruct.moves._cache` engine ``E``
-and use the move primitives of :mod:`pymc_bnstruct.moves._kernels`.
+Both read family values through the shared :class:`~pymc_bnstruct.moves._cache.CacheEngine`
+``E`` and use the move primitives of :mod:`pymc_bnstruct.moves._kernels`. Constraints come
+as a :class:`~pymc_bnstruct.moves.state.KernelConstraints` ``K``.
 
-Climbing state (a tuple ``S``)::
-
-    S = (adj, pbits, npar, local, delta, dirty, desc, order, tmp)
-
-``local[v]`` is the value of ``v``'s family, ``delta[u, v]`` the change of that value when
-``u`` joins (``u -> v`` absent) or leaves (present) ``Pa(v)``; column ``v`` is refreshed
-only when ``dirty[v]``, i.e. after ``Pa(v)`` changed. A reversal ``u -> v`` is worth
-``delta[u, v] + delta[v, u]``. Constraints come as ``K = (allowed, required, max_parents)``
-and tabu bookkeeping as ``T = (zobrist, hash, tabu, tabu_state, best_adj, best)``.
+Climbing state: a :class:`ClimbState` ``S`` (the graph as a
+:class:`~pymc_bnstruct.moves.state.GraphState` plus the delta table). ``local[v]`` is the
+value of ``v``'s family, ``delta[u, v]`` the change of that value when ``u`` joins (``u ->
+v`` absent) or leaves (present) ``Pa(v)``; column ``v`` is refreshed only when
+``dirty[v]``, i.e. after ``Pa(v)`` changed. A reversal ``u -> v`` is worth ``delta[u, v] +
+delta[v, u]``. Tabu bookkeeping comes as a :class:`TabuState` ``T``.
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numba as nb
 import numpy as np
@@ -34,6 +34,7 @@ from ..moves._kernels import (
     has_bit,
     set_bit,
 )
+from ..moves.state import GraphState
 
 # climb() return codes
 CONVERGED = 0  # no move improves by more than min_gain
@@ -41,32 +42,64 @@ STEP_LIMIT = 1  # max_steps moves made
 PATIENCE = 2  # tabu search: max_no_improve moves without a new best graph
 NO_MOVE = 3  # no legal (non-tabu) move at all
 
-# tabu_state entries
-_T_POS = 0
-_T_COUNT = 1
-_T_NO_IMPROVE = 2
-
 # Relative tolerance under which a score change counts as zero (rounding of lgamma sums:
 # score-equivalent moves such as covered-edge reversals give ~1e-12 relative noise).
 REL_TOL = 1e-9
 
 
+class ClimbState(NamedTuple):
+    """The current graph and its delta table (updated in place by the kernels)."""
+
+    #: The current DAG (``desc`` is recomputed before every step).
+    graph: GraphState
+    #: ``local[v]``: value of ``v``'s family.
+    local: np.ndarray
+    #: ``delta[u, v]``: change of ``local[v]`` when ``u`` joins or leaves ``Pa(v)`` (-inf: illegal).
+    delta: np.ndarray
+    #: Columns of ``delta`` to recompute.
+    dirty: np.ndarray
+    #: Scratch: topological order (int64, n) and one bitset (uint64, n_words).
+    order: np.ndarray
+    tmp: np.ndarray
+
+
+class TabuState(NamedTuple):
+    """Tabu list of recently visited graphs (Zobrist hashes) and the best graph seen."""
+
+    #: ``(n, n)`` uint64 Zobrist keys: a graph's hash is the xor over its edges.
+    zobrist: np.ndarray
+    #: ``(1,)`` hash of the current graph.
+    hash: np.ndarray
+    #: Ring buffer of the hashes of the last graphs visited.
+    recent: np.ndarray
+    #: ``(1,)`` next slot of the ring, filled slots, moves since the last new best.
+    pos: np.ndarray
+    count: np.ndarray
+    no_improve: np.ndarray
+    #: The best graph seen and its score (``(1,)``).
+    best_adj: np.ndarray
+    best: np.ndarray
+
+
 @nb.njit(cache=True)
 def refresh(E, S, K, v):
     """Recompute ``local[v]`` and column ``v`` of ``delta``."""
-    adj, pbits, npar, local, delta, dirty, desc, order, tmp = S
-    allowed, required, max_parents = K
+    adj = S.graph.adj
+    pbits = S.graph.pbits
+    npar = S.graph.npar
+    delta = S.delta
+    tmp = S.tmp
     n = adj.shape[0]
     n_words = pbits.shape[1]
     base = family_score(E, v, pbits[v])
-    local[v] = base
+    S.local[v] = base
     for u in range(n):
         if u == v:
             delta[u, v] = -np.inf
             continue
         if adj[u, v] != 0:
             pass  # removal of u
-        elif not allowed[u, v] or npar[v] >= max_parents:
+        elif not K.allowed[u, v] or npar[v] >= K.max_parents:
             delta[u, v] = -np.inf
             continue
         for w in range(n_words):
@@ -76,14 +109,14 @@ def refresh(E, S, K, v):
         else:
             set_bit(tmp, u)
         delta[u, v] = family_score(E, v, tmp) - base
-    dirty[v] = False
+    S.dirty[v] = False
 
 
 @nb.njit(cache=True)
 def refresh_all(E, S, K):
     """Refresh every dirty column; return the current score (sum of ``local``)."""
-    dirty = S[5]
-    local = S[3]
+    dirty = S.dirty
+    local = S.local
     total = 0.0
     for v in range(dirty.shape[0]):
         if dirty[v]:
@@ -93,20 +126,60 @@ def refresh_all(E, S, K):
 
 
 @nb.njit(cache=True)
-def _in_tabu(tabu, count, h):
-    for t in range(count):
-        if tabu[t] == h:
+def _in_tabu(T, h):
+    for t in range(T.count[0]):
+        if T.recent[t] == h:
             return True
     return False
 
 
 @nb.njit(cache=True)
-def _push_tabu(tabu, tstate, h):
-    size = tabu.shape[0]
-    tabu[tstate[_T_POS]] = h
-    tstate[_T_POS] = (tstate[_T_POS] + 1) % size
-    if tstate[_T_COUNT] < size:
-        tstate[_T_COUNT] += 1
+def _push_tabu(T, h):
+    size = T.recent.shape[0]
+    T.recent[T.pos[0]] = h
+    T.pos[0] = (T.pos[0] + 1) % size
+    if T.count[0] < size:
+        T.count[0] += 1
+
+
+@nb.njit(cache=True)
+def _best_move(S, K, T, use_add, use_del, use_rev, use_tabu):
+    """The best legal (non-tabu) move: ``(delta, kind, u, v)``, kind -1 if there is none."""
+    adj = S.graph.adj
+    npar = S.graph.npar
+    desc = S.graph.desc
+    delta = S.delta
+    allowed = K.allowed
+    required = K.required
+    max_parents = K.max_parents
+    zob = T.zobrist
+    h = T.hash[0]
+    n = adj.shape[0]
+    best_d = -np.inf
+    bk = -1
+    bu = -1
+    bv = -1
+    for u in range(n):
+        for v in range(n):
+            if u == v:
+                continue
+            if adj[u, v] != 0:
+                if use_del:
+                    d = delta[u, v]
+                    if d > best_d and can_delete(adj, required, u, v):
+                        if not (use_tabu and _in_tabu(T, h ^ zob[u, v])):
+                            best_d, bk, bu, bv = d, DELETE, u, v
+                if use_rev:
+                    d = delta[u, v] + delta[v, u]
+                    if d > best_d and can_reverse(adj, npar, desc, allowed, required, max_parents, u, v):
+                        if not (use_tabu and _in_tabu(T, h ^ zob[u, v] ^ zob[v, u])):
+                            best_d, bk, bu, bv = d, REVERSE, u, v
+            elif use_add and adj[v, u] == 0:
+                d = delta[u, v]
+                if d > best_d and can_add(adj, npar, desc, allowed, max_parents, u, v):
+                    if not (use_tabu and _in_tabu(T, h ^ zob[u, v])):
+                        best_d, bk, bu, bv = d, ADD, u, v
+    return best_d, bk, bu, bv
 
 
 @nb.njit(cache=True)
@@ -122,10 +195,8 @@ def climb(E, S, K, T, use_add, use_del, use_rev, min_gain, max_steps, tabu_len, 
     ``trace[t]`` receives the score after step ``t + 1`` (at most ``len(trace)`` steps
     are made per call). Returns ``(status, n_steps, score)``.
     """
-    adj, pbits, npar, local, delta, dirty, desc, order, tmp = S
-    allowed, required, max_parents = K
-    zob, hstate, tabu, tstate, best_adj, best = T
-    n = adj.shape[0]
+    g = S.graph
+    zob = T.zobrist
     use_tabu = tabu_len > 0
     steps = 0
     limit = min(max_steps, trace.shape[0])
@@ -135,59 +206,34 @@ def climb(E, S, K, T, use_add, use_del, use_rev, min_gain, max_steps, tabu_len, 
         if steps >= limit:
             status = STEP_LIMIT
             break
-        descendant_bitsets(adj, desc, order)
+        descendant_bitsets(g.adj, g.desc, S.order)
         tol = REL_TOL * (1.0 + abs(cur))
-        h = hstate[0]
-        count = tstate[_T_COUNT]
-        best_d = -np.inf
-        bk = -1
-        bu = -1
-        bv = -1
-        for u in range(n):
-            for v in range(n):
-                if u == v:
-                    continue
-                if adj[u, v] != 0:
-                    if use_del:
-                        d = delta[u, v]
-                        if d > best_d and can_delete(adj, required, u, v):
-                            if not (use_tabu and _in_tabu(tabu, count, h ^ zob[u, v])):
-                                best_d, bk, bu, bv = d, DELETE, u, v
-                    if use_rev:
-                        d = delta[u, v] + delta[v, u]
-                        if d > best_d and can_reverse(adj, npar, desc, allowed, required, max_parents, u, v):
-                            if not (use_tabu and _in_tabu(tabu, count, h ^ zob[u, v] ^ zob[v, u])):
-                                best_d, bk, bu, bv = d, REVERSE, u, v
-                elif use_add and adj[v, u] == 0:
-                    d = delta[u, v]
-                    if d > best_d and can_add(adj, npar, desc, allowed, max_parents, u, v):
-                        if not (use_tabu and _in_tabu(tabu, count, h ^ zob[u, v])):
-                            best_d, bk, bu, bv = d, ADD, u, v
+        best_d, bk, bu, bv = _best_move(S, K, T, use_add, use_del, use_rev, use_tabu)
         if bk < 0:
             status = NO_MOVE
             break
         if not use_tabu and (best_d <= min_gain or best_d <= tol):
             status = CONVERGED
             break
-        apply_move(adj, pbits, npar, bk, bu, bv)
-        dirty[bv] = True
-        h ^= zob[bu, bv]
+        apply_move(g.adj, g.pbits, g.npar, bk, bu, bv)
+        S.dirty[bv] = True
+        h = T.hash[0] ^ zob[bu, bv]
         if bk == REVERSE:
-            dirty[bu] = True
+            S.dirty[bu] = True
             h ^= zob[bv, bu]
-        hstate[0] = h
+        T.hash[0] = h
         cur = refresh_all(E, S, K)
         trace[steps] = cur
         steps += 1
         if use_tabu:
-            _push_tabu(tabu, tstate, h)
-            if cur > best[0] + tol:
-                best[0] = cur
-                best_adj[:, :] = adj
-                tstate[_T_NO_IMPROVE] = 0
+            _push_tabu(T, h)
+            if cur > T.best[0] + tol:
+                T.best[0] = cur
+                T.best_adj[:, :] = g.adj
+                T.no_improve[0] = 0
             else:
-                tstate[_T_NO_IMPROVE] += 1
-                if tstate[_T_NO_IMPROVE] >= max_no_improve:
+                T.no_improve[0] += 1
+                if T.no_improve[0] >= max_no_improve:
                     status = PATIENCE
                     break
     return status, steps, cur
@@ -248,38 +294,256 @@ def collider_scores(E, opbits, a, b, c, tmp):
 
 
 @nb.njit(cache=True)
-def _orient(O, opbits, onpar, desc, u, v):
-    O[u, v] = 1
-    set_bit(opbits[v], u)
-    onpar[v] += 1
-    add_edge_descendants(desc, u, v)
+def _orient(g, u, v):
+    """Orient ``u -> v`` in the partially oriented graph ``g`` (a GraphState)."""
+    g.adj[u, v] = 1
+    set_bit(g.pbits[v], u)
+    g.npar[v] += 1
+    add_edge_descendants(g.desc, u, v)
 
 
 @nb.njit(cache=True)
-def _collider_ok(O, skel, onpar, desc, allowed, max_parents, a, b, c):
+def _collider_ok(g, K, a, b, c):
     """Whether ``a -> b <- c`` can still be oriented (a live, feasible candidate)."""
-    if O[b, a] != 0 or O[b, c] != 0:
+    adj = g.adj
+    if adj[b, a] != 0 or adj[b, c] != 0:
         return False  # an edge already points out of b
-    new_a = O[a, b] == 0
-    new_c = O[c, b] == 0
+    new_a = adj[a, b] == 0
+    new_c = adj[c, b] == 0
     if not new_a and not new_c:
         return False  # already a collider
-    if onpar[b] + new_a + new_c > max_parents:
+    if g.npar[b] + new_a + new_c > K.max_parents:
         return False
-    if new_a and (not allowed[a, b] or has_bit(desc[b], a)):
+    if new_a and (not K.allowed[a, b] or has_bit(g.desc[b], a)):
         return False
-    if new_c and (not allowed[c, b] or has_bit(desc[b], c)):
+    if new_c and (not K.allowed[c, b] or has_bit(g.desc[b], c)):
         return False
     return True
 
 
 @nb.njit(cache=True)
-def _direction_ok(onpar, desc, allowed, max_parents, x, y):
-    return allowed[x, y] and onpar[y] < max_parents and not has_bit(desc[y], x)
+def _direction_ok(g, K, x, y):
+    return K.allowed[x, y] and g.npar[y] < K.max_parents and not has_bit(g.desc[y], x)
+
+
+class Skeleton(NamedTuple):
+    """The skeleton being re-oriented, with its neighbour lists in priority order."""
+
+    #: ``bool`` ``(n, n)``, symmetric.
+    adjacent: np.ndarray
+    #: The priority order (a permutation of the nodes; ties go to the earlier node).
+    priority: np.ndarray
+    #: Neighbours of ``u``: ``neighbours[u, :degree[u]]``, in priority order.
+    degree: np.ndarray
+    neighbours: np.ndarray
+    #: ``rank[v]``: position of ``v`` in the priority order.
+    rank: np.ndarray
 
 
 @nb.njit(cache=True)
-def skeleton_reorient(E, adj_in, allowed, required, max_parents, log_gamma, perm, out, col_log):
+def _skeleton(adj_in, perm):
+    n = adj_in.shape[0]
+    rank = np.empty(n, dtype=np.int64)
+    for t in range(n):
+        rank[perm[t]] = t
+    skel = np.zeros((n, n), dtype=np.bool_)
+    for u in range(n):
+        for v in range(n):
+            if adj_in[u, v] != 0:
+                skel[u, v] = True
+                skel[v, u] = True
+    deg = np.zeros(n, dtype=np.int64)
+    nbr = np.empty((n, max(n - 1, 1)), dtype=np.int64)
+    for t in range(n):
+        v = perm[t]
+        for s in range(n):
+            u = perm[s]
+            if skel[u, v]:
+                nbr[u, deg[u]] = v
+                deg[u] += 1
+    return Skeleton(skel, perm, deg, nbr, rank)
+
+
+@nb.njit(cache=True)
+def _keep_forced(adj_in, K, g, undirected):
+    """Step 1: orient the forced edges of ``adj_in`` in ``g`` (white-listed, or reverse
+    black-listed); mark the others ``undirected``."""
+    n = adj_in.shape[0]
+    for u in range(n):
+        for v in range(n):
+            if adj_in[u, v] != 0:
+                if K.required[u, v] or not K.allowed[v, u]:
+                    _orient(g, u, v)
+                else:
+                    undirected[u, v] = True
+                    undirected[v, u] = True
+
+
+@nb.njit(cache=True)
+def _collider_value(E, g, K, a, b, c, tmp):
+    """``(feasible, G_col)`` with ``G_col = min(G_left, G_right, G_fork)`` (0 when not feasible)."""
+    if not _collider_ok(g, K, a, b, c):
+        return False, 0.0
+    left, right, fork = collider_scores(E, g.pbits, a, b, c, tmp)
+    return True, min(left, min(right, fork))
+
+
+@nb.njit(cache=True)
+def _orient_colliders(E, K, log_gamma, skeleton, g, undirected, tmp, col_log):
+    """Step 2: orient colliders by ``G_col`` while the best reaches ``log_gamma``; return their number."""
+    n = skeleton.adjacent.shape[0]
+    skel = skeleton.adjacent
+    deg = skeleton.degree
+    nbr = skeleton.neighbours
+    # every unshielded triple a - b - c, in priority order
+    n_cand = 0
+    for b in range(n):
+        n_cand += deg[b] * (deg[b] - 1) // 2
+    ca = np.empty(n_cand, dtype=np.int64)
+    cb = np.empty(n_cand, dtype=np.int64)
+    cc = np.empty(n_cand, dtype=np.int64)
+    cg = np.empty(n_cand)
+    alive = np.zeros(n_cand, dtype=np.bool_)
+    m = 0
+    for t in range(n):
+        b = skeleton.priority[t]
+        for i in range(deg[b]):
+            a = nbr[b, i]
+            for j in range(i + 1, deg[b]):
+                c = nbr[b, j]
+                if skel[a, c]:
+                    continue
+                ca[m] = a
+                cb[m] = b
+                cc[m] = c
+                ok, value = _collider_value(E, g, K, a, b, c, tmp)
+                if ok:
+                    cg[m] = value
+                    alive[m] = True
+                m += 1
+    n_col = 0
+    while True:
+        best = -np.inf
+        bi = -1
+        for i in range(m):
+            if not alive[i]:
+                continue
+            if not _collider_ok(g, K, ca[i], cb[i], cc[i]):
+                alive[i] = False  # for good: orientations, in-degrees and descendants only grow
+                continue
+            if cg[i] > best:
+                best = cg[i]
+                bi = i
+        if bi < 0 or best < log_gamma:
+            break
+        a, b, c = ca[bi], cb[bi], cc[bi]
+        for x in (a, c):
+            if g.adj[x, b] == 0:
+                undirected[x, b] = False
+                undirected[b, x] = False
+                _orient(g, x, b)
+        col_log[n_col, 0] = a
+        col_log[n_col, 1] = b
+        col_log[n_col, 2] = c
+        col_log[n_col, 3] = best
+        n_col += 1
+        alive[bi] = False
+        # Pa(b) changed: rescore the live candidates that read it
+        for i in range(m):
+            if alive[i] and (ca[i] == b or cb[i] == b or cc[i] == b):
+                ok, value = _collider_value(E, g, K, ca[i], cb[i], cc[i], tmp)
+                if ok:
+                    cg[i] = value
+                else:
+                    alive[i] = False
+    return n_col
+
+
+@nb.njit(cache=True)
+def _gain_into(E, g, child, parent, tmp):
+    """Change of ``child``'s family value when ``parent`` joins its oriented parents."""
+    _with(g.pbits[child], tmp, parent, -1)
+    return family_score(E, child, tmp) - family_score(E, child, g.pbits[child])
+
+
+@nb.njit(cache=True)
+def _orient_remaining(E, K, skeleton, g, undirected, tmp):
+    """Step 3: orient the ``undirected`` edges greedily, edges left with one feasible
+    direction first; return the number of edges dropped (feasible in neither direction)."""
+    n = skeleton.adjacent.shape[0]
+    n_edges = 0
+    for u in range(n):
+        for v in range(u + 1, n):
+            n_edges += undirected[u, v]
+    eu = np.empty(n_edges, dtype=np.int64)  # the edge eu - ev, eu first in priority order
+    ev = np.empty(n_edges, dtype=np.int64)
+    g_uv = np.empty(n_edges)  # gain of orienting eu -> ev (changes only with Pa(ev))
+    g_vu = np.empty(n_edges)
+    open_ = np.ones(n_edges, dtype=np.bool_)
+    e = 0
+    for s in range(n):
+        u = skeleton.priority[s]
+        for i in range(skeleton.degree[u]):
+            v = skeleton.neighbours[u, i]
+            if skeleton.rank[v] > skeleton.rank[u] and undirected[u, v]:
+                eu[e] = u
+                ev[e] = v
+                g_uv[e] = _gain_into(E, g, v, u, tmp)
+                g_vu[e] = _gain_into(E, g, u, v, tmp)
+                e += 1
+    n_drop = 0
+    while True:
+        best = -np.inf
+        bx = -1
+        by = -1
+        best_forced = -np.inf
+        fx = -1
+        fy = -1
+        for i in range(n_edges):
+            if not open_[i]:
+                continue
+            u = eu[i]
+            v = ev[i]
+            ok_uv = _direction_ok(g, K, u, v)
+            ok_vu = _direction_ok(g, K, v, u)
+            if not ok_uv and not ok_vu:  # infeasible now means infeasible for ever: drop it
+                open_[i] = False
+                n_drop += 1
+                continue
+            if ok_uv and g_uv[i] > best:
+                best, bx, by = g_uv[i], u, v
+            if ok_vu and g_vu[i] > best:
+                best, bx, by = g_vu[i], v, u
+            if ok_uv != ok_vu:
+                # the other direction is gone for good: orient it before a free choice
+                # takes its last option away (keeps in-degree-bounded skeletons whole)
+                gain = g_uv[i] if ok_uv else g_vu[i]
+                if gain > best_forced:
+                    best_forced = gain
+                    fx = u if ok_uv else v
+                    fy = v if ok_uv else u
+        if bx < 0 and fx < 0:
+            break
+        if fx >= 0:
+            bx, by = fx, fy
+        undirected[bx, by] = False
+        undirected[by, bx] = False
+        _orient(g, bx, by)
+        # Pa(by) changed: refresh the gains of the open edges pointing into it
+        for i in range(n_edges):
+            if not open_[i]:
+                continue
+            if (eu[i] == bx and ev[i] == by) or (eu[i] == by and ev[i] == bx):
+                open_[i] = False
+            elif ev[i] == by:
+                g_uv[i] = _gain_into(E, g, by, eu[i], tmp)
+            elif eu[i] == by:
+                g_vu[i] = _gain_into(E, g, by, ev[i], tmp)
+    return n_drop
+
+
+@nb.njit(cache=True)
+def skeleton_reorient(E, adj_in, K, log_gamma, perm, out, col_log):
     """Steck's skeleton operator: re-orient the skeleton of ``adj_in`` into ``out``.
 
     1. Drop all orientations except forced ones (white-listed edges, and edges whose
@@ -297,180 +561,20 @@ def skeleton_reorient(E, adj_in, allowed, required, max_parents, log_gamma, perm
     that becomes infeasible stays so; scores are cached and recomputed only for the
     candidates whose families an orientation changed (those involving its head).
 
-    Ties are broken by the priority order ``perm`` (a permutation of the nodes).
-    ``col_log`` (``(n * n, 4)`` float64) records each oriented collider as
-    ``(a, b, c, G_col)``. Returns ``(n_colliders, n_dropped)``.
+    ``K`` is a :class:`~pymc_bnstruct.moves.state.KernelConstraints`. Ties are broken by
+    the priority order ``perm`` (a permutation of the nodes). ``col_log`` (``(n * n, 4)``
+    float64) records each oriented collider as ``(a, b, c, G_col)``. Returns
+    ``(n_colliders, n_dropped)``.
     """
     n = adj_in.shape[0]
     n_words = (n + 63) // 64
-    rank = np.empty(n, dtype=np.int64)
-    for t in range(n):
-        rank[perm[t]] = t
-    skel = np.zeros((n, n), dtype=np.bool_)
-    for u in range(n):
-        for v in range(n):
-            if adj_in[u, v] != 0:
-                skel[u, v] = True
-                skel[v, u] = True
-    O = out
-    O[:, :] = 0
-    opbits = np.zeros((n, n_words), dtype=np.uint64)
-    onpar = np.zeros(n, dtype=np.int64)
-    desc = np.zeros((n, n_words), dtype=np.uint64)
+    out[:, :] = 0
+    g = GraphState(out, np.zeros((n, n_words), dtype=np.uint64), np.zeros(n, dtype=np.int64),
+                   np.zeros((n, n_words), dtype=np.uint64))  # the edges oriented so far
     tmp = np.zeros(n_words, dtype=np.uint64)
     undirected = np.zeros((n, n), dtype=np.bool_)
-    for u in range(n):
-        for v in range(n):
-            if adj_in[u, v] != 0:
-                if required[u, v] or not allowed[v, u]:
-                    _orient(O, opbits, onpar, desc, u, v)
-                else:
-                    undirected[u, v] = True
-                    undirected[v, u] = True
-    # neighbour lists of the skeleton, in priority order
-    deg = np.zeros(n, dtype=np.int64)
-    nbr = np.empty((n, max(n - 1, 1)), dtype=np.int64)
-    for t in range(n):
-        v = perm[t]
-        for s in range(n):
-            u = perm[s]
-            if skel[u, v]:
-                nbr[u, deg[u]] = v
-                deg[u] += 1
-
-    # ---- 2. colliders: every unshielded triple a - b - c, in priority order
-    n_cand = 0
-    for b in range(n):
-        n_cand += deg[b] * (deg[b] - 1) // 2
-    ca = np.empty(n_cand, dtype=np.int64)
-    cb = np.empty(n_cand, dtype=np.int64)
-    cc = np.empty(n_cand, dtype=np.int64)
-    cg = np.empty(n_cand)
-    alive = np.zeros(n_cand, dtype=np.bool_)
-    m = 0
-    for t in range(n):
-        b = perm[t]
-        for i in range(deg[b]):
-            a = nbr[b, i]
-            for j in range(i + 1, deg[b]):
-                c = nbr[b, j]
-                if skel[a, c]:
-                    continue
-                ca[m] = a
-                cb[m] = b
-                cc[m] = c
-                if _collider_ok(O, skel, onpar, desc, allowed, max_parents, a, b, c):
-                    left, right, fork = collider_scores(E, opbits, a, b, c, tmp)
-                    cg[m] = min(left, min(right, fork))
-                    alive[m] = True
-                m += 1
-    n_col = 0
-    while True:
-        best = -np.inf
-        bi = -1
-        for i in range(m):
-            if not alive[i]:
-                continue
-            if not _collider_ok(O, skel, onpar, desc, allowed, max_parents, ca[i], cb[i], cc[i]):
-                alive[i] = False  # for good: orientations, in-degrees and descendants only grow
-                continue
-            if cg[i] > best:
-                best = cg[i]
-                bi = i
-        if bi < 0 or best < log_gamma:
-            break
-        a, b, c = ca[bi], cb[bi], cc[bi]
-        for x in (a, c):
-            if O[x, b] == 0:
-                undirected[x, b] = False
-                undirected[b, x] = False
-                _orient(O, opbits, onpar, desc, x, b)
-        col_log[n_col, 0] = a
-        col_log[n_col, 1] = b
-        col_log[n_col, 2] = c
-        col_log[n_col, 3] = best
-        n_col += 1
-        alive[bi] = False
-        # Pa(b) changed: rescore the live candidates that read it
-        for i in range(m):
-            if alive[i] and (ca[i] == b or cb[i] == b or cc[i] == b):
-                if _collider_ok(O, skel, onpar, desc, allowed, max_parents, ca[i], cb[i], cc[i]):
-                    left, right, fork = collider_scores(E, opbits, ca[i], cb[i], cc[i], tmp)
-                    cg[i] = min(left, min(right, fork))
-                else:
-                    alive[i] = False
-
-    # ---- 3. remaining edges, greedily; edges left with one feasible direction first
-    n_edges = 0
-    for u in range(n):
-        for v in range(u + 1, n):
-            n_edges += undirected[u, v]
-    eu = np.empty(n_edges, dtype=np.int64)  # the edge eu - ev, eu first in priority order
-    ev = np.empty(n_edges, dtype=np.int64)
-    g_uv = np.empty(n_edges)  # gain of orienting eu -> ev (changes only with Pa(ev))
-    g_vu = np.empty(n_edges)
-    open_ = np.ones(n_edges, dtype=np.bool_)
-    e = 0
-    for s in range(n):
-        u = perm[s]
-        for i in range(deg[u]):
-            v = nbr[u, i]
-            if rank[v] > rank[u] and undirected[u, v]:
-                eu[e] = u
-                ev[e] = v
-                _with(opbits[v], tmp, u, -1)
-                g_uv[e] = family_score(E, v, tmp) - family_score(E, v, opbits[v])
-                _with(opbits[u], tmp, v, -1)
-                g_vu[e] = family_score(E, u, tmp) - family_score(E, u, opbits[u])
-                e += 1
-    n_drop = 0
-    while True:
-        best = -np.inf
-        bx = -1
-        by = -1
-        best_forced = -np.inf
-        fx = -1
-        fy = -1
-        for i in range(n_edges):
-            if not open_[i]:
-                continue
-            u = eu[i]
-            v = ev[i]
-            ok_uv = _direction_ok(onpar, desc, allowed, max_parents, u, v)
-            ok_vu = _direction_ok(onpar, desc, allowed, max_parents, v, u)
-            if not ok_uv and not ok_vu:  # infeasible now means infeasible for ever: drop it
-                open_[i] = False
-                n_drop += 1
-                continue
-            if ok_uv and g_uv[i] > best:
-                best, bx, by = g_uv[i], u, v
-            if ok_vu and g_vu[i] > best:
-                best, bx, by = g_vu[i], v, u
-            if ok_uv != ok_vu:
-                # the other direction is gone for good: orient it before a free choice
-                # takes its last option away (keeps in-degree-bounded skeletons whole)
-                g = g_uv[i] if ok_uv else g_vu[i]
-                if g > best_forced:
-                    best_forced = g
-                    fx = u if ok_uv else v
-                    fy = v if ok_uv else u
-        if bx < 0 and fx < 0:
-            break
-        if fx >= 0:
-            bx, by = fx, fy
-        undirected[bx, by] = False
-        undirected[by, bx] = False
-        _orient(O, opbits, onpar, desc, bx, by)
-        # Pa(by) changed: refresh the gains of the open edges pointing into it
-        for i in range(n_edges):
-            if not open_[i]:
-                continue
-            if (eu[i] == bx and ev[i] == by) or (eu[i] == by and ev[i] == bx):
-                open_[i] = False
-            elif ev[i] == by:
-                _with(opbits[by], tmp, eu[i], -1)
-                g_uv[i] = family_score(E, by, tmp) - family_score(E, by, opbits[by])
-            elif eu[i] == by:
-                _with(opbits[by], tmp, ev[i], -1)
-                g_vu[i] = family_score(E, by, tmp) - family_score(E, by, opbits[by])
+    skeleton = _skeleton(adj_in, perm)
+    _keep_forced(adj_in, K, g, undirected)
+    n_col = _orient_colliders(E, K, log_gamma, skeleton, g, undirected, tmp, col_log)
+    n_drop = _orient_remaining(E, K, skeleton, g, undirected, tmp)
     return n_col, n_drop

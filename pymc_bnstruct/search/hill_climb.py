@@ -11,35 +11,21 @@ import numpy as np
 from ..data import DiscreteData, as_discrete_data
 from ..graph import adjacency_dataarray
 from ..moves import ScoreCache, StructureConstraints
-from ..moves import _kernels as mk
+from ..moves import _kernels as move_kernels
 from ..priors import StructurePrior, Uniform
 from ..scores import BDeu, Score
-from . import _kernels as sk
+from ..validation import check_int, check_number
+from . import _kernels as search_kernels
 from ._state import Climber
+from .operator import reorient_skeleton
 from .result import SearchResult
 
 __all__ = ["hill_climb"]
 
 
-def _check_count(value: Any, name: str, minimum: int = 0, allow_none: bool = False) -> int | None:
-    if value is None and allow_none:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
-        kind = "an int" + (" or None" if allow_none else "")
-        raise ValueError(f"{name} must be {kind} >= {minimum}, got {value!r}")
-    return int(value)
-
-
-def _check_gamma(gamma: Any) -> float:
-    try:
-        g = float(gamma)
-    except (TypeError, ValueError):
-        raise TypeError(f"gamma must be a number > 1, got {gamma!r}") from None
-    if not (math.isfinite(g) and g > 1.0):
-        raise ValueError(
-            f"gamma must be a finite number > 1 (the collider threshold is log(gamma) > 0), got {gamma!r}"
-        )
-    return g
+def check_gamma(gamma: Any) -> float:
+    """The skeleton operator's collider threshold ``gamma > 1``."""
+    return check_number(gamma, "gamma", minimum=1, strict=True, hint=" (the collider threshold is log(gamma) > 0)")
 
 
 def _setup(data: Any, score: Score, prior: StructurePrior, max_parents: int | None,
@@ -61,11 +47,11 @@ def _perturb(climber: Climber, n_moves: int, rng: np.random.Generator) -> None:
     pbits = climber.pbits.copy()
     npar = climber.npar.copy()
     for _ in range(n_moves):
-        m = mk.legal_moves(adj, c.allowed, c.required, c.max_parents, kinds, us, vs)
+        m = move_kernels.legal_moves(adj, c.allowed, c.required, c.max_parents, kinds, us, vs)
         if m <= 0:
             break
         i = int(rng.integers(m))
-        mk.apply_move(adj, pbits, npar, kinds[i], us[i], vs[i])
+        move_kernels.apply_move(adj, pbits, npar, kinds[i], us[i], vs[i])
     climber.set_graph(adj)
 
 
@@ -74,8 +60,6 @@ def _greedy(climber: Climber, max_steps: int | None, skeleton_every: int | None,
     """Plain greedy climb; with ``skeleton_every`` the skeleton operator is tried every
     that many moves and whenever the climb converges, and kept if it raises the score.
     The operator breaks ties by column order, or by a random order drawn from ``rng``."""
-    from .skeleton import _operator  # local import: skeleton.py imports this module
-
     remaining = max_steps
     while True:
         chunk = skeleton_every if skeleton_every else remaining
@@ -91,13 +75,13 @@ def _greedy(climber: Climber, max_steps: int | None, skeleton_every: int | None,
         current = climber.score()
         n = climber.constraints.n_vars
         perm = np.arange(n) if rng is None else rng.permutation(n)
-        new_adj, new_score, _ = _operator(climber.cache, climber.constraints, climber.adj, log_gamma, perm, 0.0)
+        new_adj, new_score, _ = reorient_skeleton(climber.cache, climber.constraints, climber.adj, log_gamma, perm, 0.0)
         info["operator_calls"] += 1
-        if new_score > current + sk.REL_TOL * (1.0 + abs(current)):
+        if new_score > current + search_kernels.REL_TOL * (1.0 + abs(current)):
             climber.set_graph(new_adj)
             info["operator_improvements"] += 1
             trace.append(new_score)
-        elif status != sk.STEP_LIMIT:
+        elif status != search_kernels.STEP_LIMIT:
             return  # converged and the operator does not help
 
 
@@ -177,14 +161,14 @@ def hill_climb(
     TypeError
         For a score or prior of the wrong type or a prior that is not size-based.
     """
-    tabu_length = _check_count(tabu_length, "tabu_length")
-    max_tabu = _check_count(max_tabu, "max_tabu", 1, allow_none=True) or max(tabu_length, 1)
-    max_iter = _check_count(max_iter, "max_iter", 0, allow_none=True)
-    restarts = _check_count(restarts, "restarts")
-    skeleton_every = _check_count(skeleton_every, "skeleton_every", 1, allow_none=True)
-    log_gamma = math.log(_check_gamma(gamma))
+    tabu_length = check_int(tabu_length, "tabu_length", minimum=0)
+    max_tabu = check_int(max_tabu, "max_tabu", minimum=1, allow_none=True) or max(tabu_length, 1)
+    max_iter = check_int(max_iter, "max_iter", minimum=0, allow_none=True)
+    restarts = check_int(restarts, "restarts", minimum=0)
+    skeleton_every = check_int(skeleton_every, "skeleton_every", minimum=1, allow_none=True)
+    log_gamma = math.log(check_gamma(gamma))
     cache, constraints, adj = _setup(data, score, prior, max_parents, blacklist, whitelist, start)
-    perturb = _check_count(perturb, "perturb", 1, allow_none=True) or max(1, constraints.n_vars // 4)
+    perturb = check_int(perturb, "perturb", minimum=1, allow_none=True) or max(1, constraints.n_vars // 4)
     rng = np.random.default_rng(random_seed)
     return _hill_climb(cache, constraints, adj, tabu_length, max_tabu, max_iter, restarts, perturb,
                        skeleton_every, log_gamma, rng, None if random_seed is None else rng)

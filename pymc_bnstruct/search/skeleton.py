@@ -18,14 +18,15 @@ import numpy as np
 import xarray as xr
 
 from ..data import DiscreteData, as_discrete_data
-from ..graph import adjacency_dataarray
-from ..moves import ScoreCache, StructureConstraints, parent_bitsets
-from ..moves import _cache as mc
+from ..graph import adjacency_dataarray, to_adjacency
+from ..moves import ScoreCache, parent_bitsets
 from ..priors import StructurePrior, Uniform
 from ..scores import BIC, Score
-from . import _kernels as sk
+from ..validation import check_int, check_number
+from . import _kernels as search_kernels
 from ._state import Climber
-from .hill_climb import _check_count, _check_gamma, _hill_climb, _setup
+from .hill_climb import _hill_climb, _setup, check_gamma
+from .operator import reorient_skeleton
 from .result import SearchResult
 
 __all__ = ["skeleton_operator", "skeleton_search", "collider_scores", "ColliderScores"]
@@ -50,33 +51,9 @@ class ColliderScores(NamedTuple):
         return min(self.left, self.right, self.fork)
 
 
-def _operator(cache: ScoreCache, constraints: StructureConstraints, adj: np.ndarray, log_gamma: float,
-              perm: np.ndarray, max_loss: float) -> tuple[np.ndarray, float, dict[str, Any]]:
-    """Apply the operator; return the new adjacency, its score and details.
-
-    The re-oriented DAG is returned unless it scores more than ``max_loss`` below the
-    input, in which case the input is returned unchanged.
-    """
-    n = constraints.n_vars
-    out = np.zeros((n, n), dtype=np.int8)
-    col_log = np.zeros((max(int(np.count_nonzero(adj)), 1), 4))  # each collider orients >= 1 edge
-    n_col, n_drop = sk.skeleton_reorient(
-        cache.engine, np.ascontiguousarray(adj, dtype=np.int8), constraints.allowed, constraints.required,
-        np.int64(constraints.max_parents), float(log_gamma), np.ascontiguousarray(perm, dtype=np.int64),
-        out, col_log,
-    )
-    old = float(mc.graph_score(cache.engine, parent_bitsets(adj)))
-    new = float(mc.graph_score(cache.engine, parent_bitsets(out)))
-    info = {
-        "colliders": [(int(a), int(b), int(c), float(g)) for a, b, c, g in col_log[:n_col]],
-        "n_dropped": int(n_drop),
-        "input_score": old,
-        "reoriented_score": new,
-        "accepted": new >= old - max_loss - sk.REL_TOL * (1.0 + abs(old)),
-    }
-    if info["accepted"]:
-        return out, new, info
-    return np.array(adj, dtype=np.int8, copy=True), old, info
+def _check_max_loss(max_loss: Any, log_gamma: float) -> float:
+    """``max_loss >= 0`` (``inf`` allowed); None: ``log(gamma)``."""
+    return log_gamma if max_loss is None else check_number(max_loss, "max_loss", minimum=0, allow_inf=True)
 
 
 def _digest(adj: np.ndarray) -> bytes:
@@ -160,15 +137,12 @@ def skeleton_operator(
         For ``gamma <= 1``, a negative ``max_loss``, a cyclic ``dag`` or one violating
         the constraints.
     """
-    log_gamma = math.log(_check_gamma(gamma))
-    if max_loss is None:
-        max_loss = log_gamma
-    max_loss = float(max_loss)
-    if not max_loss >= 0:
-        raise ValueError(f"max_loss must be >= 0, got {max_loss}")
+    log_gamma = math.log(check_gamma(gamma))
+    max_loss = _check_max_loss(max_loss, log_gamma)
     cache, constraints, adj = _setup(data, score, prior, max_parents, blacklist, whitelist, None)
     adj = constraints.check_graph(dag, "dag")
-    out, _, info = _operator(cache, constraints, adj, log_gamma, _perm(constraints.n_vars, random_seed), max_loss)
+    perm = _perm(constraints.n_vars, random_seed)
+    out, _, info = reorient_skeleton(cache, constraints, adj, log_gamma, perm, max_loss)
     result = adjacency_dataarray(out, constraints.names)
     return (result, info) if return_info else result
 
@@ -197,8 +171,6 @@ def collider_scores(
     """
     data = as_discrete_data(data)
     cache = ScoreCache(data, score, prior)
-    from ..graph import to_adjacency
-
     adj = to_adjacency(graph, data.names)
     ia, ib, ic = (data.index(x) for x in (a, b, c))
     if len({ia, ib, ic}) != 3:
@@ -207,7 +179,7 @@ def collider_scores(
         raise ValueError(f"{data.names[ia]!r} and {data.names[ic]!r} are adjacent: not a collider candidate")
     pbits = parent_bitsets(adj)
     tmp = np.zeros(pbits.shape[1], dtype=np.uint64)
-    left, right, fork = sk.collider_scores(cache.engine, pbits, ia, ib, ic, tmp)
+    left, right, fork = search_kernels.collider_scores(cache.engine, pbits, ia, ib, ic, tmp)
     return ColliderScores(float(left), float(right), float(fork))
 
 
@@ -270,13 +242,11 @@ def skeleton_search(
     ValueError, TypeError
         As :func:`hill_climb`, and for ``gamma <= 1``.
     """
-    log_gamma = math.log(_check_gamma(gamma))
-    max_loss = log_gamma if max_loss is None else float(max_loss)
-    if not max_loss >= 0:
-        raise ValueError(f"max_loss must be >= 0, got {max_loss}")
+    log_gamma = math.log(check_gamma(gamma))
+    max_loss = _check_max_loss(max_loss, log_gamma)
     cache, constraints, adj = _setup(data, score, prior, max_parents, blacklist, whitelist, start)
     n = constraints.n_vars
-    max_cycles = _check_count(max_cycles, "max_cycles", 1, allow_none=True) or 10 * n
+    max_cycles = check_int(max_cycles, "max_cycles", minimum=1, allow_none=True) or 10 * n
     rng = np.random.default_rng(random_seed)
     perm = _perm(n, random_seed)
 
@@ -287,7 +257,7 @@ def skeleton_search(
     seen = {_digest(climber.adj)}
     info: dict[str, Any] = {"n_cycles": 0, "operator_accepted": 0, "repeated": False}
     for _ in range(max_cycles):
-        new_adj, _, op = _operator(cache, constraints, climber.adj, log_gamma, perm, max_loss)
+        new_adj, _, op = reorient_skeleton(cache, constraints, climber.adj, log_gamma, perm, max_loss)
         info["operator_accepted"] += bool(op["accepted"])
         climber.set_graph(new_adj)
         climber.climb(add=True, delete=False, reverse=False, min_gain=log_gamma, max_steps=1)
@@ -295,7 +265,7 @@ def skeleton_search(
         current = climber.score()
         trace.append(current)
         info["n_cycles"] += 1
-        if current > best_score + sk.REL_TOL * (1.0 + abs(best_score)):
+        if current > best_score + search_kernels.REL_TOL * (1.0 + abs(best_score)):
             best_score, best_adj = current, climber.adj.copy()
         key = _digest(climber.adj)
         if key in seen:

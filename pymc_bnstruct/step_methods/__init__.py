@@ -1,6 +1,6 @@
 """PyMC step methods for structure variables.
 
-Importing this module registers them with PyMC (``pm.STEP_METHODS``), so that
+Importing this module registers them with PyMC (``pymc.step_methods.STEP_METHODS``), so that
 ``pm.sample()`` assigns :class:`OrderMetropolis` to :class:`~pymc_bnstruct.NodeOrder`
 variables and :class:`StructureMetropolis` to :class:`~pymc_bnstruct.DAG` variables. :class:`StructureStep` is the shared base class.
 """

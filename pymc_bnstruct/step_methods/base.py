@@ -13,13 +13,16 @@ Every structure sampler follows one pattern, which this class fixes once:
   calls :meth:`_draw` (which runs ``moves_per_draw`` moves inside numba and returns the
   new value and the draw's stats) and writes the value back into a new point;
 * **reproducible randomness**: each draw passes one 63-bit seed, taken from the step
-  method's NumPy generator, to the numba kernel (see :mod:`pymc_bnstruct.rng`). PyMC seeds that
-  generator per chain from ``random_seed`` (``set_rng``), identically in one process and
-  in several, so ``pm.sample(random_seed=...)`` gives the same draws for any ``cores``;
+  method's NumPy generator, to the numba kernel (see :mod:`pymc_bnstruct.rng`). PyMC hands
+  each chain its generator, derived from ``random_seed`` — through ``set_rng`` in PyMC 5,
+  ``setup_chain`` in PyMC 6; both go through :meth:`StructureStep._start_chain` — identically
+  in one process and in several, so ``pm.sample(random_seed=...)`` gives the same draws
+  for any ``cores``;
 * **stats**: ``stats_dtypes_shapes`` declares them (every sampler reports ``log_score``
   and ``accept_rate``; :func:`rate` gives NaN for a move kind never proposed in a draw);
 * **selection by PyMC**: :meth:`competence` is ``IDEAL`` for ``rv_type`` variables and
-  ``INCOMPATIBLE`` otherwise; :func:`register` adds a class to ``pm.STEP_METHODS`` so that
+  ``INCOMPATIBLE`` otherwise; :func:`register` adds a class to PyMC's step-method registry
+  (``pymc.step_methods.STEP_METHODS``) so that
   a plain ``pm.sample()`` picks it (PyMC's generic Metropolis would otherwise propose
   values outside the support).
 
@@ -35,6 +38,10 @@ from typing import Any, ClassVar
 
 import numpy as np
 import pymc as pm
+
+# PyMC 6 deprecates these names at the pymc root (pm.STEP_METHODS, pm.BlockedStep, ...);
+# the submodules hold them on both lines.
+from pymc.step_methods import STEP_METHODS
 from pymc.step_methods.compound import BlockedStep, Competence, StepMethodState
 from pymc.util import get_random_generator, get_value_vars_from_user_vars
 from pytensor.graph.traversal import ancestors
@@ -52,8 +59,8 @@ def rate(accepted: int | float, proposed: int | float) -> float:
 
 def register(step_class: type[BlockedStep]) -> type[BlockedStep]:
     """Add ``step_class`` to PyMC's step-method registry (idempotent); returns it."""
-    if step_class not in pm.STEP_METHODS:
-        pm.STEP_METHODS.append(step_class)
+    if step_class not in STEP_METHODS:
+        STEP_METHODS.append(step_class)
     return step_class
 
 
@@ -146,6 +153,36 @@ class StructureStep(BlockedStep):
         """``IDEAL`` for ``rv_type`` variables, otherwise ``INCOMPATIBLE``."""
         op = getattr(getattr(var, "owner", None), "op", None)
         return Competence.IDEAL if isinstance(op, cls.rv_type) else Competence.INCOMPATIBLE
+
+    # ------------------------------------------------------------------ per-chain setup
+    def _start_chain(self, rng: Any) -> None:
+        """Take the chain's generator (PyMC derives one per chain from ``random_seed``).
+
+        The one place both PyMC hooks go through, so that a seed gives the same draws on
+        both lines. ``copy=False``: the generator is PyMC's, as in PyMC's own step methods.
+        """
+        self.rng = get_random_generator(rng, copy=False)
+
+    def set_rng(self, rng: Any) -> None:
+        """PyMC 5's per-chain hook: use ``rng`` for this chain.
+
+        Parameters
+        ----------
+        rng : seed or numpy Generator
+        """
+        self._start_chain(rng)
+
+    def setup_chain(self, rng: Any, tune: int, draws: int) -> None:
+        """PyMC 6's per-chain hook: use ``rng`` for this chain (nothing to tune).
+
+        Parameters
+        ----------
+        rng : seed or numpy Generator
+        tune, draws : int
+            Tuning and kept iterations of the chain (unused: nothing is tuned, and a
+            sampler with adaptive state restarts it per chain in :meth:`_start_chain`).
+        """
+        self._start_chain(rng)
 
     # ------------------------------------------------------------------ sampling
     def _seed(self) -> int:

@@ -12,8 +12,10 @@ from pymc.step_methods.compound import Competence, StepMethodState
 from pymc.step_methods.state import dataclass_state
 
 from ..model import DAGRV
-from ..samc.partition import AutomaticBounds, EnergyPartition, _finite_number, automatic_bounds, desired_distribution
+from ..samc.bounds import AutomaticBounds, automatic_bounds
+from ..samc.partition import EnergyPartition, check_bin_width, desired_distribution
 from ..samc.sampler import MOVE_KINDS, WEIGHT_UPDATES, SAMCChain, check_move_probs, check_t0, truncation_bounds
+from ..validation import check_choice
 from .base import StructureStep, rate, register
 
 __all__ = ["SAMC"]
@@ -22,7 +24,7 @@ RECORD_MODES = ("resample", "current")
 
 _SCALAR_STATS: dict[str, Any] = {
     "log_score": np.float64,
-    "energy": np.float64,
+    "samc_energy": np.float64,
     "region": np.int64,
     "log_weight": np.float64,
     "accept_rate": np.float64,
@@ -69,7 +71,7 @@ class SAMC(StructureStep):
         Default: every DAG variable of the model.
     energy_bounds : (lower, upper), optional
         ``u_1`` and ``u_{m-1}``. Default: automatic, from a greedy MAP estimate and a pilot
-        run (see :func:`pymc_bnstruct.samc.partition.automatic_bounds`; the choice is kept
+        run (see :func:`pymc_bnstruct.samc.bounds.automatic_bounds`; the choice is kept
         in ``step.automatic_bounds``).
     bin_width : float, default 1.0
         Energy width of the regions between the bounds (the paper: 1).
@@ -110,12 +112,14 @@ class SAMC(StructureStep):
     -----
     ``pm.sample`` never picks SAMC by itself (its competence is below
     :class:`~pymc_bnstruct.StructureMetropolis`): pass ``step=bns.SAMC(...)``. Every chain
-    starts with ``θ = 0`` and ``t = 0``; tuning draws adapt the weights like the others.
+    starts with ``θ = 0`` and ``t = 0``, also when the step object is reused for another
+    ``pm.sample``; tuning draws adapt the weights like the others.
 
     Sample stats (per draw): ``log_score`` (of the recorded DAG), ``log_weight`` (its
-    importance weight, see ``record``), ``energy`` and ``region`` (energy and 0-based region
-    index of the chain's state at the end of the draw — the SAMC path; region 0 is the
-    paper's ``E_1``; with ``record="current"``, ``energy = -log_score``), ``accept_rate``,
+    importance weight, see ``record``), ``samc_energy`` and ``region`` (energy and 0-based
+    region index of the chain's state at the end of the draw — the SAMC path; region 0 is
+    the paper's ``E_1``; with ``record="current"``, ``samc_energy = -log_score``; not
+    ``energy``, which ArviZ reserves for HMC), ``accept_rate``,
     ``temporal_accept_rate``, ``skeletal_accept_rate``,
     ``double_accept_rate``, ``reverse_accept_rate`` (NaN when no such move was proposed in
     the draw), ``gain`` (of the draw's last iteration), ``min_energy`` (lowest energy
@@ -138,16 +142,11 @@ class SAMC(StructureStep):
                  model: pm.Model | None = None, rng: Any = None, **kwargs: Any) -> None:
         super().__init__(vars, moves_per_draw=moves_per_draw, model=model, rng=rng, **kwargs)
         # validate everything before the (possibly slow) automatic bounds
-        width = _finite_number(bin_width, "bin_width")
-        if width <= 0:
-            raise ValueError(f"bin_width must be > 0, got {width}")
+        width = check_bin_width(bin_width)
         t0 = check_t0(t0)
-        if weight_update not in WEIGHT_UPDATES:
-            raise ValueError(f"weight_update must be one of {WEIGHT_UPDATES}, got {weight_update!r}")
+        check_choice(weight_update, "weight_update", WEIGHT_UPDATES)
         probs = check_move_probs(move_probs)
-        if record not in RECORD_MODES:
-            raise ValueError(f"record must be one of {RECORD_MODES}, got {record!r}")
-        self.record = record
+        self.record = check_choice(record, "record", RECORD_MODES)
         truncation_bounds(truncation)
         if not isinstance(desired, str) and energy_bounds is None:
             raise ValueError("a desired array needs explicit energy_bounds (they fix the number of regions)")
@@ -195,22 +194,24 @@ class SAMC(StructureStep):
     @property
     def samc_state(self) -> dict:
         """The chain's adaptation arrays (for PyMC's per-chain state handling)."""
-        c = self.chain
-        return {"phi": c.phi.copy(), "visited": c.visited.copy(), "counts": c.counts.copy(), "fs": c.fs.copy(),
-                "ist": c.ist.copy()}
+        return self.chain.adaptation
 
     @samc_state.setter
     def samc_state(self, state: dict) -> None:
-        c = self.chain
-        c.phi, c.visited, c.counts = state["phi"].copy(), state["visited"].copy(), state["counts"].copy()
-        c.fs, c.ist = state["fs"].copy(), state["ist"].copy()
-        c.adj = None  # reload the graph from the next point
+        self.chain.adaptation = state  # the graph is reloaded from the next point
         self._last_value = None
 
     def reset(self) -> None:
         """Start afresh: ``θ = 0``, ``t = 0``, no visits."""
         self.chain.reset()
         self._last_value = None
+
+    def _start_chain(self, rng: Any) -> None:
+        # PyMC's per-chain hook (set_rng / setup_chain): every chain starts afresh, also when
+        # the step object is reused for another pm.sample (PyMC 6's setup_chain contract), so
+        # a random_seed gives the same draws for any cores
+        super()._start_chain(rng)
+        self.reset()
 
     @property
     def theta(self) -> np.ndarray:
@@ -239,7 +240,7 @@ class SAMC(StructureStep):
             graph, log_score, log_weight = c.adj, c.log_score, float(theta[region])
         stats: dict[str, Any] = {
             "log_score": float(log_score),
-            "energy": c.energy,
+            "samc_energy": c.energy,
             "region": region,
             "log_weight": float(log_weight),
             "accept_rate": rate(accepted.sum(), proposed.sum()),

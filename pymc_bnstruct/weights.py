@@ -1,12 +1,16 @@
-"""Estimators for SAMC output: the dynamically weighted estimator (17), Occam's window (21)
-and the Kish effective sample size.
+"""Draw weights: the one place that decides how sampler draws are weighted.
+
+Plain MCMC output (order and structure MCMC) is unweighted. SAMC output carries a
+``log_weight`` sample stat; :func:`draw_weights` turns it into per-draw weights for every
+summary, diagnostic and plot. Also here: Occam's window (21), which weights DAG draws by
+their posterior instead, and the Kish effective sample size of any weights.
 
 Estimator (17) weights draw ``k`` by ``exp(θ_J(G_k))``, its region's weight at that draw
 (the ``log_weight`` sample statistic). The weights are normalised **within each chain** —
 each chain's self-normalised estimate is consistent on its own — and the chains' estimates
 are averaged with equal weight (Liang & Zhang combine their five runs this way, with
 standard errors across runs). The package's summaries get these weights from
-:func:`pymc_bnstruct._idata.draw_weights`, which calls :func:`chain_weights`.
+:func:`draw_weights`, which calls :func:`chain_weights`.
 
 Occam's window (21) does not use ``θ`` at all: among the distinct DAGs drawn, it keeps the
 set ``A`` of those whose posterior is within a factor ``c`` of the best one, drops from it
@@ -21,8 +25,51 @@ import math
 from typing import Any
 
 import numpy as np
+import xarray as xr
 
-__all__ = ["chain_weights", "kish_ess", "occam_window_weights", "check_occam_window"]
+from ._idata import get_group, has_group, select_draws
+from .contract import LOG_WEIGHT
+from .validation import check_number
+
+__all__ = ["draw_weights", "chain_weights", "kish_ess", "occam_window_weights", "check_occam_window"]
+
+
+def draw_weights(idata: Any, *, burn_in: int = 0) -> xr.DataArray | None:
+    """Per-draw importance weights of the sampler output, or ``None`` if unweighted.
+
+    Plain MCMC output (order MCMC, structure MCMC) returns ``None``: every draw counts
+    equally. Output carrying a ``log_weight`` sample statistic (SAMC) returns the weights
+    ``exp(log_weight)`` of Liang & Zhang's estimator (17), dims ``(chain, draw)``,
+    normalised to sum to 1 within each chain. Estimators that normalise over all draws
+    thus average the chains' self-normalised estimates with equal weight: the scale of a
+    SAMC chain's weights is anchored on its rarely visited highest-energy region and
+    differs between chains, so weights are only comparable within a chain. This is the
+    single place that decides how draws are weighted.
+
+    Parameters
+    ----------
+    idata : arviz.InferenceData or xarray.DataTree
+    burn_in : int, default 0
+        Number of leading draws per chain to drop (as in the summaries).
+
+    Returns
+    -------
+    xarray.DataArray or None
+    """
+    if not has_group(idata, "sample_stats"):
+        return None
+    stats = get_group(idata, "sample_stats")
+    if LOG_WEIGHT not in stats:
+        return None
+    log_w = select_draws(stats[LOG_WEIGHT], burn_in).astype(np.float64)
+    extra = [d for d in log_w.dims if d not in ("chain", "draw")]
+    if extra:
+        raise ValueError(f"sample stat 'log_weight' must have dims (chain, draw), got {log_w.dims}")
+    values = log_w.values
+    if not np.all(np.isfinite(values)):
+        raise ValueError("sample stat 'log_weight' contains non-finite values")
+    log_w = log_w.transpose("chain", "draw")
+    return xr.DataArray(chain_weights(log_w.values), dims=log_w.dims, coords=log_w.coords)
 
 
 def chain_weights(log_weight: np.ndarray) -> np.ndarray:
@@ -62,12 +109,7 @@ def kish_ess(weights: Any) -> float:
 
 def check_occam_window(c: Any) -> float:
     """Validate the Occam's-window factor ``c >= 1``."""
-    if isinstance(c, (bool, np.bool_)) or not isinstance(c, (int, float, np.integer, np.floating)):
-        raise TypeError(f"occam_window must be a number >= 1 (e.g. 20), got {c!r}")
-    c = float(c)
-    if not math.isfinite(c) or c < 1:
-        raise ValueError(f"occam_window must be a finite number >= 1 (Madigan & Raftery use 10 to 100), got {c}")
-    return c
+    return check_number(c, "occam_window", minimum=1, hint=" (Madigan & Raftery use 10 to 100)")
 
 
 def _occam_one(keys: np.ndarray, bits: np.ndarray, log_score: np.ndarray, c: float) -> np.ndarray:

@@ -1,0 +1,102 @@
+"""The automatic energy bounds of SAMC: a greedy MAP estimate and a pilot chain.
+
+Imports flow one way: this module needs both the partition (:mod:`.partition`) and a
+chain (:mod:`.sampler`), neither of which needs it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..search import hill_climb
+from .partition import EnergyPartition, desired_distribution
+from .sampler import SAMCChain
+
+__all__ = ["AutomaticBounds", "automatic_bounds", "AUTO_MAX_REGIONS"]
+
+#: Largest partition the automatic bounds choose.
+AUTO_MAX_REGIONS = 1_000
+#: Regions the automatic lower bound leaves below the lowest energy found.
+AUTO_LOW_MARGIN = 2
+#: Regions the automatic upper bound adds above the largest single-edge deletion cost.
+AUTO_HIGH_MARGIN = 10
+#: Smallest number of finite-width regions the automatic bounds choose.
+AUTO_MIN_BINS = 40
+
+
+@dataclass(frozen=True)
+class AutomaticBounds:
+    """How the automatic energy bounds were chosen (see :func:`automatic_bounds`)."""
+
+    lower: float
+    upper: float
+    greedy_energy: float
+    pilot_min_energy: float
+    empty_energy: float
+    deletion_cost: float
+    pilot_moves: int
+
+
+def _largest_deletion_cost(cache: Any, constraints: Any, adj: np.ndarray) -> float:
+    """Largest energy increase from deleting one (non-white-listed) edge of ``adj``."""
+    base = -float(cache.network(adj))
+    worst = 0.0
+    for u, v in zip(*np.nonzero(adj)):
+        if constraints.required[u, v]:
+            continue
+        g = adj.copy()
+        g[u, v] = 0
+        worst = max(worst, -float(cache.network(g)) - base)
+    return worst
+
+
+def automatic_bounds(cache: Any, constraints: Any, width: float, *, move_probs: np.ndarray,
+                     pilot_moves: int = 50_000, seed: int = 0) -> AutomaticBounds:
+    """Energy bounds from a greedy MAP estimate and a pilot SAMC run.
+
+    1. Greedy estimate: :func:`pymc_bnstruct.search.hill_climb` with the same score, prior
+       and constraints gives a DAG with energy ``U_greedy``; ``Δ`` is the largest energy
+       increase caused by deleting one of its edges.
+    2. Pilot: ``pilot_moves`` SAMC iterations (uniform desired distribution, ``t0 =
+       pilot_moves / 20``, the same moves) from the greedy DAG over the provisional range
+       ``[U_greedy - 2 w, U_greedy + Δ + 10 w]``. ``U_low`` is the lowest energy visited
+       by the greedy search or the pilot.
+    3. ``lower = w floor(U_low / w) - 2 w``: two regions below the lowest energy found
+       (lower energies found later share region 0). Not more: empty regions at the low
+       end carry the largest desired probabilities, and eq. (14) spreads their share
+       evenly over the other regions, which flattens the bias towards low energies.
+       ``upper = U_low + max(Δ + 10 w, 40 w)``, but at most the energy of the empty
+       graph (only white-listed edges) and at most ``AUTO_MAX_REGIONS`` regions. So the
+       partition resolves every energy a chain passes while it removes any single edge of
+       a near-optimal graph (to re-orient it, or to leave a local mode); higher energies
+       share the last region.
+
+    The pilot's seed is fixed: the bounds are a function of the data and the settings.
+    """
+    w = float(width)
+    result = hill_climb(cache.data, score=cache.score, prior=cache.prior, max_parents=constraints.max_parents,
+                        blacklist=list(constraints.blacklist) or None, whitelist=list(constraints.whitelist) or None)
+    greedy = np.asarray(result.dag.values, dtype=np.int8)
+    u_greedy = -float(cache.network(greedy))
+    u_empty = -float(cache.network(constraints.empty_graph()))
+    delta = _largest_deletion_cost(cache, constraints, greedy)
+
+    def bounds(u_low: float) -> tuple[float, float]:
+        lower = w * math.floor(u_low / w) - AUTO_LOW_MARGIN * w
+        upper = u_low + max(delta + AUTO_HIGH_MARGIN * w, AUTO_MIN_BINS * w)
+        upper = min(upper, max(u_empty, u_low + AUTO_MIN_BINS * w))
+        return lower, min(upper, lower + (AUTO_MAX_REGIONS - 2) * w)
+
+    part0 = EnergyPartition.from_bounds(*bounds(u_greedy), w)
+    pilot = SAMCChain(cache, constraints, part0, desired_distribution("uniform", part0.n_regions),
+                      t0=max(pilot_moves / 20.0, 2.0), weight_update="all", truncation=None, move_probs=move_probs)
+    pilot.load(greedy)
+    pilot.run(int(pilot_moves), seed)
+    u_low = min(u_greedy, pilot.min_energy)
+    lower, upper = bounds(u_low)
+    return AutomaticBounds(lower=lower, upper=upper, greedy_energy=u_greedy, pilot_min_energy=float(pilot.min_energy),
+                           empty_energy=u_empty, deletion_cost=delta, pilot_moves=int(pilot_moves))
