@@ -213,7 +213,7 @@ def test_rai_with_a_d_separation_oracle_returns_the_true_cpdag():
         adj = random_dag(rng, n, max_in=3)
         names = [f"v{i}" for i in range(n)]
         idx = {s: i for i, s in enumerate(names)}
-        oracle = lambda x, y, z, adj=adj: d_separated(adj, idx[x], idx[y], {idx[v] for v in z})  # noqa: E731
+        oracle = lambda x, y, z, adj=adj, idx=idx: d_separated(adj, idx[x], idx[y], {idx[v] for v in z})  # noqa: E731
         got = bns.brai.rai(binary_frame(names), ci_test=oracle)
         want = true_cpdag(adj)
         assert np.array_equal(got.values, want), f"trial {trial}: n={n}\n{adj}"

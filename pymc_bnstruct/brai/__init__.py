@@ -10,8 +10,8 @@
 """
 
 from . import ci_tests
-from .evaluate import cpdag_to_dag, log_predictive
 from .ci_tests import GSquare, PluginCMI, ci_statistic
+from .evaluate import cpdag_to_dag, log_predictive
 from .rai import fit, rai
 from .tree import GraphGenerativeTree, member_dags
 

@@ -226,7 +226,7 @@ def dag_extension(g: np.ndarray, nodes: Sequence[int] | None = None) -> np.ndarr
             ok = True
             for y in und:
                 others = nbrs[nbrs != y]
-                if not np.all((a[y, others] | a[others, y])):
+                if not np.all(a[y, others] | a[others, y]):
                     ok = False
                     break
             if not ok:
