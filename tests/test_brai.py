@@ -154,6 +154,32 @@ def test_g_square_separates_independent_from_dependent():
     assert bns.brai.ci_statistic(df, "x", "y")[0] == pytest.approx(expected)
 
 
+def test_bootstrap_correction_keeps_the_level_under_independence():
+    # x, y independent: on bootstrap samples, plain G² rejects far more often than alpha;
+    # G² / 2 (GSquare's bootstrap_factor) is back near alpha. Rates estimated over 400 draws.
+    rng = np.random.default_rng(5)
+    n, alpha = 500, 0.05
+    crit = stats.chi2.isf(alpha, 4)
+    plain = corrected = 0
+    draws = 400
+    for _ in range(draws):
+        x, y = rng.integers(0, 3, n), rng.integers(0, 3, n)
+        rows = rng.integers(0, n, n)
+        tab = np.zeros((3, 3))
+        np.add.at(tab, (x[rows], y[rows]), 1.0)
+        e = np.outer(tab.sum(1), tab.sum(0)) / n
+        g2 = 2 * np.sum(tab[tab > 0] * np.log(tab[tab > 0] / e[tab > 0]))
+        plain += g2 > crit
+        corrected += g2 / 2 > crit
+    assert plain / draws > 0.2
+    assert corrected / draws < 0.1
+    # the package applies the same factor to the critical value on bootstrap samples only
+    spec = GSquare(alpha=alpha).spec(n)
+    boot = GSquare(alpha=alpha).bootstrap_spec(spec)
+    assert boot.chi2_isf[4] == pytest.approx(2 * crit) and spec.chi2_isf[4] == pytest.approx(crit)
+    assert GSquare(bootstrap_factor=1.0).bootstrap_spec(spec).chi2_isf[4] == pytest.approx(crit)
+
+
 def test_df_is_reduced_for_empty_margins():
     # within each z stratum x takes a single value: no degree of freedom, G² = 0
     z = np.repeat([0, 1, 2], 100)
@@ -412,6 +438,8 @@ def test_bad_input(asia500):
         GSquare(alpha=1.5)
     with pytest.raises(ValueError, match="threshold"):
         PluginCMI(threshold=-1)
+    with pytest.raises(ValueError, match="bootstrap_factor"):
+        GSquare(bootstrap_factor=0.5)
     tree = bns.brai.fit(asia500, n_bootstrap=2, random_seed=0, progressbar=False)
     with pytest.raises(ValueError, match="temperature"):
         tree.sample_cpdags(3, temperature=-1)

@@ -41,6 +41,10 @@ class CITest:
     def spec(self, n_rows: int) -> _kernels.TestSpec:  # pragma: no cover - abstract
         raise NotImplementedError
 
+    def bootstrap_spec(self, spec: _kernels.TestSpec) -> _kernels.TestSpec:
+        """The test on a bootstrap sample of the data (default: unchanged)."""
+        return spec
+
     def __call__(self, data: DiscreteData | Any, x: Any, y: Any, z: Sequence[Any] = ()) -> bool:
         """Test ``x ⊥ y | z`` on ``data`` once (no cache); True means independent."""
         data = as_discrete_data(data)
@@ -62,21 +66,36 @@ class GSquare(CITest):
         Significance level.
     min_rows_per_df : float, default 5
         Fewer rows than this per degree of freedom of the full table: "dependent".
+    bootstrap_factor : float, default 2
+        On a bootstrap sample (B-RAI below the root) ``G² / bootstrap_factor`` is tested:
+        resampling doubles the noise of the counts, so the null distribution of G² is about
+        ``2 χ²_df`` there. 1 disables the correction.
     """
 
-    def __init__(self, alpha: float = 0.05, min_rows_per_df: float = 5.0) -> None:
+    def __init__(self, alpha: float = 0.05, min_rows_per_df: float = 5.0, bootstrap_factor: float = 2.0) -> None:
         super().__init__(min_rows_per_df)
         self.alpha = check_probability(alpha, "alpha")
         if not 0.0 < self.alpha < 1.0:
             raise ValueError(f"alpha must be strictly between 0 and 1, got {self.alpha}")
+        self.bootstrap_factor = check_number(bootstrap_factor, "bootstrap_factor", minimum=1.0)
 
     def spec(self, n_rows: int) -> _kernels.TestSpec:
         # reduced df never exceeds the number of rows
         isf = stats.chi2.isf(self.alpha, np.arange(1, n_rows + 2))
         return _kernels.TestSpec(_kernels.G_SQUARE, 0.0, self.min_rows_per_df, np.concatenate([[0.0], isf]))
 
+    def bootstrap_spec(self, spec: _kernels.TestSpec) -> _kernels.TestSpec:
+        """On a bootstrap sample, compare ``G² / bootstrap_factor`` with the χ² quantile.
+
+        Resampling the N rows adds multinomial noise as large as the sampling noise of the
+        data, so under independence G² on a bootstrap sample is about ``2 χ²_df``, not
+        ``χ²_df``: uncorrected, every bootstrap test rejects far more often than ``alpha``.
+        """
+        return spec._replace(chi2_isf=spec.chi2_isf * self.bootstrap_factor)
+
     def __repr__(self) -> str:
-        return f"GSquare(alpha={self.alpha:g}, min_rows_per_df={self.min_rows_per_df:g})"
+        return (f"GSquare(alpha={self.alpha:g}, min_rows_per_df={self.min_rows_per_df:g}, "
+                f"bootstrap_factor={self.bootstrap_factor:g})")
 
 
 class PluginCMI(CITest):

@@ -95,7 +95,10 @@ class _Builder:
             rng = np.random.default_rng(np.random.SeedSequence(self.entropy, spawn_key=key))
             rows = rng.integers(0, self.data.n_samples, self.data.n_samples)
             cols = np.ascontiguousarray(cols[:, rows])
-        return BoundTest(self.test, cols if self.builtin else None, self.data.arities, self.data.names, self.spec)
+        spec = self.spec
+        if key is not None and self.resample and self.builtin:
+            spec = self.test.bootstrap_spec(spec)
+        return BoundTest(self.test, cols if self.builtin else None, self.data.arities, self.data.names, spec)
 
     def _collect(self, bound: BoundTest) -> None:
         for name in ("computed", "unsupported", "cached"):
