@@ -22,7 +22,7 @@ import arviz as az
 import numpy as np
 import xarray as xr
 
-from ..contract import FEATURE_DIMS, LOG_SCORE, RESULT_NAMES
+from ..contract import CHILD, EDGE_DIMS, FEATURE_DIMS, LOG_SCORE, PARENT, RESULT_NAMES
 from ..data import DiscreteData
 from ..graph import adjacency_dataarray, is_acyclic
 from ..posterior import markov_blankets, transitive_closure
@@ -278,9 +278,9 @@ class GraphGenerativeTree:
         return self._choose(1, 0.0, None)[0]
 
     def _labelled(self, graphs: np.ndarray, scores: np.ndarray, dim: str) -> xr.DataArray:
-        return xr.DataArray(graphs, dims=(dim, "parent", "child"),
-                            coords={dim: np.arange(len(graphs)), "parent": list(self.names),
-                                    "child": list(self.names), LOG_SCORE: (dim, np.asarray(scores, float))})
+        return xr.DataArray(graphs, dims=(dim, *EDGE_DIMS),
+                            coords={dim: np.arange(len(graphs)), PARENT: list(self.names),
+                                    CHILD: list(self.names), LOG_SCORE: (dim, np.asarray(scores, float))})
 
     def map_cpdag(self) -> tuple[xr.DataArray, float]:
         """The highest-scoring CPDAG the tree encodes, exactly the union of its leaves' sub-graphs.
@@ -482,10 +482,10 @@ class GraphGenerativeTree:
         rng = np.random.default_rng(random_seed)
         samples = self.sample_cpdags(k, temperature, rng)
         dags = np.stack([_pick(member_dags(g, rng=rng), rng) for g in samples.values])
-        coords = {"parent": list(self.names), "child": list(self.names)}
+        coords = {PARENT: list(self.names), CHILD: list(self.names)}
         return inference_data({var_name: dags[None].astype(np.int8)},
                               {LOG_SCORE: np.asarray(samples[LOG_SCORE].values)[None]},
-                              coords, {var_name: ["parent", "child"]})
+                              coords, {var_name: list(EDGE_DIMS)})
 
     def __getstate__(self) -> dict[str, Any]:
         return self.__dict__.copy()
