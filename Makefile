@@ -87,5 +87,9 @@ bench-samc: $(STAMP)
 bench-exact: $(STAMP)
 	$(PY) benchmarks/bench_exact.py
 
+.PHONY: bench-brai
+bench-brai: $(STAMP)
+	$(PY) benchmarks/bench_brai.py
+
 clean:
 	rm -rf $(VENV) $(VENV6) build *.egg-info .pytest_cache

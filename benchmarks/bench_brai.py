@@ -57,7 +57,7 @@ def main() -> None:
     pool = None
     if args.workers > 1:
         pool = ProcessPoolExecutor(args.workers, mp_context=multiprocessing.get_context("spawn"))
-    header = (f"{'network':<11}{'method':<14}{'seconds':>9}{'CI tests':>12}{'nodes':>8}{'leaves':>8}"
+    header = (f"{'network':<17}{'method':<14}{'seconds':>9}{'CI tests':>12}{'nodes':>8}{'leaves':>8}"
               f"{'KiB':>9}{'BDeu (train)':>14}{'log P(test)':>14}")
     print(f"B-RAI benchmark: {args.rows} training rows, {args.test_rows} test rows, seed {args.seed}, "
           f"workers {args.workers}")
@@ -95,7 +95,7 @@ def main() -> None:
                          bns.brai.log_predictive(hc.dag, train, test)))
         for i, (method, sec, n_ci, nodes, leaves, kib, bdeu, pred) in enumerate(rows):
             cells = (f"{nodes:>8,}{leaves:>8,}{kib:>9,.1f}" if nodes is not None else f"{'':>8}{'':>8}{'':>9}")
-            print(f"{label if i == 0 else '':<11}{method:<14}{sec:>9.1f}{n_ci:>12,}{cells}{bdeu:>14,.1f}{pred:>14,.1f}",
+            print(f"{label if i == 0 else '':<17}{method:<14}{sec:>9.1f}{n_ci:>12,}{cells}{bdeu:>14,.1f}{pred:>14,.1f}",
                   flush=True)
         brai3 = next((r for r in rows if r[0] == "B-RAI s=3"), None)
         summary.append((name, brai3, rai_pred, rate))
