@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import warnings
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
@@ -296,8 +297,17 @@ class GraphGenerativeTree:
         return adjacency_dataarray(self._union(choice)[0], self.names), float(scores[0])
 
     def map_dag(self) -> tuple[xr.DataArray, float]:
-        """A consistent DAG extension of :meth:`map_cpdag` (the union of the leaves' extensions)."""
+        """A consistent DAG extension of :meth:`map_cpdag` (the union of the leaves' extensions).
+
+        When every route of the tree reaches a leaf without a consistent DAG extension
+        (score −inf), the graph returned may not be acyclic; a ``RuntimeWarning`` says so
+        (:func:`pymc_bnstruct.brai.cpdag_to_dag` then gives a DAG with the MAP's skeleton).
+        """
         choice, scores = self._choose(1, 0.0, None)
+        if not np.isfinite(scores[0]):
+            warnings.warn("every route of the tree reaches a leaf without a consistent DAG extension "
+                          "(score -inf); the MAP graph may not be a DAG (bns.brai.cpdag_to_dag gives one "
+                          "with the same skeleton)", RuntimeWarning, stacklevel=2)
         return adjacency_dataarray(self._union(choice, dag=True)[0], self.names), float(scores[0])
 
     def sample_cpdags(self, k: int, temperature: float = 1.0,
