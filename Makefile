@@ -14,7 +14,7 @@ VENV6  := .venv-pymc6
 PY6    := $(VENV6)/bin/python
 STAMP6 := $(VENV6)/.installed
 
-.PHONY: demo test test-fast test-pymc6 lint bench clean
+.PHONY: demo test test-fast test-pymc6 lint bench docs clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -91,5 +91,15 @@ bench-exact: $(STAMP)
 bench-brai: $(STAMP)
 	$(PY) benchmarks/bench_brai.py
 
+# The documentation site, tutorials executed, warnings as errors: docs/_build/html/index.html
+$(VENV)/.docs: $(STAMP)
+	$(PY) -m pip install --quiet -e ".[test,docs]"
+	touch $(VENV)/.docs
+
+docs: $(VENV)/.docs
+	rm -rf docs/_build docs/api/generated
+	PYTHONPATH=$(CURDIR) $(PY) -m sphinx -b html -W --keep-going -q docs docs/_build/html
+	@echo "site: docs/_build/html/index.html"
+
 clean:
-	rm -rf $(VENV) $(VENV6) build *.egg-info .pytest_cache
+	rm -rf $(VENV) $(VENV6) build *.egg-info .pytest_cache docs/_build docs/api/generated docs/jupyter_execute

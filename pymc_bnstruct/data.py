@@ -23,7 +23,7 @@ def _fmt_names(names: Sequence[Any]) -> str:
 
 
 class DiscreteData:
-    """A data set of discrete variables, coded as integers ``0 .. r_i - 1``.
+    """A data set of discrete variables, coded as integers from ``0`` to ``r_i - 1``.
 
     Build it with :meth:`from_frame` (pandas) or :meth:`from_array` (integer codes);
     the constructor is internal.

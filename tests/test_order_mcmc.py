@@ -42,7 +42,7 @@ def test_plain_pm_sample_picks_order_metropolis(small):
     chosen = {v.name: cls for cls, vs in selected.items() for v in vs}
     assert chosen["order"] is OrderMetropolis
     assert chosen["x"] is pm.NUTS
-    assert OrderMetropolis in pm.STEP_METHODS
+    assert OrderMetropolis in pm.step_methods.STEP_METHODS
     with model:
         idata = pm.sample(30, tune=5, chains=1, random_seed=1, **SAMPLE)
     assert "log_score" in idata.sample_stats and "x" in idata.posterior
@@ -174,7 +174,7 @@ def test_two_orders_one_step_each_and_blocked_refused(small):
         bns.NodeOrder("a", small, max_parents=1)
         bns.NodeOrder("b", small, max_parents=1, features=())
         step = OrderMetropolis(moves_per_draw=2)
-        assert isinstance(step, pm.CompoundStep) and len(step.methods) == 2
+        assert isinstance(step, pm.step_methods.CompoundStep) and len(step.methods) == 2
         with pytest.raises(ValueError, match="one variable per step"):
             OrderMetropolis(blocked=True)
         idata = pm.sample(5, tune=0, chains=1, random_seed=1, step=step, **SAMPLE)
