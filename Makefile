@@ -107,6 +107,10 @@ bench-samc: $(STAMP)
 bench-exact: $(STAMP)
 	$(PY) benchmarks/bench_exact.py
 
+.PHONY: bench-brai
+bench-brai: $(STAMP)
+	$(PY) benchmarks/bench_brai.py
+
 # The documentation site, tutorials executed, warnings as errors: docs/_build/html/index.html
 $(VENV)/.docs: $(STAMP)
 	$(PY) -m pip install --quiet -e ".[test,docs]"

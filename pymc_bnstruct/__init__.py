@@ -10,6 +10,7 @@ Typical use::
 """
 
 from . import (
+    brai,
     constraints,
     contract,
     datasets,
@@ -56,6 +57,7 @@ __all__ = [
     "K2",
     "BIC",
     "network_score",
+    "brai",
     "datasets",
     "exact",
     "graph",

@@ -1,0 +1,458 @@
+"""Numba kernels of the B-RAI conditional-independence tests.
+
+Counts come from the score engine's counting kernels (:mod:`pymc_bnstruct.scores._kernels`):
+the condition set's configurations get dense keys, renumbered to the ``u <= n_samples``
+configurations that occur, so a contingency table never has more than ``u * r_x * r_y``
+cells whatever the condition set (no dense ``Π r_i`` table).
+
+One call of :func:`refine_pairs` settles every edge tested at one stage of RAI's
+``IncreaseResolution``: for each edge it walks the condition sets of the requested size in
+lexicographic order and stops at the first that separates the pair. Results are cached per
+data set in a typed dict keyed by a 128-bit hash of ``(x, y, sorted z)``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numba as nb
+import numpy as np
+from numba import types
+from numba.typed import Dict
+
+from ..scores._kernels import _family_keys, _histogram, _renumber
+
+G_SQUARE = 0
+PLUGIN_CMI = 1
+
+# cached outcomes
+_DEPENDENT = np.int8(0)
+_INDEPENDENT = np.int8(1)
+_UNSUPPORTED = np.int8(2)
+
+_KEY = types.UniTuple(types.uint64, 2)
+
+
+def new_cache() -> Dict:
+    """An empty per-data-set cache of test outcomes (typed dict, usable from numba)."""
+    return Dict.empty(key_type=_KEY, value_type=types.int8)
+
+
+class TestSpec(NamedTuple):
+    """A built-in test as plain values for the kernels."""
+
+    kind: int  # G_SQUARE or PLUGIN_CMI
+    threshold: float  # CMI threshold (nats), PLUGIN_CMI only
+    min_rows_per_df: float  # fewer rows per degree of freedom: "dependent"
+    chi2_isf: np.ndarray  # chi2_isf[df] = critical G² at level alpha (G_SQUARE only)
+
+
+class StageCounts(NamedTuple):
+    """Per-stage counters returned by :func:`refine_pairs`."""
+
+    computed: int  # statistics computed from counts
+    unsupported: int  # tests answered "dependent" for lack of rows
+    cached: int  # answers taken from the cache
+
+
+@nb.njit(cache=True)
+def _mix(h, v):
+    # splitmix64-style mixing: two differently seeded lanes give a 128-bit key
+    h ^= np.uint64(v) + np.uint64(0x9E3779B97F4A7C15) + (h << np.uint64(6)) + (h >> np.uint64(2))
+    h *= np.uint64(0xBF58476D1CE4E5B9)
+    h ^= h >> np.uint64(31)
+    return h
+
+
+@nb.njit(cache=True)
+def _test_key(x, y, z, n):
+    a = min(x, y)
+    b = max(x, y)
+    h1 = np.uint64(0x243F6A8885A308D3)
+    h2 = np.uint64(0x13198A2E03707344)
+    h1 = _mix(h1, a)
+    h2 = _mix(h2, a + 7)
+    h1 = _mix(h1, b)
+    h2 = _mix(h2, b + 13)
+    for t in range(n):  # z is sorted
+        h1 = _mix(h1, z[t] + 1)
+        h2 = _mix(h2, z[t] + 1031)
+    h1 = _mix(h1, n)
+    return (h1, h2)
+
+
+@nb.njit(cache=True)
+def g_square(cols, arities, x, y, z, n, keys, counts):
+    """G² = 2 N · CMI(x; y | z) and its degrees of freedom reduced for empty margins.
+
+    ``df = Σ_z (#observed x states − 1)(#observed y states − 1)`` over the condition-set
+    configurations that occur. Returns ``(g2, df, counts)`` (``counts`` may be regrown).
+    """
+    n_rows = cols.shape[1]
+    rx = arities[x]
+    ry = arities[y]
+    if n == 0:
+        u = 1
+        for s in range(n_rows):
+            keys[s] = 0
+    else:
+        span = _family_keys(cols, arities, z[n - 1], z, n - 1, keys)
+        u = _renumber(keys, span)
+    cx = cols[x]
+    cy = cols[y]
+    rxy = np.int32(rx * ry)
+    ry32 = np.int32(ry)
+    for s in range(n_rows):
+        keys[s] = keys[s] * rxy + cx[s] * ry32 + cy[s]
+    span = u * rx * ry
+    if counts.shape[0] < 4 * span:
+        counts = np.empty(4 * span, dtype=np.int64)
+    _histogram(keys, span, counts)
+    nx = np.empty(rx, dtype=np.int64)
+    ny = np.empty(ry, dtype=np.int64)
+    g2 = 0.0
+    df = 0
+    for j in range(u):
+        base = j * rx * ry
+        nz = 0
+        for a in range(rx):
+            nx[a] = 0
+        for b in range(ry):
+            ny[b] = 0
+        for a in range(rx):
+            for b in range(ry):
+                c = counts[base + a * ry + b]
+                nx[a] += c
+                ny[b] += c
+                nz += c
+        if nz == 0:
+            continue
+        ox = 0
+        oy = 0
+        for a in range(rx):
+            if nx[a] > 0:
+                ox += 1
+        for b in range(ry):
+            if ny[b] > 0:
+                oy += 1
+        if ox > 1 and oy > 1:
+            df += (ox - 1) * (oy - 1)
+            for a in range(rx):
+                for b in range(ry):
+                    c = counts[base + a * ry + b]
+                    if c > 0:
+                        g2 += c * math.log(c * nz / (nx[a] * ny[b]))
+    return 2.0 * g2, df, counts
+
+
+@nb.njit(cache=True)
+def _decide(cols, arities, x, y, z, n, kind, threshold, min_rows, chi2_isf, keys, counts):
+    """One test: (_INDEPENDENT | _DEPENDENT | _UNSUPPORTED, counts)."""
+    n_rows = cols.shape[1]
+    full_df = (arities[x] - 1) * (arities[y] - 1)
+    for t in range(n):
+        full_df *= arities[z[t]]
+    if n_rows < min_rows * full_df:
+        return _UNSUPPORTED, counts
+    g2, df, counts = g_square(cols, arities, x, y, z, n, keys, counts)
+    if kind == G_SQUARE:
+        d = max(df, 1)
+        crit = chi2_isf[min(d, chi2_isf.shape[0] - 1)]
+        return (_INDEPENDENT if g2 <= crit else _DEPENDENT), counts
+    cmi = g2 / (2.0 * n_rows)
+    return (_INDEPENDENT if cmi <= threshold else _DEPENDENT), counts
+
+
+@nb.njit(cache=True)
+def _min_full_df(arities, x, y, cand, lo, hi, skip, n):
+    """Smallest full df over the size-n subsets of cand[lo:hi] (minus ``skip``)."""
+    m = 0
+    tmp = np.empty(hi - lo, dtype=np.int64)
+    for i in range(lo, hi):
+        if cand[i] != skip:
+            tmp[m] = arities[cand[i]]
+            m += 1
+    tmp = np.sort(tmp[:m])
+    df = float((arities[x] - 1) * (arities[y] - 1))
+    for t in range(min(n, m)):
+        df *= tmp[t]
+    return df
+
+
+@nb.njit(cache=True)
+def _n_subsets(m, n):
+    if n > m:
+        return 0
+    out = 1
+    for i in range(n):
+        out = out * (m - i) // (i + 1)
+    return out
+
+
+@nb.njit(cache=True)
+def refine_pairs(cols, arities, pairs, cand, cand_ptr, n, kind, threshold, min_rows, chi2_isf, cache,
+                 sepsets, found, n_by_kind):
+    """Test every edge of one stage at condition-set size ``n``.
+
+    ``pairs[e] = (x, y)``; the condition sets of edge ``e`` are the size-``n`` subsets of
+    ``cand[cand_ptr[2e]:cand_ptr[2e+1]]`` and then those of
+    ``cand[cand_ptr[2e+1]:cand_ptr[2e+2]]`` not already inside the first list (each list
+    sorted). Writes ``found[e]`` and the separating set ``sepsets[e, :n]``;
+    ``n_by_kind`` accumulates (computed, unsupported, cached).
+    """
+    n_rows = cols.shape[1]
+    n_vars = cols.shape[0]
+    keys = np.empty(n_rows, dtype=np.int32)
+    counts = np.empty(1024, dtype=np.int64)
+    in_first = np.zeros(n_vars, dtype=np.bool_)
+    z = np.empty(max(n, 1), dtype=np.int64)
+    zs = np.empty(max(n, 1), dtype=np.int64)
+    comb = np.empty(max(n, 1), dtype=np.int64)
+    for e in range(pairs.shape[0]):
+        x = pairs[e, 0]
+        y = pairs[e, 1]
+        found[e] = False
+        lo1 = cand_ptr[2 * e]
+        hi1 = cand_ptr[2 * e + 1]
+        hi2 = cand_ptr[2 * e + 2]
+        for i in range(lo1, hi1):
+            in_first[cand[i]] = True
+        for side in range(2):
+            lo = lo1 if side == 0 else hi1
+            hi = hi1 if side == 0 else hi2
+            m = hi - lo
+            if m < n or found[e]:
+                continue
+            # no subset can be supported by the rows: every test would answer "dependent"
+            if n_rows < min_rows * _min_full_df(arities, x, y, cand, lo, hi, -1, n):
+                total = _n_subsets(m, n)
+                if side == 1:
+                    k = 0
+                    for i in range(lo, hi):
+                        if in_first[cand[i]]:
+                            k += 1
+                    total -= _n_subsets(k, n)
+                n_by_kind[1] += total
+                continue
+            for t in range(n):
+                comb[t] = t
+            while True:
+                skip = False
+                if side == 1:
+                    skip = True
+                    for t in range(n):
+                        if not in_first[cand[lo + comb[t]]]:
+                            skip = False
+                            break
+                    if n == 0:
+                        skip = True  # the empty set was tested with the first list
+                if not skip:
+                    for t in range(n):
+                        z[t] = cand[lo + comb[t]]
+                    zs[:n] = np.sort(z[:n])
+                    key = _test_key(x, y, zs, n)
+                    if key in cache:
+                        res = cache[key]
+                        n_by_kind[2] += 1
+                    else:
+                        res, counts = _decide(cols, arities, x, y, zs, n, kind, threshold, min_rows, chi2_isf,
+                                              keys, counts)
+                        cache[key] = res
+                        if res == _UNSUPPORTED:
+                            n_by_kind[1] += 1
+                        else:
+                            n_by_kind[0] += 1
+                    if res == _INDEPENDENT:
+                        found[e] = True
+                        for t in range(n):
+                            sepsets[e, t] = zs[t]
+                        break
+                # next n-combination of range(m)
+                t = n - 1
+                while t >= 0 and comb[t] == m - n + t:
+                    t -= 1
+                if t < 0:
+                    break
+                comb[t] += 1
+                for w in range(t + 1, n):
+                    comb[w] = comb[w - 1] + 1
+        for i in range(lo1, hi1):
+            in_first[cand[i]] = False
+
+
+@nb.njit(cache=True)
+def ci_statistic(cols, arities, x, y, z):
+    """``(G², reduced df)`` of one test (for users and tests)."""
+    keys = np.empty(cols.shape[1], dtype=np.int32)
+    counts = np.empty(1024, dtype=np.int64)
+    zs = np.sort(z)
+    g2, df, counts = g_square(cols, arities, x, y, zs, zs.shape[0], keys, counts)
+    return g2, df
+
+
+# ---------------------------------------------------------------------------- orientation
+@nb.njit(cache=True)
+def _reaches(sub, start, target):
+    """A directed path ``start ~> target`` in the PDAG ``sub`` (directed edges only)."""
+    m = sub.shape[0]
+    seen = np.zeros(m, dtype=np.bool_)
+    stack = np.empty(m, dtype=np.int64)
+    top = 0
+    stack[top] = start
+    top += 1
+    seen[start] = True
+    while top > 0:
+        top -= 1
+        u = stack[top]
+        for w in range(m):
+            if sub[u, w] != 0 and sub[w, u] == 0:
+                if w == target:
+                    return True
+                if not seen[w]:
+                    seen[w] = True
+                    stack[top] = w
+                    top += 1
+    return False
+
+
+@nb.njit(cache=True)
+def _cyclic_nodes(sub):
+    """Nodes left after Kahn's algorithm on the directed edges (empty when acyclic)."""
+    m = sub.shape[0]
+    indeg = np.zeros(m, dtype=np.int64)
+    for u in range(m):
+        for v in range(m):
+            if sub[u, v] != 0 and sub[v, u] == 0:
+                indeg[v] += 1
+    queue = np.empty(m, dtype=np.int64)
+    head = 0
+    tail = 0
+    for v in range(m):
+        if indeg[v] == 0:
+            queue[tail] = v
+            tail += 1
+    while head < tail:
+        u = queue[head]
+        head += 1
+        for v in range(m):
+            if sub[u, v] != 0 and sub[v, u] == 0:
+                indeg[v] -= 1
+                if indeg[v] == 0:
+                    queue[tail] = v
+                    tail += 1
+    out = np.zeros(m, dtype=np.bool_)
+    for v in range(m):
+        out[v] = indeg[v] > 0
+    return out
+
+
+@nb.njit(cache=True)
+def _compelled(sub, endo, u, v):
+    """Meek's rules R1-R3: is the undirected edge ``u - v`` compelled to ``u -> v``?"""
+    m = sub.shape[0]
+    for w in range(m):
+        # R1: w -> u - v, w and v non-adjacent
+        if w != v and sub[w, u] != 0 and sub[u, w] == 0 and sub[w, v] == 0 and sub[v, w] == 0:
+            return True
+        # R2: u -> w -> v
+        if sub[u, w] != 0 and sub[w, u] == 0 and sub[w, v] != 0 and sub[v, w] == 0:
+            return True
+    # R3: u - c -> v and u - d -> v with c, d non-adjacent
+    for c in range(m):
+        if not (sub[u, c] != 0 and sub[c, u] != 0 and sub[c, v] != 0 and sub[v, c] == 0):
+            continue
+        for d in range(c + 1, m):
+            if sub[u, d] != 0 and sub[d, u] != 0 and sub[d, v] != 0 and sub[v, d] == 0 \
+                    and sub[c, d] == 0 and sub[d, c] == 0:
+                return True
+    return False
+
+
+@nb.njit(cache=True)
+def orient_kernel(sub, endo, locked, marginal, sep_ptr, sep_flat, view):
+    """Orient the edges between endogenous nodes afresh (in place); see ``pdag.orient``.
+
+    ``marginal[x, y]``: separated by the empty set; ``sep_ptr[x, y] = k >= 0``: separated
+    by ``sep_flat[k, 1:1 + sep_flat[k, 0]]``. ``view`` receives the orientation before
+    Meek's rules.
+    """
+    m = sub.shape[0]
+    for u in range(m):
+        for v in range(m):
+            if endo[u] and endo[v] and (sub[u, v] != 0 or sub[v, u] != 0):
+                sub[u, v] = 1
+                sub[v, u] = 1
+    for u in range(m):
+        for v in range(m):
+            if locked[u, v] and endo[u] and endo[v] and sub[u, v] != 0:
+                sub[v, u] = 0
+    # v-structures x -> z <- y, collected on the graph as it is
+    want = np.zeros((m, m), dtype=np.bool_)
+    pa = np.empty(m, dtype=np.int64)
+    for z in range(m):
+        if not endo[z]:
+            continue
+        k_pa = 0
+        for x in range(m):
+            if sub[x, z] != 0:
+                pa[k_pa] = x
+                k_pa += 1
+        for i in range(k_pa):
+            x = pa[i]
+            for j in range(i + 1, k_pa):
+                y = pa[j]
+                if sub[x, y] != 0 or sub[y, x] != 0:
+                    continue
+                if marginal[x, y]:
+                    collider = True
+                else:
+                    k = sep_ptr[x, y]
+                    if k < 0:
+                        continue
+                    collider = True
+                    for t in range(sep_flat[k, 0]):
+                        if sep_flat[k, 1 + t] == z:
+                            collider = False
+                            break
+                if collider:
+                    want[x, z] = True
+                    want[y, z] = True
+    fresh = np.zeros((m, m), dtype=np.bool_)
+    for u in range(m):
+        for v in range(m):
+            # conflicting requests leave the edge alone; exogenous edges are directed already
+            if want[u, v] and not want[v, u] and endo[u] and sub[v, u] != 0 and sub[u, v] != 0:
+                sub[v, u] = 0
+                fresh[u, v] = True
+    # undo this pass's orientations that close directed cycles
+    while True:
+        cyc = _cyclic_nodes(sub)
+        undone = False
+        for u in range(m):
+            for v in range(m):
+                if fresh[u, v] and cyc[u] and cyc[v]:
+                    sub[v, u] = 1
+                    fresh[u, v] = False
+                    undone = True
+        if not undone:
+            break
+    for u in range(m):
+        for v in range(m):
+            view[u, v] = sub[u, v]
+    # Meek's rules until nothing changes, never closing a directed cycle
+    changed = True
+    while changed:
+        changed = False
+        for a in range(m):
+            if not endo[a]:
+                continue
+            for b in range(a + 1, m):
+                if not endo[b] or sub[a, b] == 0 or sub[b, a] == 0:
+                    continue
+                if _compelled(sub, endo, a, b) and not _reaches(sub, b, a):
+                    sub[b, a] = 0
+                    changed = True
+                elif _compelled(sub, endo, b, a) and not _reaches(sub, a, b):
+                    sub[a, b] = 0
+                    changed = True

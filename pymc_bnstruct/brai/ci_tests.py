@@ -1,0 +1,281 @@
+"""Conditional-independence tests for RAI and B-RAI.
+
+A test answers "is ``x`` independent of ``y`` given ``z``?" with True (independent) or
+False (dependent). Three kinds are accepted wherever a ``ci_test`` is asked for:
+
+* :class:`GSquare` (the default): ``G² = 2 N · CMI`` against the χ² quantile at level
+  ``alpha``, with degrees of freedom reduced for empty margins;
+* :class:`PluginCMI`: the plug-in conditional mutual information (nats) against a fixed
+  ``threshold`` (what IntelLabs' causality-lab uses);
+* any callable ``(x, y, z: tuple) -> bool`` (True = independent), called with variable
+  names, e.g. a d-separation oracle.
+
+Both built-in tests answer "dependent" when the rows cannot support the test: fewer than
+``min_rows_per_df`` rows per degree of freedom of the full table,
+``(r_x − 1)(r_y − 1) Π r_z``. Such a test never removes an edge by accident.
+
+Tests are cached per data set (:class:`BoundTest`); a bootstrap sample is a new data set.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+from scipy import stats
+
+from ..data import DiscreteData, as_discrete_data
+from ..validation import ArgumentTypeError, check_number, check_probability
+from . import _kernels
+
+__all__ = ["CITest", "GSquare", "PluginCMI", "BoundTest", "as_ci_test", "ci_statistic"]
+
+
+class CITest:
+    """Base class of the built-in tests (counted in numba from the shared engine)."""
+
+    def __init__(self, min_rows_per_df: float = 5.0) -> None:
+        self.min_rows_per_df = check_number(min_rows_per_df, "min_rows_per_df", minimum=0.0)
+
+    def spec(self, n_rows: int) -> _kernels.TestSpec:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def bootstrap_spec(self, spec: _kernels.TestSpec) -> _kernels.TestSpec:
+        """The test on a bootstrap sample of the data (default: unchanged)."""
+        return spec
+
+    def __call__(self, data: DiscreteData | Any, x: Any, y: Any, z: Sequence[Any] = ()) -> bool:
+        """Test ``x ⊥ y | z`` on ``data`` once (no cache); True means independent."""
+        data = as_discrete_data(data)
+        bound = BoundTest(self, data.columns, data.arities, data.names)
+        return bound.independent(data.index(x), data.index(y), tuple(data.indices(list(z))))
+
+
+class GSquare(CITest):
+    """The G² likelihood-ratio test (the default).
+
+    ``G² = 2 N · CMI(x; y | z)`` is compared with the χ² quantile at level ``alpha`` on
+    ``df = Σ_z (#observed x states − 1)(#observed y states − 1)`` degrees of freedom (at
+    least 1): strata where ``x`` or ``y`` takes one value carry no evidence and no degree of
+    freedom. Independent when the p-value is at least ``alpha``.
+
+    Parameters
+    ----------
+    alpha : float, default 0.05
+        Significance level.
+    min_rows_per_df : float, default 5
+        Fewer rows than this per degree of freedom of the full table: "dependent".
+    bootstrap_factor : float, default 2
+        On a bootstrap sample (B-RAI below the root) ``G² / bootstrap_factor`` is tested:
+        resampling doubles the noise of the counts, so the null distribution of G² is about
+        ``2 χ²_df`` there. 1 disables the correction.
+    """
+
+    def __init__(self, alpha: float = 0.05, min_rows_per_df: float = 5.0, bootstrap_factor: float = 2.0) -> None:
+        super().__init__(min_rows_per_df)
+        self.alpha = check_probability(alpha, "alpha")
+        if not 0.0 < self.alpha < 1.0:
+            raise ValueError(f"alpha must be strictly between 0 and 1, got {self.alpha}")
+        self.bootstrap_factor = check_number(bootstrap_factor, "bootstrap_factor", minimum=1.0)
+
+    def spec(self, n_rows: int) -> _kernels.TestSpec:
+        # reduced df never exceeds the number of rows
+        isf = stats.chi2.isf(self.alpha, np.arange(1, n_rows + 2))
+        return _kernels.TestSpec(_kernels.G_SQUARE, 0.0, self.min_rows_per_df, np.concatenate([[0.0], isf]))
+
+    def bootstrap_spec(self, spec: _kernels.TestSpec) -> _kernels.TestSpec:
+        """On a bootstrap sample, compare ``G² / bootstrap_factor`` with the χ² quantile.
+
+        Resampling the N rows adds multinomial noise as large as the sampling noise of the
+        data, so under independence G² on a bootstrap sample is about ``2 χ²_df``, not
+        ``χ²_df``: uncorrected, every bootstrap test rejects far more often than ``alpha``.
+        """
+        return spec._replace(chi2_isf=spec.chi2_isf * self.bootstrap_factor)
+
+    def __repr__(self) -> str:
+        return (f"GSquare(alpha={self.alpha:g}, min_rows_per_df={self.min_rows_per_df:g}, "
+                f"bootstrap_factor={self.bootstrap_factor:g})")
+
+
+class PluginCMI(CITest):
+    """Plug-in conditional mutual information (nats) against a fixed threshold.
+
+    Parameters
+    ----------
+    threshold : float, default 0.01
+        Independent when ``CMI <= threshold``.
+    min_rows_per_df : float, default 5
+        As in :class:`GSquare`.
+    """
+
+    def __init__(self, threshold: float = 0.01, min_rows_per_df: float = 5.0) -> None:
+        super().__init__(min_rows_per_df)
+        self.threshold = check_number(threshold, "threshold", minimum=0.0)
+
+    def spec(self, n_rows: int) -> _kernels.TestSpec:
+        return _kernels.TestSpec(_kernels.PLUGIN_CMI, self.threshold, self.min_rows_per_df, np.zeros(1))
+
+    def __repr__(self) -> str:
+        return f"PluginCMI(threshold={self.threshold:g}, min_rows_per_df={self.min_rows_per_df:g})"
+
+
+def as_ci_test(ci_test: Any) -> CITest | Callable[..., Any]:
+    """Validate a ``ci_test`` argument: None gives :class:`GSquare`; a CITest or a callable passes."""
+    if ci_test is None:
+        return GSquare()
+    if isinstance(ci_test, CITest) or callable(ci_test):
+        return ci_test
+    raise ArgumentTypeError(
+        f"ci_test must be a GSquare, a PluginCMI or a callable (x, y, z) -> bool, got {ci_test!r}"
+    )
+
+
+def ci_statistic(data: DiscreteData | Any, x: Any, y: Any, z: Sequence[Any] = ()) -> tuple[float, int]:
+    """``(G², df)`` of ``x ⊥ y | z``: G² = 2 N · CMI and the df reduced for empty margins."""
+    data = as_discrete_data(data)
+    zi = np.asarray(data.indices(list(z)), dtype=np.int64)
+    g2, df = _kernels.ci_statistic(data.columns, data.arities, data.index(x), data.index(y), zi)
+    return float(g2), int(df)
+
+
+class BoundTest:
+    """A CI test bound to one data set, with its cache and counters.
+
+    Parameters
+    ----------
+    test : CITest or callable
+    cols : ndarray or None
+        ``(n_vars, n_rows)`` codes (None for a callable that needs no data).
+    arities : ndarray
+    names : sequence of str
+        Passed to a callable test in place of indices.
+
+    Attributes
+    ----------
+    computed, unsupported, cached : dict
+        Per condition-set size: statistics computed, tests answered "dependent" for lack
+        of rows, answers read from the cache.
+    """
+
+    def __init__(self, test: CITest | Callable[..., Any], cols: np.ndarray | None, arities: np.ndarray,
+                 names: Sequence[str], spec: _kernels.TestSpec | None = None) -> None:
+        self.test = test
+        self.cols = cols
+        self.arities = np.asarray(arities, dtype=np.int64)
+        self.names = tuple(names)
+        self.builtin = isinstance(test, CITest)
+        if self.builtin:
+            self.spec = spec if spec is not None else test.spec(cols.shape[1])
+            self.cache = _kernels.new_cache()
+        else:
+            self.spec = None
+            self.cache = {}
+        self.computed: dict[int, int] = {}
+        self.unsupported: dict[int, int] = {}
+        self.cached: dict[int, int] = {}
+
+    def _add(self, counter: dict[int, int], order: int, k: int) -> None:
+        if k:
+            counter[order] = counter.get(order, 0) + k
+
+    def independent(self, x: int, y: int, z: tuple[int, ...]) -> bool:
+        """One test through the cache (True = independent)."""
+        found, _ = self.first_separating([(x, y)], [(tuple(sorted(z)), ())], len(z))
+        return bool(found[0])
+
+    def first_separating(self, pairs: Sequence[tuple[int, int]],
+                         candidates: Sequence[tuple[Sequence[int], Sequence[int]]],
+                         order: int) -> tuple[np.ndarray, np.ndarray]:
+        """For each pair, the first size-``order`` set separating it, if any.
+
+        ``candidates[e] = (first, second)``: sorted candidate lists; sets are subsets of
+        ``first`` and then subsets of ``second`` not inside ``first``.
+
+        Returns
+        -------
+        found : ndarray of bool, shape (m,)
+        sepsets : ndarray of int64, shape (m, order)
+        """
+        m = len(pairs)
+        sepsets = np.zeros((m, order), dtype=np.int64)
+        if m == 0:
+            return np.zeros(0, dtype=bool), sepsets
+        if self.builtin:
+            pair_arr = np.asarray(pairs, dtype=np.int64).reshape(m, 2)
+            flat: list[int] = []
+            ptr = [0]
+            for first, second in candidates:
+                flat.extend(first)
+                ptr.append(len(flat))
+                flat.extend(second)
+                ptr.append(len(flat))
+            found = np.zeros(m, dtype=np.bool_)
+            by_kind = np.zeros(3, dtype=np.int64)
+            spec = self.spec
+            _kernels.refine_pairs(self.cols, self.arities, pair_arr, np.asarray(flat, dtype=np.int64),
+                                  np.asarray(ptr, dtype=np.int64), order, spec.kind, spec.threshold,
+                                  spec.min_rows_per_df, spec.chi2_isf, self.cache, sepsets, found, by_kind)
+            self._add(self.computed, order, int(by_kind[0]))
+            self._add(self.unsupported, order, int(by_kind[1]))
+            self._add(self.cached, order, int(by_kind[2]))
+            return found, sepsets
+        found = np.zeros(m, dtype=bool)
+        for e, ((x, y), (first, second)) in enumerate(zip(pairs, candidates)):
+            z = self._first_callable(x, y, first, second, order)
+            if z is not None:
+                found[e] = True
+                sepsets[e] = z
+        return found, sepsets
+
+    def _first_callable(self, x: int, y: int, first: Sequence[int], second: Sequence[int],
+                        order: int) -> tuple[int, ...] | None:
+        # lexicographic subsets, as the numba kernel walks them
+        from_first = set(first)
+        for side, cand in enumerate((first, second)):
+            for z in _subsets(list(cand), order):
+                if side == 1 and set(z) <= from_first:
+                    continue
+                zs = tuple(sorted(z))
+                key = (min(x, y), max(x, y), zs)
+                if key in self.cache:
+                    self._add(self.cached, order, 1)
+                    answer = self.cache[key]
+                else:
+                    answer = self._call(x, y, zs)
+                    self.cache[key] = answer
+                    self._add(self.computed, order, 1)
+                if answer:
+                    return zs
+        return None
+
+    def _call(self, x: int, y: int, z: tuple[int, ...]) -> bool:
+        names = self.names
+        args = (names[x], names[y], tuple(names[i] for i in z))
+        try:
+            answer = self.test(*args)
+        except Exception as exc:
+            raise RuntimeError(f"the CI test {self.test!r} raised {type(exc).__name__} on the call "
+                               f"ci_test{args!r}: {exc}") from exc
+        if not isinstance(answer, (bool, np.bool_)):
+            raise ArgumentTypeError(f"the CI test {self.test!r} must return a bool (True = independent); "
+                                    f"the call ci_test{args!r} returned {answer!r}")
+        return bool(answer)
+
+
+def _subsets(items: list[int], k: int):
+    """Size-k subsets of ``items`` in lexicographic index order."""
+    m = len(items)
+    if k > m:
+        return
+    idx = list(range(k))
+    while True:
+        yield tuple(items[i] for i in idx)
+        t = k - 1
+        while t >= 0 and idx[t] == m - k + t:
+            t -= 1
+        if t < 0:
+            return
+        idx[t] += 1
+        for w in range(t + 1, k):
+            idx[w] = idx[w - 1] + 1

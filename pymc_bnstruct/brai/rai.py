@@ -1,0 +1,486 @@
+"""RAI (Yehezkel & Lerner, 2009) and B-RAI (Rohekar et al., 2018, Algorithm 1).
+
+One recursion serves both. A *call* receives a PDAG, its endogenous nodes ``X``, their
+exogenous parents ``X_ex`` and the condition-set size ``n``:
+
+1. exit when no edge into ``X`` can be tested with a size-``n`` condition set (no node has
+   more than ``n`` potential parents, ``n > max_order``, or — for the built-in tests — the
+   rows cannot support any such test): the call is a leaf;
+2. ``IncreaseResolution``: test the exogenous edges, orient, test the edges within ``X``,
+   orient (v-structures, then Meek's rules);
+3. split ``X`` into the descendant set and the ancestor sets;
+4. for each of ``s`` bootstrap samples of the **full** data, call each ancestor set and then
+   the descendant set (ancestors exogenous) with ``n + 1`` on that sample.
+
+RAI is the case ``s = 1`` without resampling. Leaves are scored on the full data.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+import warnings
+from collections.abc import Callable, Sequence
+from concurrent.futures import Executor
+from typing import Any, NamedTuple
+
+import numpy as np
+import xarray as xr
+
+from ..constraints import StructureConstraints
+from ..data import DiscreteData, as_discrete_data
+from ..graph import adjacency_dataarray
+from ..priors import StructurePrior
+from ..scores import BDeu, Score
+from ..scores import _kernels as score_kernels
+from ..validation import ArgumentTypeError, check_int
+from .ci_tests import BoundTest, CITest, as_ci_test
+from .pdag import SepSets, dag_extension, orient, split_autonomous
+from .tree import Call, GraphGenerativeTree, Leaf, merge_counts
+
+__all__ = ["rai", "fit"]
+
+# a bootstrap sample of fewer rows carries no information about dependence
+_MIN_BOOTSTRAP_ROWS = 10
+
+
+class _Task(NamedTuple):
+    """A subtree to build: everything a worker needs (picklable)."""
+
+    graph: np.ndarray
+    groups: tuple[tuple[int, tuple[int, ...], tuple[int, ...]], ...]  # (index, endogenous, exogenous)
+    order: int
+    sepsets: SepSets
+    split: int  # bootstrap sample index t at the parent
+    budget: float  # CI tests this task may compute
+
+
+class _Builder:
+    """State shared by every call of one fit (picklable, sent to executor workers)."""
+
+    def __init__(self, data: DiscreteData, test: CITest | Callable[..., Any], score: Score,
+                 prior: StructurePrior | None, n_bootstrap: int, resample: bool, max_order: int | None,
+                 required: np.ndarray, allowed: np.ndarray, entropy: int) -> None:
+        self.data = data
+        self.test = test
+        self.score = score
+        self.prior = prior
+        self.n_bootstrap = n_bootstrap
+        self.resample = resample
+        self.max_order = max_order
+        self.required = required | required.T  # white-listed pairs are never tested
+        # an edge whose other direction is excluded can only point one way
+        self.locked = required | (allowed & ~allowed.T)
+        self.entropy = entropy
+        self.builtin = isinstance(test, CITest)
+        self.spec = test.spec(data.n_samples) if self.builtin else None
+        # per process: family scores on the full data and the counters of this process
+        self._family_cache: dict[tuple[int, tuple[int, ...]], float] = {}
+        self.counts: dict[str, dict[int, int]] = {"computed": {}, "unsupported": {}, "cached": {}}
+        self.n_unextendable = 0
+        self.exhausted = False
+        self.n_tests = 0  # statistics computed in the current scope (budget of max_ci_tests)
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        state["_family_cache"] = {}
+        return state
+
+    # ------------------------------------------------------------------ data sets
+    def bound_test(self, key: tuple[int, ...] | None) -> BoundTest:
+        """The test on the full data (``key=None``) or on the bootstrap sample named by ``key``."""
+        cols = self.data.columns
+        if key is not None and self.resample:
+            rng = np.random.default_rng(np.random.SeedSequence(self.entropy, spawn_key=key))
+            rows = rng.integers(0, self.data.n_samples, self.data.n_samples)
+            cols = np.ascontiguousarray(cols[:, rows])
+        spec = self.spec
+        if key is not None and self.resample and self.builtin:
+            spec = self.test.bootstrap_spec(spec)
+        return BoundTest(self.test, cols if self.builtin else None, self.data.arities, self.data.names, spec)
+
+    def _collect(self, bound: BoundTest) -> None:
+        for name in ("computed", "unsupported", "cached"):
+            merge_counts(self.counts[name], getattr(bound, name))
+
+
+    # ------------------------------------------------------------------ the recursion
+    def _pairs(self, g: np.ndarray, endo: Sequence[int], exo: Sequence[int]):
+        """Testable edges as index arrays: exogenous ``x -> y`` and endogenous ``a < b``
+        (white-listed pairs excluded), the call's nodes and the adjacency."""
+        n_vars = g.shape[0]
+        is_endo = np.zeros(n_vars, dtype=bool)
+        is_endo[list(endo)] = True
+        is_exo = np.zeros(n_vars, dtype=bool)
+        is_exo[list(exo)] = True
+        adjacent = (g != 0) | (g.T != 0)
+        free = ~self.required
+        ex, ey = np.nonzero((g != 0) & is_exo[:, None] & is_endo[None, :] & free)
+        ea, eb = np.nonzero(np.triu(adjacent & is_endo[:, None] & is_endo[None, :] & free, 1))
+        return (ex, ey), (ea, eb), is_endo | is_exo, adjacent
+
+    def candidates(self, g: np.ndarray, endo: Sequence[int], exo: Sequence[int], n: int):
+        """Edges testable now, as ``((x, y), (first, second))`` candidate lists.
+
+        Condition sets are drawn from the neighbours within the call's nodes (endogenous and
+        exogenous), not only the potential parents: an orientation that came from an
+        adjacency not yet removed cannot then hide a separating set. Exogenous edges
+        ``x -> y``: subsets of ``adj(y) - x``. Endogenous pairs ``x < y``: subsets of
+        ``adj(y) - x``, then of ``adj(x) - y``. White-listed pairs are skipped. With
+        ``n = 0`` only the empty set is tested and the lists are left empty.
+        """
+        (ex, ey), (ea, eb), scope, adjacent = self._pairs(g, endo, exo)
+        if n == 0:
+            empty = ((), ())
+            return ([((int(x), int(y)), empty) for x, y in zip(ex, ey)],
+                    [((int(a), int(b)), empty) for a, b in zip(ea, eb)])
+        nb = {}
+
+        def others(v: int, w: int) -> tuple[int, ...]:
+            if v not in nb:
+                nb[v] = np.flatnonzero(adjacent[v] & scope).tolist()
+            return tuple(u for u in nb[v] if u != w)
+
+        exogenous = [((x, y), (others(y, x), ())) for x, y in zip(ex.tolist(), ey.tolist())]
+        endogenous = [((a, b), (others(b, a), others(a, b))) for a, b in zip(ea.tolist(), eb.tolist())]
+        return exogenous, endogenous
+
+    def can_test(self, g: np.ndarray, endo: Sequence[int], exo: Sequence[int], n: int) -> bool:
+        """Whether any edge into ``endo`` can be tested with a size-``n`` condition set
+        (that the rows can support, for the built-in tests)."""
+        if self.max_order is not None and n > self.max_order:
+            return False
+        (ex, ey), (ea, eb), scope, adjacent = self._pairs(g, endo, exo)
+        if len(ex) + len(ea) == 0:
+            return False
+        ar = self.data.arities.astype(float)
+        limit = self.data.n_samples / self.spec.min_rows_per_df if self.builtin and self.spec.min_rows_per_df > 0 \
+            else math.inf
+        # (x, y, v): a size-n subset of adj(v) - x, with v = y and, for endogenous pairs, v = x too
+        xs = np.concatenate([ex, ea, eb])
+        ys = np.concatenate([ey, eb, ea])
+        base = (ar[xs] - 1) * (ar[ys] - 1)
+        if n == 0:
+            return bool(np.any(base <= limit))
+        nbr = adjacent & scope[None, :]
+        deg = nbr.sum(axis=1)
+        ok = deg[ys] - 1 >= n
+        if not ok.any():
+            return False
+        if limit == math.inf:
+            return True
+        # product of the n smallest neighbour arities of v leaving out x (exact: drop one copy of r_x)
+        cand = np.where(nbr, ar[None, :], np.inf)
+        smallest = np.sort(cand, axis=1)[:, : n + 1]
+        first_n = np.prod(smallest[:, :n], axis=1)
+        with np.errstate(invalid="ignore"):
+            first_n1 = np.prod(smallest[:, : n + 1], axis=1)
+        rx = ar[xs]
+        in_first = rx <= smallest[ys, n - 1]
+        prod = np.where(in_first, first_n1[ys] / rx, first_n[ys])
+        return bool(np.any(ok & (base * prod <= limit)))
+
+    def leaf(self, g: np.ndarray, endo: Sequence[int]) -> Leaf:
+        """The edges into ``endo`` and their score on the full data (−inf without a DAG extension)."""
+        endo = sorted(endo)
+        local = np.union1d(endo, np.flatnonzero(g[:, endo].any(axis=1)))
+        sub = g[np.ix_(local, local)]
+        pos = np.searchsorted(local, endo)
+        src, dst, und = [], [], []
+        for j, v in zip(pos, endo):
+            for i in np.flatnonzero(sub[:, j]):
+                u = int(local[i])
+                if sub[j, i]:
+                    if u < v:
+                        src.append(u), dst.append(v), und.append(True)
+                else:
+                    src.append(u), dst.append(v), und.append(False)
+        ext = dag_extension(sub, pos)
+        forward = np.zeros(len(src), dtype=bool)
+        if ext is None:
+            self.n_unextendable += 1
+            score = -math.inf
+        else:
+            lookup = {int(v): k for k, v in enumerate(local)}
+            for e in range(len(src)):
+                forward[e] = bool(ext[lookup[src[e]], lookup[dst[e]]])
+            score = sum(self.family_score(v, tuple(int(local[i]) for i in np.flatnonzero(ext[:, j])))
+                        for j, v in zip(pos, endo))
+        return Leaf(tuple(endo), np.asarray(src, dtype=np.int32), np.asarray(dst, dtype=np.int32),
+                    np.asarray(und, dtype=bool), forward, float(score))
+
+    def family_score(self, child: int, parents: tuple[int, ...]) -> float:
+        key = (child, parents)
+        value = self._family_cache.get(key)
+        if value is None:
+            # the serial kernel: no thread pool in the parent process (fork-safe executors)
+            value = float(score_kernels.local_score(self.data.columns, self.data.arities, child,
+                                                    np.asarray(parents, dtype=np.int64), self.score.kind,
+                                                    self.score._param))
+            if self.prior is not None:
+                value += self.prior.log_family(self.data.n_vars, child, list(parents))
+            self._family_cache[key] = value
+        return value
+
+    def increase_resolution(self, g: np.ndarray, endo: Sequence[int], exo: Sequence[int], n: int,
+                            bound: BoundTest, sepsets: SepSets) -> np.ndarray:
+        """Remove the edges into ``endo`` separated by a size-``n`` set, then orient (in place).
+
+        Returns the graph the autonomous split reads: the same, with the edges between
+        endogenous nodes oriented by v-structures only.
+
+        Condition sets come from the potential parents as they were at the start of each
+        stage, so the result does not depend on the order of the tests.
+        """
+        view = np.empty_like(g)
+        for stage in (0, 1):
+            exogenous, endogenous = self.candidates(g, endo, exo, n)
+            items = exogenous if stage == 0 else endogenous
+            items = [it for it in items if max(len(it[1][0]), len(it[1][1])) >= n]
+            if items:
+                pairs = [it[0] for it in items]
+                before = sum(bound.computed.values())
+                found, seps = bound.first_separating(pairs, [it[1] for it in items], n)
+                self.n_tests += sum(bound.computed.values()) - before
+                for e in np.flatnonzero(found):
+                    x, y = pairs[e]
+                    g[x, y] = g[y, x] = 0
+                    sepsets.add(x, y, tuple(int(v) for v in seps[e]))
+            orient(g, endo, sepsets, self.locked, view)
+        return view
+
+    def call(self, g: np.ndarray, endo: tuple[int, ...], exo: tuple[int, ...], n: int, bound: BoundTest,
+             sepsets: SepSets, path: tuple[int, ...], budget: float) -> Leaf | Call:
+        """One call of Algorithm 1 on the sample ``bound`` (``g`` is not modified)."""
+        if not self.can_test(g, endo, exo, n):
+            return self.leaf(g, endo)
+        if self.n_tests >= budget:
+            self.exhausted = True
+            return self.leaf(g, endo)
+        g = g.copy()
+        sepsets = SepSets(sepsets)
+        view = self.increase_resolution(g, endo, exo, n, bound, sepsets)
+        groups, fixed = self.split(g, view, endo, exo, n)
+        children: list[list[Leaf | Call]] = [[f] if f is not None else [] for f in fixed]
+        for t in range(self.n_bootstrap if any(f is None for f in fixed) else 0):
+            # one bootstrap sample per split t, shared by all groups (Algorithm 1, line 10)
+            child_bound = self.bound_test(path + (t,)) if self.resample else bound
+            for gi, (e, x) in enumerate(groups):
+                if fixed[gi] is None:
+                    children[gi].append(self.call(g, e, x, n + 1, child_bound, sepsets, path + (gi, t), budget))
+            if child_bound is not bound:
+                self._collect(child_bound)
+        return Call(n, tuple(endo), tuple(tuple(c) for c in children))
+
+    def split(self, g: np.ndarray, view: np.ndarray, endo: Sequence[int], exo: Sequence[int], n: int):
+        """Groups ``(endogenous, exogenous)`` — ancestor sets, then the descendant set — and,
+        per group, its leaf when it cannot be refined at ``n + 1`` (the same in every sample)."""
+        descendant, ancestors = split_autonomous(view, endo)
+        exo = tuple(sorted(exo))
+        groups = [(tuple(a), exo) for a in ancestors]
+        groups.append((tuple(descendant), tuple(sorted(set(exo).union(*ancestors)))))
+        fixed = [None if self.can_test(g, e, x, n + 1) else self.leaf(g, e) for e, x in groups]
+        return groups, fixed
+
+    def run_task(self, task: _Task) -> tuple[list[Leaf | Call], dict[str, Any]]:
+        """Build the subtrees of one bootstrap sample of the root (executor entry point)."""
+        saved = self.counts, self.n_unextendable, self.exhausted, self.n_tests
+        self.counts = {"computed": {}, "unsupported": {}, "cached": {}}
+        self.n_unextendable, self.exhausted, self.n_tests = 0, False, 0
+        try:
+            bound = self.bound_test((task.split,))
+            out = [self.call(task.graph, e, x, task.order, bound, task.sepsets, (gi, task.split), task.budget)
+                   for gi, e, x in task.groups]
+            self._collect(bound)
+            info = {"counts": self.counts, "n_unextendable": self.n_unextendable, "exhausted": self.exhausted}
+        finally:
+            self.counts, self.n_unextendable, self.exhausted, self.n_tests = saved
+        return out, info
+
+
+def _run_task(builder: _Builder, task: _Task) -> tuple[list[Leaf | Call], dict[str, Any]]:
+    return builder.run_task(task)
+
+
+def _initial_graph(constraints: StructureConstraints) -> np.ndarray:
+    """The complete graph, with black-listed directions removed and white-listed edges directed."""
+    g = np.asarray(constraints.allowed).astype(np.int8)
+    g[np.asarray(constraints.required).T] = 0
+    return g
+
+
+def _build(data: DiscreteData, test: Any, score: Score, prior: StructurePrior | None, n_bootstrap: int,
+           resample: bool, max_order: int | None, blacklist: Any, whitelist: Any, random_seed: Any,
+           executor: Executor | None, max_ci_tests: int | None, progressbar: bool,
+           direct: bool = False) -> GraphGenerativeTree:
+    """Build the tree; ``direct`` runs RAI's single recursion without the root's task split."""
+    constraints = StructureConstraints(data.names, None, blacklist, whitelist)
+    builder = _Builder(data, test, score, prior, n_bootstrap, resample, max_order,
+                       np.asarray(constraints.required), np.asarray(constraints.allowed), _entropy(random_seed))
+    start = time.perf_counter()
+    g = _initial_graph(constraints)
+    endo = tuple(range(data.n_vars))
+    budget = math.inf if max_ci_tests is None else float(max_ci_tests)
+    infos: list[dict[str, Any]] = []
+    if direct or not builder.can_test(g, endo, (), 0):
+        # RAI: one branch, the full data and one cache throughout
+        bound = builder.bound_test(None)
+        root = builder.call(g, endo, (), 0, bound, SepSets(n_vars=data.n_vars), (), budget)
+        builder._collect(bound)
+    else:
+        # the root refines on the full data (Algorithm 1 is first called with D~ = D)
+        bound = builder.bound_test(None)
+        g = g.copy()
+        sepsets = SepSets(n_vars=data.n_vars)
+        view = builder.increase_resolution(g, endo, (), 0, bound, sepsets)
+        builder._collect(bound)
+        groups, fixed = builder.split(g, view, endo, (), 0)
+        open_groups = tuple((gi, e, x) for gi, ((e, x), f) in enumerate(zip(groups, fixed)) if f is None)
+        n_tasks = n_bootstrap if open_groups else 0
+        share = (budget - builder.n_tests) / max(n_tasks, 1)
+        tasks = [_Task(g, open_groups, 1, sepsets, t, share) for t in range(n_tasks)]
+        children: list[list[Leaf | Call]] = [[f] if f is not None else [] for f in fixed]
+        for subtrees, info in _run_tasks(builder, tasks, executor, progressbar):
+            infos.append(info)
+            for (gi, _, _), sub in zip(open_groups, subtrees):
+                children[gi].append(sub)
+        root = Call(0, endo, tuple(tuple(c) for c in children))
+    counts = {k: dict(v) for k, v in builder.counts.items()}
+    n_unextendable, exhausted = builder.n_unextendable, builder.exhausted
+    for info in infos:
+        for k in counts:
+            merge_counts(counts[k], info["counts"][k])
+        n_unextendable += info["n_unextendable"]
+        exhausted |= info["exhausted"]
+    if exhausted:
+        warnings.warn(f"B-RAI stopped refining after max_ci_tests={max_ci_tests} CI tests; the remaining "
+                      "calls became leaves", RuntimeWarning, stacklevel=3)
+    return GraphGenerativeTree(root, data, score, prior, counts, n_unextendable,
+                               seconds=time.perf_counter() - start, n_bootstrap=n_bootstrap)
+
+
+def _run_tasks(builder: _Builder, tasks: list[_Task], executor: Executor | None,
+               progressbar: bool) -> list[tuple[list[Leaf | Call], dict[str, Any]]]:
+    if executor is None:
+        results = []
+        for i, task in enumerate(tasks):
+            results.append(builder.run_task(task))
+            _progress(progressbar, i + 1, len(tasks))
+        return results
+    futures = [executor.submit(_run_task, builder, task) for task in tasks]
+    results = []
+    for i, fut in enumerate(futures):  # in submission order: scheduling never changes the tree
+        results.append(fut.result())
+        _progress(progressbar, i + 1, len(tasks))
+    return results
+
+
+def _progress(enabled: bool, done: int, total: int) -> None:
+    if enabled:
+        end = "\n" if done == total else ""
+        print(f"\rB-RAI: {done}/{total} bootstrap branches of the root", end=end, file=sys.stderr, flush=True)
+
+
+def _entropy(random_seed: Any) -> int:
+    if random_seed is None:
+        return int(np.random.SeedSequence().entropy)
+    if isinstance(random_seed, (bool, np.bool_)) or not isinstance(random_seed, (int, np.integer)):
+        raise ArgumentTypeError(f"random_seed must be a non-negative int or None, got {random_seed!r}")
+    if random_seed < 0:
+        raise ValueError(f"random_seed must be a non-negative int or None, got {random_seed}")
+    return int(random_seed)
+
+
+def _check_common(data: Any, ci_test: Any, max_order: Any, min_rows: int) -> tuple[DiscreteData, Any, int | None]:
+    data = as_discrete_data(data)
+    if data.n_samples < min_rows:
+        raise ValueError(f"B-RAI needs at least {min_rows} rows to draw bootstrap samples, got {data.n_samples}")
+    test = as_ci_test(ci_test)
+    max_order = check_int(max_order, "max_order", minimum=0, allow_none=True)
+    return data, test, max_order
+
+
+def rai(data: DiscreteData | Any, *, ci_test: CITest | Callable[..., bool] | None = None,
+        max_order: int | None = None, blacklist: Sequence[tuple[Any, Any]] | None = None,
+        whitelist: Sequence[tuple[Any, Any]] | None = None) -> xr.DataArray:
+    """Learn a CPDAG with RAI (Yehezkel & Lerner, 2009).
+
+    Parameters
+    ----------
+    data : DiscreteData or pandas.DataFrame
+        With a callable ``ci_test`` only the variable names (and arities) are used.
+    ci_test : GSquare, PluginCMI or callable, default ``GSquare(alpha=0.05)``
+        A callable is called as ``ci_test(x, y, z)`` with variable names and a tuple of
+        names, and returns True for independence.
+    max_order : int, optional
+        Largest condition set; None: as large as the graph allows.
+    blacklist, whitelist : sequence of (parent, child), optional
+        Forbidden and required edges (validated by :class:`~pymc_bnstruct.constraints.StructureConstraints`).
+
+    Returns
+    -------
+    xarray.DataArray
+        ``int8`` PDAG, dims ``("parent", "child")``: ``g[u, v] = 1, g[v, u] = 0`` for
+        ``u -> v`` and ``g[u, v] = g[v, u] = 1`` for ``u - v``. ``attrs`` hold
+        ``n_ci_tests`` (per condition-set size) and ``n_unsupported``.
+    """
+    data, test, max_order = _check_common(data, ci_test, max_order, 1)
+    tree = _build(data, test, BDeu(), None, 1, False, max_order, blacklist, whitelist, 0, None, None, False,
+                  direct=True)
+    cpdag = tree.map_cpdag()[0].values
+    out = adjacency_dataarray(cpdag, data.names)
+    out.attrs["n_ci_tests"] = dict(tree.n_ci_tests)
+    out.attrs["n_unsupported"] = dict(tree.n_unsupported)
+    return out
+
+
+def fit(data: DiscreteData | Any, *, n_bootstrap: int = 3, max_order: int | None = None,
+        ci_test: CITest | Callable[..., bool] | None = None, score: Score = BDeu(ess=1.0),
+        prior: StructurePrior | None = None, blacklist: Sequence[tuple[Any, Any]] | None = None,
+        whitelist: Sequence[tuple[Any, Any]] | None = None, random_seed: int | None = None,
+        executor: Executor | None = None, max_ci_tests: int | None = None,
+        progressbar: bool = True) -> GraphGenerativeTree:
+    """Learn a graph generative tree with B-RAI (Rohekar et al., 2018, Algorithm 1).
+
+    Parameters
+    ----------
+    data : DiscreteData or pandas.DataFrame
+    n_bootstrap : int, default 3
+        ``s``: bootstrap samples per autonomous group and recursion level.
+    max_order : int, optional
+        Largest condition set; None: as large as the graph and the rows allow.
+    ci_test : GSquare, PluginCMI or callable, default ``GSquare(alpha=0.05)``
+    score : Score, default ``BDeu(ess=1.0)``
+        Decomposable score of the leaves, on the full data.
+    prior : StructurePrior, optional
+        Added to the leaf scores (``log q_i(Pa_i)`` per family).
+    blacklist, whitelist : sequence of (parent, child), optional
+    random_seed : int, optional
+        Every bootstrap sample is drawn from ``SeedSequence(random_seed)`` keyed by its
+        path in the tree, so the tree does not depend on the executor.
+    executor : concurrent.futures.Executor, optional
+        Runs the root's bootstrap branches (a process pool, or
+        ``dask.distributed.Client(...).get_executor()``). None: serially.
+    max_ci_tests : int, optional
+        Stop refining (remaining calls become leaves) after about this many CI tests, with
+        a warning. The budget left after the root is split evenly between the root's
+        branches, whatever the executor.
+    progressbar : bool, default True
+        Report finished root branches on stderr.
+
+    Returns
+    -------
+    GraphGenerativeTree
+    """
+    n_bootstrap = check_int(n_bootstrap, "n_bootstrap", minimum=1)
+    data, test, max_order = _check_common(data, ci_test, max_order, _MIN_BOOTSTRAP_ROWS)
+    if not isinstance(score, Score):
+        raise ArgumentTypeError(f"score must be a Score (BDeu, K2, BIC), got {score!r}")
+    if prior is not None and not isinstance(prior, StructurePrior):
+        raise ArgumentTypeError(f"prior must be a StructurePrior or None, got {prior!r}")
+    max_ci_tests = check_int(max_ci_tests, "max_ci_tests", minimum=0, allow_none=True)
+    if executor is not None and not isinstance(executor, Executor) and not hasattr(executor, "submit"):
+        raise ArgumentTypeError(f"executor must be a concurrent.futures.Executor or None, got {executor!r}")
+    return _build(data, test, score, prior, n_bootstrap, True, max_order, blacklist, whitelist, random_seed,
+                  executor, max_ci_tests, bool(progressbar))
