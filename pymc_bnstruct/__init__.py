@@ -36,7 +36,7 @@ from .posterior import edge_probabilities, markov_blanket_probabilities, path_pr
 from .samc import plot_samc, samc_diagnostics
 from .scores import BIC, K2, BDeu, network_score
 from .scores.table import ScoreTable
-from .step_methods import SAMC, OrderMetropolis, StructureMetropolis
+from .step_methods import SAMC, ForeignStepError, OrderMetropolis, StructureMetropolis
 
 __version__ = "0.1.0"
 
@@ -64,6 +64,7 @@ __all__ = [
     "NodeOrder",
     "DAG",
     "StructureMetropolis",
+    "ForeignStepError",
     "SAMC",
     "samc",
     "samc_diagnostics",
