@@ -2,7 +2,8 @@
 
 Importing this module registers them with PyMC (``pymc.step_methods.STEP_METHODS``), so that
 ``pm.sample()`` assigns :class:`OrderMetropolis` to :class:`~pymc_bnstruct.NodeOrder`
-variables and :class:`StructureMetropolis` to :class:`~pymc_bnstruct.DAG` variables. :class:`StructureStep` is the shared base class. It also makes ``pm.sample``
+variables and :class:`StructureMetropolis` to :class:`~pymc_bnstruct.DAG` variables.
+:class:`StructureStep` is the shared base class. Importing it also makes ``pm.sample``
 refuse a structure variable given to any other step method (:class:`ForeignStepError`).
 """
 
