@@ -32,7 +32,7 @@ from .diagnostics import ChainAgreement, chain_agreement, summary
 from .model import DAG, NodeOrder
 from .order import OrderScorer
 from .plots import plot_chain_agreement, plot_score_trace
-from .posterior import edge_probabilities, markov_blanket_probabilities, path_probabilities
+from .posterior import edge_probabilities, markov_blanket_probabilities, order_names, path_probabilities
 from .samc import plot_samc, samc_diagnostics
 from .scores import BIC, K2, BDeu, network_score
 from .scores.table import ScoreTable
@@ -76,6 +76,7 @@ __all__ = [
     "edge_probabilities",
     "markov_blanket_probabilities",
     "path_probabilities",
+    "order_names",
     "summary",
     "chain_agreement",
     "ChainAgreement",
