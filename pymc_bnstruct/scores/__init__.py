@@ -75,6 +75,9 @@ class Score:
     def _scores(self, data: DiscreteData, children: np.ndarray, parent_sets: np.ndarray, sizes: np.ndarray) -> np.ndarray:
         if len(children) == 0:
             return np.empty(0)
+        if len(children) * data.n_samples < _kernels.SERIAL_WORK or numba.get_num_threads() == 1:
+            return _kernels.local_scores_serial(data.columns, data.arities, children, parent_sets, sizes,
+                                                self.kind, self._param)
         n_chunks = 64 * numba.get_num_threads()
         return _kernels.local_scores(
             data.columns, data.arities, children, parent_sets, sizes, self.kind, self._param, n_chunks
