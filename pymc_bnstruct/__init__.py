@@ -36,11 +36,11 @@ from .model import DAG, NodeOrder
 from .network_plots import plot_edge_heatmap, plot_network, plot_roc
 from .order import OrderScorer
 from .plots import plot_chain_agreement, plot_score_trace
-from .posterior import edge_probabilities, markov_blanket_probabilities, path_probabilities
+from .posterior import edge_probabilities, markov_blanket_probabilities, order_names, path_probabilities
 from .samc import plot_samc, samc_diagnostics
 from .scores import BIC, K2, BDeu, network_score
 from .scores.table import ScoreTable
-from .step_methods import SAMC, OrderMetropolis, StructureMetropolis
+from .step_methods import SAMC, ForeignStepError, OrderMetropolis, StructureMetropolis
 
 __version__ = "0.1.0"
 
@@ -69,6 +69,7 @@ __all__ = [
     "NodeOrder",
     "DAG",
     "StructureMetropolis",
+    "ForeignStepError",
     "SAMC",
     "samc",
     "samc_diagnostics",
@@ -80,6 +81,7 @@ __all__ = [
     "edge_probabilities",
     "markov_blanket_probabilities",
     "path_probabilities",
+    "order_names",
     "summary",
     "chain_agreement",
     "ChainAgreement",

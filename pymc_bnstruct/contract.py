@@ -11,6 +11,9 @@ Posterior variables of a structure variable ``name``:
 * :func:`edge_prob_name` ``(name)`` — Rao-Blackwellised edge probabilities per draw, dims
   :data:`EDGE_DIMS`; :func:`mb_prob_name` ``(name)`` — Markov-blanket probabilities per
   draw, dims :data:`MB_DIMS`;
+* :func:`position_name` ``(name)`` (``bns.NodeOrder``) — the position of every variable in
+  the drawn order (0 = earliest), dim :data:`NODE` with the variable names: the readable
+  form of the order (``az.summary`` gives each variable's mean position);
 * constant data :func:`family_names` ``(name)`` — the family table an order chain used
   (child, parents, log score), for sampling DAGs given orders.
 
@@ -23,6 +26,7 @@ Sample stats: :data:`LOG_SCORE` (every sampler), :data:`ACCEPT_RATE`, per-kind
 from __future__ import annotations
 
 __all__ = [
+    "POSITION_SUFFIX", "position_name",
     "PARENT", "CHILD", "NODE", "NODE_", "POSITION", "EDGE_DIMS", "MB_DIMS", "PATH_DIMS",
     "FEATURES", "ORDER_FEATURES", "FEATURE_DIMS", "RESULT_NAMES", "EDGE_PROB_SUFFIX", "MB_PROB_SUFFIX",
     "edge_prob_name", "mb_prob_name", "family_names", "family_dims", "LOG_SCORE", "ACCEPT_RATE",
@@ -54,11 +58,17 @@ RESULT_NAMES: dict[str, str] = {
 # ----------------------------------------------------------------------------- variables
 EDGE_PROB_SUFFIX = "_edge_prob"
 MB_PROB_SUFFIX = "_mb_prob"
+POSITION_SUFFIX = "_position"
 
 
 def edge_prob_name(name: str) -> str:
     """Deterministic holding the per-draw edge probabilities of structure variable ``name``."""
     return name + EDGE_PROB_SUFFIX
+
+
+def position_name(name: str) -> str:
+    """Deterministic with the position of every variable in the order ``name``."""
+    return f"{name}{POSITION_SUFFIX}"
 
 
 def mb_prob_name(name: str) -> str:

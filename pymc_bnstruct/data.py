@@ -7,6 +7,7 @@ column-major order, so that the counting kernels walk one contiguous column at a
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
@@ -123,6 +124,7 @@ class DiscreteData:
             raise ValueError("; ".join(errors))
         arities = np.array([len(all_states[n]) for n in names], dtype=np.int64)
         _check_arities(names, arities, all_states)
+        _warn_id_like(names, codes, arities)
         return cls(codes, arities, names, all_states)
 
     @classmethod
@@ -283,6 +285,32 @@ def as_discrete_data(data: Any) -> DiscreteData:
 
 
 # ---------------------------------------------------------------------- helpers
+#: A column with more observed levels than this share of the rows (and at least
+#: ``ID_LIKE_MIN_LEVELS`` levels) looks like an identifier.
+ID_LIKE_SHARE = 0.1
+ID_LIKE_MIN_LEVELS = 50
+
+
+def _warn_id_like(names: Sequence[str], codes: np.ndarray, arities: np.ndarray) -> None:
+    """Warn about columns whose many levels make them look like identifiers (row ids, names,
+    timestamps): each level is seen a few times, so every family containing the column is
+    scored on almost empty cells, and its parameter count swamps the rest."""
+    n = codes.shape[0]
+    flagged = []
+    for j, name in enumerate(names):
+        if arities[j] < ID_LIKE_MIN_LEVELS:
+            continue
+        observed = len(np.unique(codes[:, j]))
+        if observed >= ID_LIKE_MIN_LEVELS and observed > ID_LIKE_SHARE * n:
+            flagged.append(f"{name!r} ({observed} levels in {n} rows)")
+    if flagged:
+        warnings.warn(
+            f"column(s) {', '.join(flagged)} look like identifiers: so many levels that each is seen only "
+            f"a few times, which no structure score can learn from (BDeu's cells become nearly empty, "
+            f"BIC's penalty explodes). Drop them, or bin them into a few levels, before learning.",
+            UserWarning, stacklevel=3)
+
+
 class _ColumnError(Exception):
     pass
 

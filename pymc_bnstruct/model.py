@@ -16,6 +16,10 @@ Besides the variable, ``NodeOrder`` adds to the model
 * Deterministics ``f"{name}_edge_prob"`` (dims ``("parent", "child")``) and, with
   ``features=("edge", "markov_blanket")``, ``f"{name}_mb_prob"`` (dims ``("node", "node_")``):
   the Rao-Blackwellised feature probabilities given each drawn order (props. 3.2, 3.3);
+* a Deterministic ``f"{name}_position"`` (dim ``"node"``, the variable names): the
+  position of every variable in the drawn order (0 = earliest) — the readable form of the
+  order; ``bns.order_names(idata)`` gives the order itself as names, and
+  ``az.summary(idata, var_names=["~" + name])`` leaves the raw indices out;
 * Data containers holding the families the chain uses (they land in
   ``idata.constant_data``): ``f"{name}_family_child"`` (F,), ``f"{name}_family_parents"``
   (F, k; -1 padded) and ``f"{name}_family_log_score"`` (F,; local score + log prior), with
@@ -43,16 +47,18 @@ from pymc.distributions.distribution import _support_point
 from pymc.logprob.abstract import _logprob
 from pytensor.tensor.random.op import RandomVariable
 
-from .constraints import StructureConstraints
+from .constraints import DEFAULT_MAX_PARENTS, StructureConstraints
 from .contract import (
     EDGE_DIMS,
     MB_DIMS,
+    NODE,
     ORDER_FEATURES,
     POSITION,
     edge_prob_name,
     family_dims,
     family_names,
     mb_prob_name,
+    position_name,
 )
 from .data import DiscreteData, as_discrete_data
 from .graph import find_cycle, to_adjacency, topological_order
@@ -60,6 +66,7 @@ from .moves import ScoreCache
 from .ops import CachedDAGLogScore
 from .order.ops import OrderFeatures, OrderLogScore
 from .order.scorer import OrderScorer
+from .prior_draws import DAGPriorSampler, OrderPriorSampler
 from .priors import StructurePrior, Uniform
 from .scores import BDeu, Score
 from .scores.table import ScoreTable
@@ -73,9 +80,9 @@ _RANDOM_INITVALS = (None, "random", "prior")
 class NodeOrderRV(RandomVariable):
     """Random variable of a node order; its logp is the order score of ``scorer``.
 
-    Random draws (used for initial points, ``initval="prior"``) are uniformly random
-    orders, restricted to linear extensions of the white list when there is one (each
-    next node drawn uniformly among those whose white-listed parents are placed).
+    Random draws (``pm.draw``, ``pm.sample_prior_predictive``, ``initval="prior"``) are
+    exact draws from the order prior ``P(≺) ∝ Π_i Σ_{U ⊆ pred_≺(i), allowed} q_i(U)``
+    under the variable's constraints (see :mod:`pymc_bnstruct.prior_draws`).
     """
 
     name = "node_order"
@@ -91,13 +98,11 @@ class NodeOrderRV(RandomVariable):
         super().__init__(**kwargs)
 
     def rng_fn(self, rng: np.random.Generator, nodes: np.ndarray, size: Any) -> np.ndarray:
-        n = self.scorer.n_vars
         shape = () if size is None else tuple(np.atleast_1d(size))
-        out = np.empty((*shape, n), dtype=np.int64)
-        adj = self.scorer.table.constraints.empty_graph()
-        for idx in np.ndindex(*shape):
-            out[idx] = topological_order(adj, rng)
-        return out
+        sampler = getattr(self, "_prior_sampler", None)
+        if sampler is None:
+            sampler = self._prior_sampler = OrderPriorSampler(self.scorer.table)
+        return sampler(rng, shape)
 
 
 @_logprob.register(NodeOrderRV)
@@ -128,7 +133,9 @@ class NodeOrder:
     prior : StructurePrior, default ``Uniform()``
         Modular prior ``q_i`` of the DAGs consistent with an order.
     max_parents : int or None, default 3
-        In-degree bound ``k``.
+        In-degree bound ``k``; None: none; an int outside ``0..n-1`` is an error. Default
+        ``min(3, n - 1)``: the package-wide default
+        (:data:`~pymc_bnstruct.constraints.DEFAULT_MAX_PARENTS`; ``docs/index.md`` says why).
     candidates : None, int or dict, optional
         Candidate parents (an int is Friedman & Koller's ``mp``); see :class:`ScoreTable`.
     cache_size : int, optional
@@ -167,7 +174,7 @@ class NodeOrder:
         *,
         score: Score = BDeu(),
         prior: StructurePrior = Uniform(),
-        max_parents: int | None = 3,
+        max_parents: int | None = DEFAULT_MAX_PARENTS,
         candidates: int | Mapping[Any, Sequence[Any]] | None = None,
         cache_size: int | None = None,
         prune: float | None = None,
@@ -187,6 +194,7 @@ class NodeOrder:
         init = _initial_order(initval, scorer, data, score, prior, max_parents, candidates, blacklist, whitelist)
 
         _ensure_coord(model, POSITION, list(range(n)))
+        _ensure_coord(model, NODE, names)
         for dim in EDGE_DIMS if "edge" in features else ():
             _ensure_coord(model, dim, names)
         for dim in MB_DIMS if "markov_blanket" in features else ():
@@ -197,6 +205,7 @@ class NodeOrder:
 
         fam, slot = family_dims(name)
         child_name, parents_name, log_score_name = family_names(name)
+        pm.Deterministic(position_name(name), pt.argsort(var), dims=(NODE,))
         pm.Data(child_name, scorer.children.copy(), dims=(fam,))
         pm.Data(parents_name, scorer.parent_sets.copy(), dims=(fam, slot))
         pm.Data(log_score_name, scorer.log_scores.copy(), dims=(fam,))
@@ -308,8 +317,10 @@ def _looks_like_order(value: Any, n: int) -> bool:
 # --------------------------------------------------------------------------- DAG variable
 class DAGRV(RandomVariable):
     """Random variable of a DAG adjacency; its logp is the structure score of ``op``
-    (:class:`~pymc_bnstruct.ops.CachedDAGLogScore`). Random draws return the smallest
-    allowed graph (the white-listed edges); they only serve as initial points."""
+    (:class:`~pymc_bnstruct.ops.CachedDAGLogScore`). Random draws (``pm.draw``,
+    ``pm.sample_prior_predictive``, ``initval="prior"``) are exact draws from the DAG prior
+    under the variable's constraints, up to 6 variables; beyond, ``NotImplementedError``
+    names the alternatives (see :mod:`pymc_bnstruct.prior_draws`)."""
 
     name = "dag"
     signature = "(n,n)->(n,n)"
@@ -332,9 +343,11 @@ class DAGRV(RandomVariable):
         return self.score_op.constraints
 
     def rng_fn(self, rng: np.random.Generator, template: np.ndarray, size: Any) -> np.ndarray:
-        base = self.constraints.empty_graph().astype(np.int64)
         shape = () if size is None else tuple(np.atleast_1d(size))
-        return np.broadcast_to(base, (*shape, *base.shape)).copy()
+        sampler = getattr(self, "_prior_sampler", None)
+        if sampler is None:
+            sampler = self._prior_sampler = DAGPriorSampler(self.cache, self.constraints)
+        return sampler(rng, shape)
 
 
 @_logprob.register(DAGRV)
@@ -365,8 +378,10 @@ class DAG:
         A size-based modular prior (``Uniform``, ``FamilyCount``, ``EdgePenalty``, with any
         power); family values are computed on demand by a
         :class:`~pymc_bnstruct.moves.ScoreCache`, so any number of variables works.
-    max_parents : int or None, default None
-        In-degree bound (None: none).
+    max_parents : int or None, default 3
+        In-degree bound (None: none); an int outside ``0..n-1`` is an error. Default
+        ``min(3, n - 1)``: the package-wide default
+        (:data:`~pymc_bnstruct.constraints.DEFAULT_MAX_PARENTS`; ``docs/index.md`` says why).
     blacklist, whitelist : sequence of (parent, child), optional
     initval : None, "empty", "greedy", an adjacency, an edge list or a SearchResult
         None / ``"empty"``: the white-listed edges only. ``"greedy"``: the result of
@@ -396,7 +411,7 @@ class DAG:
         *,
         score: Score = BDeu(),
         prior: StructurePrior = Uniform(),
-        max_parents: int | None = None,
+        max_parents: int | None = DEFAULT_MAX_PARENTS,
         blacklist: Sequence[tuple[Any, Any]] | None = None,
         whitelist: Sequence[tuple[Any, Any]] | None = None,
         initval: Any = None,

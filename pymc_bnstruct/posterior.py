@@ -35,14 +35,16 @@ from .contract import (
     LOG_SCORE,
     MB_DIMS,
     MB_PROB_SUFFIX,
+    NODE,
     POSITION,
     RESULT_NAMES,
     family_names,
+    position_name,
 )
 from .graph import topological_order_kernel
 from .weights import draw_weights, kish_ess, occam_window_weights
 
-__all__ = ["edge_probabilities", "markov_blanket_probabilities", "path_probabilities"]
+__all__ = ["edge_probabilities", "markov_blanket_probabilities", "path_probabilities", "order_names"]
 
 # orders processed per call of the DAG sampler for path features (bounds memory)
 _PATH_CHUNK = 256
@@ -549,3 +551,44 @@ def path_probabilities(
     """
     return summarise_feature(idata, "path", var_name, by_chain, burn_in, dags_per_draw, random_seed,
                       occam_window=occam_window)
+
+
+def order_names(idata: Any, var_name: str | None = None, *, burn_in: int = 0) -> xr.DataArray:
+    """The drawn node orders as variable names: dims ``(chain, draw, position)``, entry ``k``
+    the name of the variable at position ``k`` (earliest first).
+
+    Parameters
+    ----------
+    idata : arviz.InferenceData or xarray.DataTree
+        Output of ``pm.sample`` on a :class:`~pymc_bnstruct.NodeOrder`.
+    var_name : str, optional
+        The order variable, needed only when the posterior holds several.
+    burn_in : int, default 0
+
+    Raises
+    ------
+    ValueError
+        No (or several, without ``var_name``) order variables.
+    """
+    posterior = get_group(idata, "posterior")
+    found = [s.order for s in _sources(posterior) if s.kind == "order" and s.order is not None]
+    if var_name is not None:
+        if var_name not in found:
+            raise ValueError(f"{var_name!r} is not a node order of the posterior (orders: {found})")
+        found = [var_name]
+    if len(found) != 1:
+        raise ValueError("the posterior holds no node order" if not found else
+                         f"several node orders {found}; pass var_name=")
+    name = found[0]
+    order = select_draws(posterior[name], burn_in)
+    n = order.sizes[POSITION]
+    names = None
+    pos = position_name(name)
+    if pos in posterior and NODE in posterior[pos].coords:
+        names = posterior[pos].coords[NODE].values.tolist()
+    if names is None:
+        src = next(s for s in _sources(posterior) if s.order == name)
+        names = _names(posterior, src, n)
+    lookup = np.asarray([str(x) for x in names], dtype=object)
+    return xr.DataArray(lookup[np.asarray(order.values, dtype=np.int64)], dims=order.dims, coords=order.coords,
+                        name=f"{name}_names")

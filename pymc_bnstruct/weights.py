@@ -22,6 +22,7 @@ to a constant from each draw's ``log_score``.
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any
 
 import numpy as np
@@ -31,7 +32,11 @@ from ._idata import get_group, has_group, select_draws
 from .contract import LOG_WEIGHT
 from .validation import check_number
 
-__all__ = ["draw_weights", "chain_weights", "kish_ess", "occam_window_weights", "check_occam_window"]
+__all__ = ["draw_weights", "chain_weights", "kish_ess", "occam_window_weights", "check_occam_window",
+           "overflow_weight", "MAX_OVERFLOW_WEIGHT"]
+
+#: Largest share of a chain's weight on draws above the SAMC partition accepted without a warning.
+MAX_OVERFLOW_WEIGHT = 0.05
 
 
 def draw_weights(idata: Any, *, burn_in: int = 0) -> xr.DataArray | None:
@@ -69,7 +74,34 @@ def draw_weights(idata: Any, *, burn_in: int = 0) -> xr.DataArray | None:
     if not np.all(np.isfinite(values)):
         raise ValueError("sample stat 'log_weight' contains non-finite values")
     log_w = log_w.transpose("chain", "draw")
-    return xr.DataArray(chain_weights(log_w.values), dims=log_w.dims, coords=log_w.coords)
+    weights = xr.DataArray(chain_weights(log_w.values), dims=log_w.dims, coords=log_w.coords)
+    share = overflow_weight(stats, weights, burn_in)
+    if share is not None and np.any(share > MAX_OVERFLOW_WEIGHT):
+        worst = int(np.argmax(share))
+        warnings.warn(
+            f"the weighted (SAMC) estimate rests on draws above the energy partition: "
+            f"{float(share[worst]):.0%} of chain {worst}'s weight is on draws with energy above the "
+            f"upper bound, one open-ended region whose weight says nothing about the graphs in it. "
+            f"The chains did not explore the partition: see bns.samc_diagnostics, start from "
+            f"initval='greedy' or run longer.", UserWarning, stacklevel=3)
+    return weights
+
+
+def overflow_weight(stats: xr.Dataset, weights: xr.DataArray, burn_in: int = 0) -> np.ndarray | None:
+    """Per chain, the share of the draw weights on draws whose energy ``-log_score`` lies
+    above the SAMC partition (its open-ended last region); None when the stats do not
+    describe a partition."""
+    need = ("log_score", "partition_lower", "partition_width", "desired")
+    if any(k not in stats for k in need):
+        return None
+    desired = stats["desired"]
+    m = int(desired.shape[-1])
+    lower = float(np.asarray(stats["partition_lower"].values).reshape(-1)[0])
+    width = float(np.asarray(stats["partition_width"].values).reshape(-1)[0])
+    upper = lower + (m - 2) * width
+    energy = -select_draws(stats["log_score"], burn_in).transpose("chain", "draw").values
+    above = energy > upper
+    return (np.asarray(weights.values) * above).sum(axis=1)
 
 
 def chain_weights(log_weight: np.ndarray) -> np.ndarray:

@@ -192,7 +192,7 @@ def test_legal_moves_beyond_64_variables():
     rng = np.random.default_rng(9)
     n = 70
     adj = random_dag(n, rng, p_edge=0.06)
-    k = moves.StructureConstraints([f"v{i}" for i in range(n)])
+    k = moves.StructureConstraints([f"v{i}" for i in range(n)], max_parents=None)
     frame = moves.legal_moves(adj, k)
     assert len(frame) == moves.count_legal_moves(adj, k)
     got = set(zip(frame["kind"], frame["u"], frame["v"]))

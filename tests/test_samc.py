@@ -512,3 +512,60 @@ def test_bad_input():
         bns.samc_diagnostics(idata, burn_in=10)
     with pytest.raises(ValueError, match="threshold"):
         bns.samc_diagnostics(idata, threshold=0)
+
+
+# ------------------------------------------------ honest diagnostics (issue 14)
+def test_chains_that_never_enter_the_partition_are_not_converged():
+    """The win95pts failure on hailfinder: chains started from the empty graph sit above the
+    automatic partition for all of a short run. Before issue 14, eps_f was 0 (one visited
+    region takes all the desired mass) and samc_diagnostics said converged."""
+    net = bns.datasets.load_network("hailfinder")
+    df = net.sample(1000, random_seed=0)
+    with pm.Model():
+        bns.DAG("g", df, max_parents=3)
+        step = bns.SAMC(moves_per_draw=200)
+        bounds = step.automatic_bounds
+        idata = pm.sample(draws=20, tune=0, chains=2, random_seed=1, step=step, **SAMPLE)
+    assert bounds.start_energy > bounds.upper  # the empty graph is far above the partition
+    diag = bns.samc_diagnostics(idata)
+    assert (diag.above_fraction.values == 1.0).all()
+    assert (diag.max_abs_epsilon_f.values == 0).all()  # what fooled the paper's checks
+    assert not diag.converged
+    assert any("100.0% of its iterations in the open-ended region U > upper" in r for r in diag.reasons)
+    assert any("fewer than 3" in r for r in diag.reasons)
+    assert "not converged: chain 0 spent 100.0%" in repr(diag)
+    with pytest.warns(UserWarning, match="rests on draws above the energy partition"):
+        bns.edge_probabilities(idata)
+
+
+def test_a_chain_in_the_partition_is_still_converged():
+    """The diagnostics' by-hand case: every chain inside the partition, few open-region visits."""
+    pi = np.array([0.1, 0.3, 0.3, 0.2, 0.1])
+    counts = np.array([[[100, 300, 300, 200, 100]], [[105, 295, 300, 205, 95]]])
+    c, d, m = counts.shape
+    stats = {"region_counts": counts, "theta": np.zeros((c, d, m)), "desired": np.broadcast_to(pi, (c, d, m)),
+             "region": np.zeros((c, d), int), "log_weight": np.zeros((c, d)), "samc_energy": np.zeros((c, d)),
+             "min_energy": np.zeros((c, d)), "iteration": counts.sum(axis=2), "partition_lower": np.zeros((c, d)),
+             "partition_width": np.ones((c, d))}
+    diag = bns.samc_diagnostics(make_idata(posterior={"x": np.zeros((c, d))}, sample_stats=stats))
+    assert diag.converged and diag.reasons == ()
+    np.testing.assert_allclose(diag.above_fraction.values, [0.1, 0.095])
+    assert not bns.samc_diagnostics(make_idata(posterior={"x": np.zeros((c, d))}, sample_stats=stats),
+                                    min_regions=6).converged
+
+
+@pytest.mark.slow
+def test_samc7_with_the_default_settings_is_converged():
+    """samc7 (the paper's §4.1 data), SAMC's defaults (automatic bounds, desired "paper",
+    t0 = 5000) with 2-nat regions, 3 runs of 10^6 moves from the empty graph: the stricter
+    diagnostics still say converged (max |eps_f| 3.5-7.4 % when measured)."""
+    net = bns.datasets.load_network("samc7")
+    df = net.sample(500, random_seed=2009)
+    with pm.Model():
+        bns.DAG("g", df, score=bns.BDeu(ess=1), prior=bns.priors.EdgePenalty(beta=0.1), max_parents=5)
+        step = bns.SAMC(bin_width=2.0, moves_per_draw=100)
+        idata = pm.sample(draws=10_000, tune=0, chains=3, random_seed=2009, step=step, **SAMPLE)
+    diag = bns.samc_diagnostics(idata, burn_in=2000)
+    assert diag.converged, diag.reasons
+    assert (diag.above_fraction.values < 0.05).all()
+    assert "NOT converged" not in repr(diag)

@@ -60,6 +60,7 @@ import importlib.resources
 import math
 import os
 import re
+import zlib
 from collections.abc import Mapping, Sequence
 from importlib.resources.abc import Traversable
 from pathlib import Path
@@ -921,9 +922,13 @@ def _parse_bif_text(text: str, default_name: str, override_name: str | None) -> 
     return BayesianNetwork(states, parents, cpts, name=network_name)
 
 
-def _decode_bytes(raw: bytes) -> str:
+def _decode_bytes(raw: bytes, source: str = "the BIF bytes") -> str:
     if raw[:2] == b"\x1f\x8b":  # gzip magic number, whatever the file suffix
-        raw = gzip.decompress(raw)
+        try:
+            raw = gzip.decompress(raw)
+        except (EOFError, OSError, zlib.error) as err:
+            raise ValueError(f"{source}: not a complete gzip file (truncated or corrupt download?): "
+                             f"{type(err).__name__}: {err}") from None
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError:
@@ -980,7 +985,7 @@ def read_bif(path_or_text: str | os.PathLike | bytes, *, name: str | None = None
         text, default_name = path_or_text, "unknown"
     elif isinstance(path_or_text, (str, os.PathLike)):
         with open(path_or_text, "rb") as fh:
-            text = _decode_bytes(fh.read())
+            text = _decode_bytes(fh.read(), f"{os.fspath(path_or_text)!r}")
         default_name = _stem(path_or_text)
     else:
         raise TypeError(f"read_bif expects a path, BIF text or bytes, got {type(path_or_text).__name__}")

@@ -32,6 +32,7 @@ import numpy as np
 import xarray as xr
 
 from .._sampling import sample_dags_given_orders
+from ..constraints import DEFAULT_MAX_PARENTS
 from ..data import DiscreteData, as_discrete_data
 from ..graph import adjacency_dataarray
 from ..priors import StructurePrior, Uniform
@@ -497,7 +498,7 @@ def posterior(
     *,
     score: Score = BDeu(),
     prior: StructurePrior = Uniform(),
-    max_parents: int | None = 3,
+    max_parents: int | None = DEFAULT_MAX_PARENTS,
     modularity: Literal["dag", "order"] = "dag",
     candidates: int | Mapping[Any, Sequence[Any]] | None = None,
     blacklist: Sequence[tuple[Any, Any]] | None = None,
@@ -515,7 +516,9 @@ def posterior(
         Modular prior ``q_i(Pa_i)``; under ``"order"`` it is the prior of a DAG given an
         order.
     max_parents : int or None, default 3
-        In-degree bound; None means none. Values above ``n_vars - 1`` are clipped.
+        In-degree bound; None means none; an int outside ``0..n-1`` is an error (as
+        everywhere). Default ``min(3, n - 1)``: the package-wide default
+        (:data:`~pymc_bnstruct.constraints.DEFAULT_MAX_PARENTS`; ``docs/index.md`` says why).
     modularity : {"dag", "order"}, default "dag"
         ``"dag"``: Tian & He's DP, ``P(G) ∝ Π q_i`` — ``O(n 3^n)`` time.
         ``"order"``: Koivisto & Sood's DP, uniform over orders — ``O(n^2 2^n)`` time; also
@@ -549,7 +552,5 @@ def posterior(
     data = as_discrete_data(data)
     n = data.n_vars
     _check_memory(n, modularity, memory_limit)  # fail before building the score table
-    if isinstance(max_parents, (int, np.integer)) and not isinstance(max_parents, bool):
-        max_parents = min(int(max_parents), n - 1)
     table = ScoreTable(data, score, prior, max_parents, candidates, blacklist, whitelist)
     return ExactPosterior(table, modularity, memory_limit=memory_limit, progressbar=progressbar)

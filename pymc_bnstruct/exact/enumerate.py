@@ -29,6 +29,7 @@ import numba
 import numpy as np
 import xarray as xr
 
+from ..constraints import DEFAULT_MAX_PARENTS
 from ..data import DiscreteData, as_discrete_data
 from ..graph import adjacency_dataarray, find_cycle, to_adjacency
 from ..priors import StructurePrior, Uniform
@@ -405,7 +406,7 @@ def enumerate_posterior(
     *,
     score: Score = BDeu(),
     prior: StructurePrior = Uniform(),
-    max_parents: int | None = 3,
+    max_parents: int | None = DEFAULT_MAX_PARENTS,
     modularity: Literal["dag", "order"] = "dag",
     candidates: int | Mapping[Any, Sequence[Any]] | None = None,
     blacklist: Sequence[tuple[Any, Any]] | None = None,
@@ -426,8 +427,9 @@ def enumerate_posterior(
     score : Score, default ``BDeu()``
     prior : StructurePrior, default ``Uniform()``
     max_parents : int or None, default 3
-        In-degree bound; None means no bound. Values above ``n_vars - 1`` are clipped to
-        ``n_vars - 1`` (no bound), so the default works for 2 or 3 variables.
+        In-degree bound; None means no bound; an int outside ``0..n-1`` is an error (as
+        everywhere). Default ``min(3, n - 1)``: the package-wide default
+        (:data:`~pymc_bnstruct.constraints.DEFAULT_MAX_PARENTS`; ``docs/index.md`` says why).
     modularity : {"dag", "order"}, default "dag"
     candidates, blacklist, whitelist
         As in :class:`~pymc_bnstruct.ScoreTable`.
@@ -451,8 +453,5 @@ def enumerate_posterior(
     data = as_discrete_data(data)
     n = data.n_vars
     _check_size(n)
-    if isinstance(max_parents, (int, np.integer)) and not isinstance(max_parents, bool):
-        # a bound >= n - 1 is no bound at all; ScoreTable validates the rest
-        max_parents = min(int(max_parents), n - 1)
     table = ScoreTable(data, score, prior, max_parents, candidates, blacklist, whitelist)
     return EnumeratedPosterior.from_table(table, modularity)

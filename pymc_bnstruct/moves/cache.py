@@ -17,7 +17,7 @@ import numpy as np
 from ..data import DiscreteData, as_discrete_data
 from ..graph import find_cycle, to_adjacency
 from ..priors import StructurePrior, Uniform
-from ..scores import BDeu, Score, family_indices
+from ..scores import BDeu, Score, check_prior, check_score, family_indices
 from ..scores._kernels import _DENSE_LIMIT
 from . import _cache, _kernels
 
@@ -75,10 +75,8 @@ class ScoreCache:
         capacity: int | None = None,
     ) -> None:
         data = as_discrete_data(data)
-        if not isinstance(score, Score):
-            raise TypeError(f"score must be a Score (BDeu(), K2(), BIC()), got {score!r}")
-        if not isinstance(prior, StructurePrior):
-            raise TypeError(f"prior must be a StructurePrior (Uniform(), ...), got {prior!r}")
+        check_score(score)
+        check_prior(prior)
         if not prior.size_based:
             raise TypeError(
                 f"searches and structure moves need a size-based prior (Uniform, FamilyCount, "

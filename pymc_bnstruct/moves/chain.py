@@ -9,6 +9,7 @@ object; scripts and benchmarks can drive it directly.
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any
 
 import numpy as np
@@ -21,7 +22,8 @@ from .cache import ScoreCache
 from .mcmc import N_KINDS, structure_metropolis
 from .state import FamilyTable, GraphState
 
-__all__ = ["StructureChain", "MOVE_KINDS", "check_structure_move_probs", "rev_set_count", "MAX_REV_FAMILIES"]
+__all__ = ["StructureChain", "MOVE_KINDS", "check_structure_move_probs", "rev_set_count", "MAX_REV_FAMILIES",
+           "DEFAULT_REV_PROB", "default_move_probs", "describe_moves"]
 
 #: Move kinds of structure MCMC, in the order of the kernel's counters.
 MOVE_KINDS = ("add", "delete", "reverse", "rev")
@@ -29,11 +31,43 @@ MOVE_KINDS = ("add", "delete", "reverse", "rev")
 # Largest family table (families over all nodes) that the REV move may build.
 MAX_REV_FAMILIES = 5_000_000
 
+#: Probability of the REV move in the default mix (Grzegorczyk & Husmeier 2008); the
+#: single-edge moves share the rest equally.
+DEFAULT_REV_PROB = 1.0 / 15.0
+
 
 def check_structure_move_probs(move_probs: Any) -> np.ndarray:
     """Normalised weights of add, delete, reverse and REV (a 3-weight sequence gets REV 0)."""
     return check_move_probs(move_probs, MOVE_KINDS, (1.0, 1.0, 1.0, 0.0), required=("add", "delete"),
                             why="otherwise the chain cannot reach every DAG", pad=True)
+
+
+def rev_table_size(constraints: StructureConstraints) -> int:
+    """Families (over all nodes) of the REV move's table under ``constraints``."""
+    return constraints.n_vars * rev_set_count(constraints.n_vars, constraints.max_parents)
+
+
+def default_move_probs(constraints: StructureConstraints, warn: bool = True) -> np.ndarray:
+    """The default move mix: add, delete, reverse with REV at :data:`DEFAULT_REV_PROB` when
+    its family table fits (at most :data:`MAX_REV_FAMILIES` families); otherwise the three
+    single-edge moves alone, with a warning (structure MCMC without REV mixes badly beyond
+    about a dozen variables)."""
+    size = rev_table_size(constraints)
+    if size <= MAX_REV_FAMILIES:
+        single = (1.0 - DEFAULT_REV_PROB) / 3.0
+        return np.array([single, single, single, DEFAULT_REV_PROB])
+    if warn:
+        warnings.warn(
+            f"structure MCMC runs without the REV move: its table would hold {size:,} families for "
+            f"{constraints.n_vars} variables with max_parents={constraints.max_parents} (limit "
+            f"{MAX_REV_FAMILIES:,}). Single-edge moves mix slowly on large networks; give the DAG a "
+            f"smaller max_parents to turn REV on, or use NodeOrder / SAMC.", UserWarning, stacklevel=3)
+    return np.array([1.0, 1.0, 1.0, 0.0]) / 3.0
+
+
+def describe_moves(move_probs: np.ndarray) -> str:
+    """E.g. ``"add 0.311, delete 0.311, reverse 0.311, rev 0.067"`` (kinds with weight 0 left out)."""
+    return ", ".join(f"{k} {p:.3g}" for k, p in zip(MOVE_KINDS, move_probs) if p > 0)
 
 
 def rev_set_count(n_vars: int, max_parents: int) -> int:
@@ -51,7 +85,9 @@ class StructureChain:
         Family values ``local score + log prior``.
     constraints : StructureConstraints
     move_probs : None, dict or sequence
-        See :func:`check_structure_move_probs`.
+        None: :func:`default_move_probs` (REV on with probability 1/15 where its table fits,
+        otherwise the single-edge moves with a warning). Otherwise see
+        :func:`check_structure_move_probs`.
 
     Attributes
     ----------
@@ -66,12 +102,15 @@ class StructureChain:
     def __init__(self, cache: ScoreCache, constraints: StructureConstraints, move_probs: Any = None) -> None:
         self.cache = cache
         self.constraints = constraints
-        self.move_probs = check_structure_move_probs(move_probs)
+        if move_probs is None:
+            self.move_probs = default_move_probs(constraints)
+        else:
+            self.move_probs = check_structure_move_probs(move_probs)
         self.rev_table: ScoreTable | None = None
         self.families = FamilyTable.empty(cache.n_words)
         if self.move_probs[3] > 0:
             c = constraints
-            size = c.n_vars * rev_set_count(c.n_vars, c.max_parents)
+            size = rev_table_size(c)
             if size > MAX_REV_FAMILIES:
                 raise ValueError(
                     f"the 'rev' move weighs every parent set of a node: {size:,} families for {c.n_vars} "

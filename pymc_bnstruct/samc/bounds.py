@@ -7,6 +7,7 @@ chain (:mod:`.sampler`), neither of which needs it.
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,6 +40,12 @@ class AutomaticBounds:
     empty_energy: float
     deletion_cost: float
     pilot_moves: int
+    #: Energy of the chains' starting graph (NaN when not known).
+    start_energy: float = math.nan
+    #: Energy where a pilot from the starting graph ended (NaN when none was run).
+    start_pilot_energy: float = math.nan
+    #: Whether the upper bound was raised to cover the start pilot's path.
+    extended: bool = False
 
 
 def _largest_deletion_cost(cache: Any, constraints: Any, adj: np.ndarray) -> float:
@@ -55,7 +62,7 @@ def _largest_deletion_cost(cache: Any, constraints: Any, adj: np.ndarray) -> flo
 
 
 def automatic_bounds(cache: Any, constraints: Any, width: float, *, move_probs: np.ndarray,
-                     pilot_moves: int = 50_000, seed: int = 0) -> AutomaticBounds:
+                     pilot_moves: int = 50_000, seed: int = 0, start: np.ndarray | None = None) -> AutomaticBounds:
     """Energy bounds from a greedy MAP estimate and a pilot SAMC run.
 
     1. Greedy estimate: :func:`pymc_bnstruct.search.hill_climb` with the same score, prior
@@ -74,8 +81,19 @@ def automatic_bounds(cache: Any, constraints: Any, width: float, *, move_probs: 
        partition resolves every energy a chain passes while it removes any single edge of
        a near-optimal graph (to re-orient it, or to leave a local mode); higher energies
        share the last region.
+    4. Where the chains actually go: when the chains' starting graph ``start`` (e.g. the
+       empty graph, a DAG's default initial value) lies above that ``upper``, a second pilot
+       of ``pilot_moves`` iterations runs from it over the same provisional partition.
+       If it ends above ``upper`` — a chain from ``start`` would spend its first
+       ``pilot_moves`` iterations in the open-ended last region, where SAMC learns nothing
+       — ``upper`` is raised to ``U_end + 10 w`` (``U_end``: the energy where that pilot
+       ended), at most ``AUTO_MAX_REGIONS`` regions above ``lower``. If even that cannot
+       cover ``U_end``, a ``UserWarning`` says so (start from ``initval="greedy"`` or widen
+       ``bin_width``); :func:`~pymc_bnstruct.samc_diagnostics` then reports the iterations
+       spent above the partition and refuses ``converged``.
 
-    The pilot's seed is fixed: the bounds are a function of the data and the settings.
+    The pilots' seeds are fixed: the bounds are a function of the data, the settings and
+    the starting graph.
     """
     w = float(width)
     result = hill_climb(cache.data, score=cache.score, prior=cache.prior, max_parents=constraints.max_parents,
@@ -98,5 +116,32 @@ def automatic_bounds(cache: Any, constraints: Any, width: float, *, move_probs: 
     pilot.run(int(pilot_moves), seed)
     u_low = min(u_greedy, pilot.min_energy)
     lower, upper = bounds(u_low)
+    u_start = u_end = math.nan
+    extended = False
+    if start is not None:
+        start = np.asarray(start, dtype=np.int8)
+        u_start = -float(cache.network(start))
+        if np.isfinite(u_start) and u_start > upper:
+            walk = SAMCChain(cache, constraints, part0, desired_distribution("uniform", part0.n_regions),
+                             t0=max(pilot_moves / 20.0, 2.0), weight_update="all", truncation=None,
+                             move_probs=move_probs)
+            walk.load(start)
+            walk.run(int(pilot_moves), seed + 1)
+            u_end = float(walk.energy)
+            u_low = min(u_low, walk.min_energy)
+            lower, upper = bounds(u_low)
+            if u_end > upper:
+                extended = True
+                cap = lower + (AUTO_MAX_REGIONS - 2) * w
+                upper = min(u_end + AUTO_HIGH_MARGIN * w, cap)
+                if u_end > cap:
+                    warnings.warn(
+                        f"SAMC: the chains start at energy {u_start:.1f} and a pilot of {pilot_moves:,} moves from "
+                        f"there only reached {u_end:.1f}, above the automatic partition ({lower:.1f} .. "
+                        f"{upper:.1f}, {AUTO_MAX_REGIONS} regions of width {w:g}); the chains will spend many "
+                        f"iterations in the open-ended region U > {upper:.1f}. Start them nearer the optimum "
+                        f"(bns.DAG(..., initval='greedy')), widen bin_width, or give energy_bounds; check "
+                        f"bns.samc_diagnostics.", UserWarning, stacklevel=3)
     return AutomaticBounds(lower=lower, upper=upper, greedy_energy=u_greedy, pilot_min_energy=float(pilot.min_energy),
-                           empty_energy=u_empty, deletion_cost=delta, pilot_moves=int(pilot_moves))
+                           empty_energy=u_empty, deletion_cost=delta, pilot_moves=int(pilot_moves),
+                           start_energy=u_start, start_pilot_energy=u_end, extended=extended)

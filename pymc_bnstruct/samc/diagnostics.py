@@ -17,10 +17,17 @@ import pandas as pd
 import xarray as xr
 
 from .._idata import get_group, has_group, select_draws
-from ..validation import check_number
+from ..validation import check_int, check_number
 from ..weights import draw_weights, kish_ess
 
-__all__ = ["SAMCDiagnostics", "samc_diagnostics", "epsilon_f", "samc_stats", "with_samc_energy"]
+__all__ = ["SAMCDiagnostics", "samc_diagnostics", "epsilon_f", "samc_stats", "with_samc_energy",
+           "MAX_OPEN_EXCESS", "MIN_REGIONS"]
+
+#: Largest excess of a chain's fraction of iterations in an open-ended region (``U <= lower``
+#: or ``U > upper``) over that region's desired probability accepted by ``converged``.
+MAX_OPEN_EXCESS = 0.05
+#: Fewest regions every chain must visit for ``converged``.
+MIN_REGIONS = 3
 
 _VECTOR_STATS = ("theta", "region_counts", "desired")
 #: The energy of the chain's state; called ``energy`` before (a name ArviZ reserves for HMC).
@@ -115,11 +122,21 @@ class SAMCDiagnostics:
         of the pooled estimate (chains weighted equally).
     kish_ess_pooled : float
     min_energy, n_truncations, n_draws : xarray.DataArray, dims (chain,)
+    below_fraction, above_fraction : xarray.DataArray, dims (chain,)
+        Fraction of every chain's iterations in the open-ended regions ``U <= lower``
+        (region 0) and ``U > upper`` (the last region). ε_f cannot see a chain that never
+        entered the partition: it spreads the desired mass of unvisited regions over the
+        visited ones, so a chain stuck above ``upper`` has ε_f = 0 and a Kish ESS equal to
+        its number of draws.
     threshold : float
         The |ε_f| bound (percent) used for ``converged``.
     converged : bool
-        Both conditions hold: no partially visited region and every chain's
-        ``max |ε_f| < threshold``.
+        Every condition holds: no partially visited region, every chain's
+        ``max |ε_f| < threshold``, every chain visited at least ``min_regions`` regions,
+        and no chain spent more than ``max_open_excess`` (a fraction) more of its
+        iterations in an open-ended region than that region's desired probability.
+    reasons : list of str
+        Why ``converged`` is False (empty when it is True).
     """
 
     desired: xr.DataArray
@@ -137,6 +154,9 @@ class SAMCDiagnostics:
     n_draws: xr.DataArray
     threshold: float
     converged: bool
+    below_fraction: xr.DataArray | None = None
+    above_fraction: xr.DataArray | None = None
+    reasons: tuple = ()
 
     def table(self) -> pd.DataFrame:
         """One row per chain: max |ε_f|, regions visited, Kish ESS, draws, minimum energy, truncations."""
@@ -148,6 +168,8 @@ class SAMCDiagnostics:
             "draws": self.n_draws.values.astype(int),
             "min_energy": self.min_energy.values,
             "truncations": self.n_truncations.values.astype(int),
+            "below_lower": self.below_fraction.values if self.below_fraction is not None else np.nan,
+            "above_upper": self.above_fraction.values if self.above_fraction is not None else np.nan,
         }, index=pd.Index(chains, name="chain"))
 
     def __repr__(self) -> str:
@@ -156,10 +178,12 @@ class SAMCDiagnostics:
                 f"{verdict} (max |eps_f| < {self.threshold:g} % in every chain: "
                 f"{bool((self.max_abs_epsilon_f < self.threshold).all())}; regions visited by some chains only: "
                 f"{self.partially_visited or 'none'}); pooled Kish ESS {self.kish_ess_pooled:.1f}")
-        return head + "\n" + self.table().to_string(float_format=lambda x: f"{x:.4g}")
+        why = "".join(f"\n  not converged: {r}" for r in self.reasons)
+        return head + why + "\n" + self.table().to_string(float_format=lambda x: f"{x:.4g}")
 
 
-def samc_diagnostics(idata: Any, *, burn_in: int = 0, threshold: float = 10.0) -> SAMCDiagnostics:
+def samc_diagnostics(idata: Any, *, burn_in: int = 0, threshold: float = 10.0, min_regions: int = MIN_REGIONS,
+                     max_open_excess: float = MAX_OPEN_EXCESS) -> SAMCDiagnostics:
     """The paper's convergence checks of SAMC runs (one PyMC chain = one run).
 
     Parameters
@@ -173,6 +197,15 @@ def samc_diagnostics(idata: Any, *, burn_in: int = 0, threshold: float = 10.0) -
         Kish ESS uses the draws from ``burn_in`` on.
     threshold : float, default 10.0
         Largest acceptable ``|ε_f|`` in percent (the paper's 10 %).
+    min_regions : int, default 3
+        Fewest regions every chain must visit (the paper's checks assume the chains
+        explored the partition; a chain confined to one or two regions says nothing).
+    max_open_excess : float, default 0.05
+        Largest accepted excess of a chain's fraction of iterations in an open-ended region
+        (``U <= lower``, ``U > upper``) over that region's desired probability. A chain that
+        sits above ``upper`` (e.g. started from the empty graph of a large network, far
+        above automatic bounds) never entered the partition, and its weights have not
+        been learnt where the posterior mass is.
 
     Returns
     -------
@@ -185,6 +218,8 @@ def samc_diagnostics(idata: Any, *, burn_in: int = 0, threshold: float = 10.0) -
     """
     stats = samc_stats(idata)
     threshold = check_number(threshold, "threshold", minimum=0, strict=True, allow_inf=True, hint=" (percent)")
+    min_regions = check_int(min_regions, "min_regions", minimum=1)
+    max_open_excess = check_number(max_open_excess, "max_open_excess", minimum=0, hint=" (a fraction)")
     n_draws = stats.sizes["draw"]
     counts = _vector(stats, "region_counts")
     select_draws(counts, burn_in)  # validates burn_in
@@ -223,13 +258,33 @@ def samc_diagnostics(idata: Any, *, burn_in: int = 0, threshold: float = 10.0) -
     mins = stats["min_energy"].isel(draw=-1, drop=True).values
     trunc = stats["n_truncations"].isel(draw=-1, drop=True).values if "n_truncations" in stats \
         else np.zeros(len(chains), dtype=int)
+    below, above = freq[:, 0], freq[:, -1]
+    partially = np.flatnonzero(somewhere & ~everywhere).tolist()
+    reasons = []
+    n_visited = visited.sum(axis=1)
+    for c, chain in enumerate(chains):
+        for frac, region, what in ((above[c], m - 1, f"U > upper = {upper_e[-2]:g}"),
+                                   (below[c], 0, f"U <= lower = {lower:g}")):
+            if frac > desired.values[region] + max_open_excess:
+                reasons.append(
+                    f"chain {chain} spent {frac:.1%} of its iterations in the open-ended region {what} "
+                    f"(desired {desired.values[region]:.1%}): it has not explored the partition "
+                    f"(start it nearer the optimum, e.g. initval='greedy', run longer, or widen energy_bounds)")
+        if n_visited[c] < min_regions:
+            reasons.append(f"chain {chain} visited {int(n_visited[c])} region(s), fewer than {min_regions}")
+    if partially:
+        shown = ", ".join(map(str, partially[:10])) + (f", ... ({len(partially)} in all)" if len(partially) > 10 else "")
+        reasons.append(f"regions {shown} were visited by some chains only")
+    bad_eps = [str(ch) for ch, e in zip(chains, max_eps) if not e < threshold]
+    if bad_eps:
+        reasons.append(f"max |eps_f| >= {threshold:g} % in chain(s) {', '.join(bad_eps)}")
     return SAMCDiagnostics(
         desired=xr.DataArray(desired.values, dims=("region",), coords=rcoords, name="desired"),
         frequency=per_region(freq, "frequency"),
         visited=per_region(visited, "visited"),
         epsilon_f=per_region(eps, "epsilon_f"),
         max_abs_epsilon_f=xr.DataArray(max_eps, dims=("chain",), coords=ccoords, name="max_abs_epsilon_f"),
-        partially_visited=np.flatnonzero(somewhere & ~everywhere).tolist(),
+        partially_visited=partially,
         theta=per_region(th, "theta"),
         theta_spread=xr.DataArray(spread, dims=("region",), coords=rcoords, name="theta_spread"),
         kish_ess=xr.DataArray([kish_ess(w[c]) for c in range(len(chains))], dims=("chain",), coords=ccoords,
@@ -240,5 +295,8 @@ def samc_diagnostics(idata: Any, *, burn_in: int = 0, threshold: float = 10.0) -
         n_draws=xr.DataArray(np.full(len(chains), n_draws - burn_in), dims=("chain",), coords=ccoords,
                              name="n_draws"),
         threshold=float(threshold),
-        converged=bool(not np.any(somewhere & ~everywhere) and np.all(max_eps < threshold)),
+        converged=not reasons,
+        below_fraction=xr.DataArray(below, dims=("chain",), coords=ccoords, name="below_fraction"),
+        above_fraction=xr.DataArray(above, dims=("chain",), coords=ccoords, name="above_fraction"),
+        reasons=tuple(reasons),
     )

@@ -19,7 +19,7 @@ from ..graph import find_cycle, to_adjacency
 from ..priors import StructurePrior
 from . import _kernels
 
-__all__ = ["Score", "BDeu", "K2", "BIC", "network_score", "family_indices"]
+__all__ = ["Score", "BDeu", "K2", "BIC", "network_score", "family_indices", "check_score", "check_prior"]
 
 
 def family_indices(data: DiscreteData, child: Any, parents: Sequence[Any]) -> tuple[int, np.ndarray]:
@@ -75,6 +75,9 @@ class Score:
     def _scores(self, data: DiscreteData, children: np.ndarray, parent_sets: np.ndarray, sizes: np.ndarray) -> np.ndarray:
         if len(children) == 0:
             return np.empty(0)
+        if len(children) * data.n_samples < _kernels.SERIAL_WORK or numba.get_num_threads() == 1:
+            return _kernels.local_scores_serial(data.columns, data.arities, children, parent_sets, sizes,
+                                                self.kind, self._param)
         n_chunks = 64 * numba.get_num_threads()
         return _kernels.local_scores(
             data.columns, data.arities, children, parent_sets, sizes, self.kind, self._param, n_chunks
@@ -137,6 +140,28 @@ class BIC(Score):
     kind = _kernels.BIC
 
 
+def check_score(score: Any, what: str = "score") -> Score:
+    """``score`` if it is a :class:`Score` instance; a clear ``TypeError`` otherwise (also for
+    the class itself, ``score=BDeu`` instead of ``score=BDeu()``)."""
+    if isinstance(score, type) and issubclass(score, Score):
+        raise TypeError(f"{what} must be a Score instance: write {score.__name__}() (with parentheses, e.g. "
+                        f"{score.__name__}(ess=10)), not the class {score.__name__}")
+    if not isinstance(score, Score):
+        raise TypeError(f"{what} must be a Score (BDeu(), K2(), BIC()), got {score!r}")
+    return score
+
+
+def check_prior(prior: Any, what: str = "prior") -> StructurePrior:
+    """``prior`` if it is a :class:`StructurePrior` instance; a clear ``TypeError`` otherwise."""
+    if isinstance(prior, type) and issubclass(prior, StructurePrior):
+        raise TypeError(f"{what} must be a StructurePrior instance: write {prior.__name__}(...) (with "
+                        f"parentheses), not the class {prior.__name__}")
+    if not isinstance(prior, StructurePrior):
+        raise TypeError(f"{what} must be a StructurePrior (Uniform(), FamilyCount(), EdgePenalty(beta)), "
+                        f"got {prior!r}")
+    return prior
+
+
 def network_score(
     data: DiscreteData | Any,
     graph: Any,
@@ -160,7 +185,9 @@ def network_score(
         If the graph is cyclic, has the wrong shape or names unknown variables.
     """
     data = as_discrete_data(data)
-    score = BDeu() if score is None else score
+    score = check_score(BDeu() if score is None else score)
+    if prior is not None:
+        check_prior(prior)
     adj = to_adjacency(graph, data.names)
     cycle = find_cycle(adj)
     if cycle is not None:

@@ -180,6 +180,22 @@ def local_score(cols, arities, child, parents, kind, ess):
     return _local_score(cols, arities, child, parents, parents.shape[0], kind, ess, keys, counts)
 
 
+@nb.njit(cache=True)
+def local_scores_serial(cols, arities, children, parent_sets, n_parents, kind, ess):
+    """:func:`local_scores` in one thread: for small batches, where compiling the parallel
+    kernel (seconds on a cold cache) costs far more than it saves."""
+    out = np.empty(children.shape[0], dtype=np.float64)
+    keys = np.empty(cols.shape[1], dtype=np.int32)
+    counts = np.empty(1024, dtype=np.int64)
+    for f in range(children.shape[0]):
+        out[f] = _local_score(cols, arities, children[f], parent_sets[f], n_parents[f], kind, ess, keys, counts)
+    return out
+
+
+#: Batches with fewer family-rows (families × rows) than this are scored serially.
+SERIAL_WORK = 4_000_000
+
+
 @nb.njit(cache=True, parallel=True)
 def local_scores(cols, arities, children, parent_sets, n_parents, kind, ess, n_chunks):
     """Scores of many families: ``parent_sets`` is (F, k) padded, ``n_parents`` (F,) sizes.
@@ -223,7 +239,15 @@ def enumerate_parent_sets(free, fixed, k_max, out, n_parents, start):
             for t in range(n_fixed):
                 merged[k + t] = fixed[t]
             size = k + n_fixed
-            merged[:size].sort()
+            # insertion sort (a few elements): numba's np.sort compiles its quicksort for
+            # seconds on a cold cache
+            for a in range(1, size):
+                x = merged[a]
+                b = a - 1
+                while b >= 0 and merged[b] > x:
+                    merged[b + 1] = merged[b]
+                    b -= 1
+                merged[b + 1] = x
             for t in range(out.shape[1]):
                 out[row, t] = merged[t] if t < size else -1
             n_parents[row] = size

@@ -14,11 +14,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..constraints import StructureConstraints
+from ..constraints import DEFAULT_MAX_PARENTS, StructureConstraints
 from ..data import DiscreteData, as_discrete_data
 from ..priors import StructurePrior, Uniform
 from ..validation import read_only
-from . import BDeu, Score, _kernels, family_indices
+from . import BDeu, Score, _kernels, check_prior, check_score, family_indices
 
 __all__ = ["ScoreTable"]
 
@@ -36,7 +36,8 @@ class ScoreTable:
     prior : StructurePrior, default ``Uniform()``
     max_parents : int or None, default 3
         Largest parent set (in-degree bound), ``0 <= max_parents <= n_vars - 1``; None
-        means ``n_vars - 1`` (no bound).
+        means ``n_vars - 1`` (no bound). Default ``min(3, n - 1)``: the package-wide default
+        (:data:`~pymc_bnstruct.constraints.DEFAULT_MAX_PARENTS`; ``docs/index.md`` says why).
     candidates : None, int or dict, optional
         Candidate parents of each child. None: all other variables. An int ``m``:
         Friedman–Koller's ``mp`` — for each child the ``m`` parents with the best single-edge
@@ -80,7 +81,7 @@ class ScoreTable:
         data: DiscreteData | Any,
         score: Score = BDeu(),
         prior: StructurePrior = Uniform(),
-        max_parents: int | None = 3,
+        max_parents: int | None = DEFAULT_MAX_PARENTS,
         candidates: int | Mapping[Any, Sequence[Any]] | None = None,
         blacklist: Sequence[tuple[Any, Any]] | None = None,
         whitelist: Sequence[tuple[Any, Any]] | None = None,
@@ -88,10 +89,8 @@ class ScoreTable:
         constraints: StructureConstraints | None = None,
     ) -> None:
         data = as_discrete_data(data)
-        if not isinstance(score, Score):
-            raise TypeError(f"score must be a Score (BDeu(), K2(), BIC()), got {score!r}")
-        if not isinstance(prior, StructurePrior):
-            raise TypeError(f"prior must be a StructurePrior (Uniform(), ...), got {prior!r}")
+        check_score(score)
+        check_prior(prior)
         n = data.n_vars
         self.data, self.score, self.prior = data, score, prior
         self.names = data.names

@@ -183,6 +183,15 @@ def _best_move(S, K, T, use_add, use_del, use_rev, use_tabu):
 
 
 @nb.njit(cache=True)
+def _copy2d(src, dst):
+    """``dst[:, :] = src`` as a loop: numba's array-to-array assignment compiles its
+    shape-mismatch error message (string formatting), seconds of cold-start compile."""
+    for i in range(src.shape[0]):
+        for j in range(src.shape[1]):
+            dst[i, j] = src[i, j]
+
+
+@nb.njit(cache=True)
 def climb(E, S, K, T, use_add, use_del, use_rev, min_gain, max_steps, tabu_len, max_no_improve, trace):
     """Greedy (optionally tabu) climbing from the current state.
 
@@ -229,7 +238,7 @@ def climb(E, S, K, T, use_add, use_del, use_rev, min_gain, max_steps, tabu_len, 
             _push_tabu(T, h)
             if cur > T.best[0] + tol:
                 T.best[0] = cur
-                T.best_adj[:, :] = g.adj
+                _copy2d(g.adj, T.best_adj)
                 T.no_improve[0] = 0
             else:
                 T.no_improve[0] += 1

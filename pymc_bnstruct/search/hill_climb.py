@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from ..constraints import DEFAULT_MAX_PARENTS
 from ..data import DiscreteData, as_discrete_data
 from ..graph import adjacency_dataarray
 from ..moves import ScoreCache, StructureConstraints
@@ -90,7 +91,7 @@ def hill_climb(
     *,
     score: Score = BDeu(),
     prior: StructurePrior = Uniform(),
-    max_parents: int | None = None,
+    max_parents: int | None = DEFAULT_MAX_PARENTS,
     start: Any = None,
     tabu_length: int = 0,
     max_tabu: int | None = None,
@@ -116,8 +117,10 @@ def hill_climb(
     score : Score, default ``BDeu()``
     prior : StructurePrior, default ``Uniform()``
         A size-based prior (``Uniform``, ``FamilyCount``, ``EdgePenalty``).
-    max_parents : int or None, default None
-        In-degree bound (None: no bound).
+    max_parents : int or None, default 3
+        In-degree bound (None: no bound); an int outside ``0..n-1`` is an error. Default
+        ``min(3, n - 1)``: the package-wide default
+        (:data:`~pymc_bnstruct.constraints.DEFAULT_MAX_PARENTS`; ``docs/index.md`` says why).
     start : graph, optional
         Starting DAG (adjacency, labelled adjacency or edge list); it must satisfy the
         constraints. Default: the empty graph plus the white-listed edges.

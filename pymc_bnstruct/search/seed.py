@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from ..constraints import DEFAULT_MAX_PARENTS
 from ..data import DiscreteData
 from ..graph import acyclic_kernel, to_adjacency
 from ..priors import StructurePrior
@@ -29,7 +30,7 @@ def search_result_dag(initval: Any) -> Any:
 
 
 def greedy_dag(data: DiscreteData, names: Sequence[str], *, score: Score, prior: StructurePrior,
-               max_parents: int | None = None, blacklist: Any = None, whitelist: Any = None,
+               max_parents: int | None = DEFAULT_MAX_PARENTS, blacklist: Any = None, whitelist: Any = None,
                families: Any = None) -> np.ndarray:
     """A greedy hill-climbing DAG as an ``int8`` adjacency ordered like ``names``.
 
@@ -39,9 +40,8 @@ def greedy_dag(data: DiscreteData, names: Sequence[str], *, score: Score, prior:
     prior and constraints.
     """
     if prior.size_based or families is None:
-        kwargs = {k: v for k, v in dict(max_parents=max_parents, blacklist=blacklist, whitelist=whitelist).items()
-                  if v is not None}
-        result = hill_climb(data, score=score, prior=prior, **kwargs)
+        kwargs = {k: v for k, v in dict(blacklist=blacklist, whitelist=whitelist).items() if v is not None}
+        result = hill_climb(data, score=score, prior=prior, max_parents=max_parents, **kwargs)
         return to_adjacency(result.dag, names)
     return climb_families(families)
 

@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import xarray as xr
 
+from ..constraints import DEFAULT_MAX_PARENTS
 from ..data import DiscreteData, as_discrete_data
 from ..graph import adjacency_dataarray, to_adjacency
 from ..moves import ScoreCache, parent_bitsets
@@ -116,7 +117,9 @@ def skeleton_operator(
         Threshold ``> 1``; Steck uses ``sqrt(gamma) = 3``, i.e. ``log(gamma) ≈ 2.2``.
     prior : StructurePrior, default ``Uniform()`` (size-based)
     max_parents, blacklist, whitelist
-        Constraints, as in :func:`hill_climb`.
+        Constraints, as in :func:`hill_climb`; ``max_parents`` defaults to None here (the
+        one exception to the package-wide default of 3): the operator re-orients a given
+        DAG and must accept its in-degrees.
     max_loss : float, optional
         Largest score loss against the input that is accepted (``0``: never lower the
         score; ``numpy.inf``: always return the re-oriented DAG).
@@ -189,7 +192,7 @@ def skeleton_search(
     score: Score = BIC(),
     gamma: float = 9.0,
     prior: StructurePrior = Uniform(),
-    max_parents: int | None = None,
+    max_parents: int | None = DEFAULT_MAX_PARENTS,
     start: Any = None,
     blacklist: Sequence[tuple[Any, Any]] | None = None,
     whitelist: Sequence[tuple[Any, Any]] | None = None,

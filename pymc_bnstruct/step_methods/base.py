@@ -24,7 +24,14 @@ Every structure sampler follows one pattern, which this class fixes once:
   ``INCOMPATIBLE`` otherwise; :func:`register` adds a class to PyMC's step-method registry
   (``pymc.step_methods.STEP_METHODS``) so that
   a plain ``pm.sample()`` picks it (PyMC's generic Metropolis would otherwise propose
-  values outside the support).
+  values outside the support);
+* **foreign step methods are refused**: PyMC does not ask a user-given step method whether
+  it can sample a variable, so :func:`install_step_guard` wraps PyMC's
+  ``assign_step_methods`` (the function ``pm.sample`` calls to assign variables to step
+  methods, on both PyMC lines): a structure variable handed to any other step method
+  (``pm.Metropolis()``, ``pm.Slice()``, ``pm.BinaryGibbsMetropolis()``, ...) raises
+  :class:`ForeignStepError` before a single draw. Generic samplers silently stick at the
+  initial graph (every integer proposal is outside the support) or wander without mixing.
 
 Subclasses set ``name``, ``rv_type`` and ``stats_dtypes_shapes`` and implement
 :meth:`_draw`. Tuning: these samplers have nothing to tune; ``tune`` draws are run and
@@ -33,6 +40,7 @@ discarded by PyMC as usual.
 
 from __future__ import annotations
 
+import functools
 from abc import abstractmethod
 from typing import Any, ClassVar
 
@@ -41,15 +49,17 @@ import pymc as pm
 
 # PyMC 6 deprecates these names at the pymc root (pm.STEP_METHODS, pm.BlockedStep, ...);
 # the submodules hold them on both lines.
+import pymc.sampling.mcmc as _pymc_mcmc
 from pymc.step_methods import STEP_METHODS
-from pymc.step_methods.compound import BlockedStep, Competence, StepMethodState
+from pymc.step_methods.compound import BlockedStep, Competence, CompoundStep, StepMethodState
 from pymc.util import get_random_generator, get_value_vars_from_user_vars
 from pytensor.graph.traversal import ancestors
 from pytensor.tensor.random.op import RandomVariable
 
 from ..validation import check_int
 
-__all__ = ["StructureStep", "register", "rate"]
+__all__ = ["StructureStep", "register", "rate", "ForeignStepError", "check_structure_steps",
+           "install_step_guard"]
 
 
 def rate(accepted: int | float, proposed: int | float) -> float:
@@ -62,6 +72,66 @@ def register(step_class: type[BlockedStep]) -> type[BlockedStep]:
     if step_class not in STEP_METHODS:
         STEP_METHODS.append(step_class)
     return step_class
+
+
+class ForeignStepError(ValueError):
+    """A structure variable was given to a step method that is not one of the package's."""
+
+
+def _structure_step_classes() -> list[type]:
+    return [c for c in STEP_METHODS if isinstance(c, type) and issubclass(c, StructureStep)]
+
+
+def _flat_steps(step: Any) -> list:
+    if step is None:
+        return []
+    if isinstance(step, CompoundStep):
+        return [m for s in step.methods for m in _flat_steps(s)]
+    if isinstance(step, (list, tuple)):
+        return [m for s in step for m in _flat_steps(s)]
+    return [step]
+
+
+def check_structure_steps(model: pm.Model, step: Any) -> None:
+    """Raise :class:`ForeignStepError` when ``step`` (a step method, a compound step or a
+    list of them, as given to ``pm.sample``) assigns a structure variable (a
+    :class:`~pymc_bnstruct.DAG`, :class:`~pymc_bnstruct.NodeOrder` or any variable a
+    registered :class:`StructureStep` is ``IDEAL`` for) to a step method that is not a
+    :class:`StructureStep`."""
+    classes = _structure_step_classes()
+    for method in _flat_steps(step):
+        if isinstance(method, StructureStep):
+            continue
+        for value in getattr(method, "vars", ()):
+            rv = model.values_to_rvs.get(value)
+            if rv is None:
+                continue
+            own = [c for c in classes if c.competence(rv) == Competence.IDEAL]
+            if own:
+                names = " or ".join(f"pymc_bnstruct.{c.__name__}" for c in own)
+                raise ForeignStepError(
+                    f"{type(method).__name__} cannot sample the structure variable {rv.name!r} "
+                    f"({type(rv.owner.op).__name__.removesuffix('RV')}): a generic step method proposes "
+                    f"values outside its support (every proposal rejected, the chain stays at its "
+                    f"initial graph) or moves without mixing. Leave {rv.name!r} out of step= "
+                    f"(pm.sample assigns {names} automatically) or pass {names}(vars=[{rv.name}]); "
+                    f"give the other step methods vars= without it.")
+
+
+def install_step_guard() -> None:
+    """Wrap PyMC's ``assign_step_methods`` (used by ``pm.sample``) with
+    :func:`check_structure_steps`; idempotent. Called when the package is imported."""
+    original = _pymc_mcmc.assign_step_methods
+    if getattr(original, "_bnstruct_guard", False):
+        return
+
+    @functools.wraps(original)
+    def assign_step_methods(model, step=None, methods=None):
+        check_structure_steps(pm.modelcontext(model), step)
+        return original(model, step, methods)
+
+    assign_step_methods._bnstruct_guard = True
+    _pymc_mcmc.assign_step_methods = assign_step_methods
 
 
 class StructureStep(BlockedStep):

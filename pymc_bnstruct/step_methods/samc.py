@@ -70,8 +70,9 @@ class SAMC(StructureStep):
     vars : DAG variable(s), optional
         Default: every DAG variable of the model.
     energy_bounds : (lower, upper), optional
-        ``u_1`` and ``u_{m-1}``. Default: automatic, from a greedy MAP estimate and a pilot
-        run (see :func:`pymc_bnstruct.samc.bounds.automatic_bounds`; the choice is kept
+        ``u_1`` and ``u_{m-1}``. Default: automatic, from a greedy MAP estimate, a pilot
+        run from it and, when the variable's initial value lies above that range, a pilot
+        from the initial value (see :func:`pymc_bnstruct.samc.bounds.automatic_bounds`; the choice is kept
         in ``step.automatic_bounds``).
     bin_width : float, default 1.0
         Energy width of the regions between the bounds (the paper: 1).
@@ -159,7 +160,8 @@ class SAMC(StructureStep):
         self.cache, self.constraints = op.cache, op.constraints
         self.automatic_bounds: AutomaticBounds | None = None
         if energy_bounds is None:
-            self.automatic_bounds = automatic_bounds(self.cache, self.constraints, width, move_probs=probs)
+            self.automatic_bounds = automatic_bounds(self.cache, self.constraints, width, move_probs=probs,
+                                                     start=self._start_graph(model))
             lower, upper = self.automatic_bounds.lower, self.automatic_bounds.upper
         else:
             if isinstance(energy_bounds, (str, bytes)) or not isinstance(energy_bounds, (Sequence, np.ndarray)) \
@@ -183,6 +185,14 @@ class SAMC(StructureStep):
         self.stats_dtypes_shapes = sds
         self.stats_dtypes = [{k: d for k, (d, _) in sds.items()}]
         self._last_value: np.ndarray | None = None  # the value the last draw returned
+
+    def _start_graph(self, model: Any) -> np.ndarray | None:
+        """The variable's initial value in the model (its ``initval``), when it is a fixed graph."""
+        try:
+            point = pm.modelcontext(model).initial_point(random_seed=0)
+            return np.asarray(point[self.var_name])
+        except Exception:  # the bounds then ignore the start
+            return None
 
     @classmethod
     def competence(cls, var, has_grad=False):

@@ -3,16 +3,19 @@ method (adapter of :class:`pymc_bnstruct.moves.chain.StructureChain`)."""
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import numpy as np
 import pymc as pm
 
 from ..model import DAGRV
-from ..moves.chain import MOVE_KINDS, StructureChain, rev_set_count
+from ..moves.chain import MOVE_KINDS, StructureChain, describe_moves, rev_set_count
 from .base import StructureStep, rate, register
 
 __all__ = ["StructureMetropolis", "rev_set_count"]
+
+_log = logging.getLogger("pymc")
 
 
 class StructureMetropolis(StructureStep):
@@ -33,13 +36,17 @@ class StructureMetropolis(StructureStep):
         Default: every DAG variable of the model.
     moves_per_draw : int, default 1000
     move_probs : dict or sequence of 3 or 4 floats, optional
-        Weights of ``add``, ``delete``, ``reverse`` and ``rev`` (default 1, 1, 1, 0). Add and
-        delete must be positive; the others may be 0. REV weighs every parent set of a
-        node, ``Σ_{k <= max_parents} C(n - 1, k)`` of them, from a
+        Weights of ``add``, ``delete``, ``reverse`` and ``rev``. Default: REV with
+        probability 1/15 (Grzegorczyk & Husmeier 2008) and the single-edge moves 14/45 each,
+        when REV's table fits; otherwise the single-edge moves alone, with a warning.
+        Add and delete must be positive; the others may be 0. REV weighs every parent set
+        of a node, ``Σ_{k <= max_parents} C(n - 1, k)`` of them, from a
         :class:`~pymc_bnstruct.ScoreTable` built once when the step method is created; so
         it needs a ``max_parents`` on the DAG that keeps ``n`` times that at most 5 million
-        (e.g. alarm, n = 37: up to 4 parents). Grzegorczyk & Husmeier use ``rev`` with
-        weight 1/15.
+        (with the default ``max_parents=3``: up to about 75 variables; alarm, n = 37, fits
+        up to 4 parents). Without REV, structure MCMC can stay stuck for hundreds of
+        thousands of moves from about a dozen variables on (measured in ``docs/index.md``).
+        The moves in use are in the repr and in the log line printed at creation.
     model : pm.Model, optional
     rng : seed or numpy Generator, optional
         Replaced by PyMC's per-chain generator inside ``pm.sample``.
@@ -77,6 +84,11 @@ class StructureMetropolis(StructureStep):
         self.chain = StructureChain(op.cache, op.constraints, move_probs)
         self.move_probs = self.chain.move_probs
         self.cache, self.constraints, self.rev_table = op.cache, op.constraints, self.chain.rev_table
+        _log.info("%r", self)
+
+    def __repr__(self) -> str:
+        return (f"StructureMetropolis({self.var_name!r}: moves {describe_moves(self.move_probs)}; "
+                f"moves_per_draw={self.moves_per_draw})")
 
     def _draw(self, value: np.ndarray, seed: int) -> tuple[np.ndarray, dict[str, Any]]:
         chain = self.chain

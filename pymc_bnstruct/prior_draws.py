@@ -1,0 +1,106 @@
+"""Exact draws from the structure prior, for ``pm.draw`` / ``pm.sample_prior_predictive``.
+
+The prior of a structure variable is its posterior given no data: the same families and
+constraints (in-degree bound, candidates, black / white lists) with every local score 0.
+
+* :class:`~pymc_bnstruct.DAG` (DAG-modular prior ``P(G) ∝ Π q_i(Π_i)`` over the allowed
+  DAGs): by enumeration of every allowed DAG (:func:`pymc_bnstruct.exact.enumerate_posterior`),
+  up to :data:`MAX_DAG_PRIOR_VARS` variables. Beyond that the draws raise
+  ``NotImplementedError`` that names the alternatives (never a constant graph).
+* :class:`~pymc_bnstruct.NodeOrder` (``P(≺) ∝ Π_i Σ_{U ⊆ pred_≺(i), allowed} q_i(U)``, the
+  order marginal of Koivisto & Sood's order-modular prior that the order score assumes):
+  uniformly random orders when the prior is size-based and there are no black / white
+  lists or candidate restrictions (then every order has the same prior mass: exact for any
+  number of variables); otherwise by the exact forward-sum sampler of
+  :class:`pymc_bnstruct.exact.ExactPosterior` on the prior-only table, up to
+  :data:`MAX_ORDER_PRIOR_VARS` variables. Beyond that the draws are random linear
+  extensions of the white list (fine as initial values, which PyMC also draws with the
+  RV) with a ``UserWarning`` that they are not exact prior draws.
+"""
+
+from __future__ import annotations
+
+import copy
+import warnings
+from typing import Any
+
+import numpy as np
+
+from .exact.dp import ExactPosterior
+from .exact.enumerate import MAX_VARS, EnumeratedPosterior
+from .graph import topological_order
+from .scores.table import ScoreTable
+
+__all__ = ["prior_table", "DAGPriorSampler", "OrderPriorSampler", "MAX_DAG_PRIOR_VARS", "MAX_ORDER_PRIOR_VARS"]
+
+#: Largest DAG variable whose prior draws are exact (enumeration of every DAG).
+MAX_DAG_PRIOR_VARS = MAX_VARS
+#: Largest constrained order variable whose prior draws use the exact subset DP.
+MAX_ORDER_PRIOR_VARS = 16
+
+
+def prior_table(table: ScoreTable) -> ScoreTable:
+    """A copy of ``table`` whose family values are the log priors alone (local scores 0)."""
+    out = copy.copy(table)
+    out.local_scores = np.zeros_like(table.local_scores)
+    out.log_scores = np.asarray(table.log_priors, dtype=np.float64).copy()
+    out.log_scores.setflags(write=False)
+    return out
+
+
+class DAGPriorSampler:
+    """Exact i.i.d. DAGs from the DAG-modular prior of a cache / constraints pair."""
+
+    def __init__(self, cache: Any, constraints: Any) -> None:
+        n = constraints.n_vars
+        if n > MAX_DAG_PRIOR_VARS:
+            raise NotImplementedError(
+                f"exact prior draws of a bns.DAG are implemented up to {MAX_DAG_PRIOR_VARS} variables (by "
+                f"enumerating every DAG); this one has {n}. Alternatives: a bns.NodeOrder (exact prior "
+                f"draws of orders up to about 25 variables, under the order-modular prior), or "
+                f"bns.exact.posterior(data, modularity='order', ...).sample_dags on a prior-only table "
+                f"(pymc_bnstruct.prior_draws.prior_table). For an initial value use "
+                f"bns.DAG(..., initval='empty' or 'greedy') or pm.sample(initvals={{name: an adjacency}}).")
+        table = ScoreTable(cache.data, score=cache.score, prior=cache.prior, constraints=constraints)
+        post = EnumeratedPosterior.from_table(prior_table(table), "dag")
+        masks, probs = post.dag_probabilities()
+        self.graphs = np.stack([post._adjacency(m) for m in masks]).astype(np.int64)
+        self.probs = probs / probs.sum()
+
+    def __call__(self, rng: np.random.Generator, shape: tuple) -> np.ndarray:
+        k = int(np.prod(shape, dtype=np.int64))
+        idx = rng.choice(len(self.probs), size=k, p=self.probs)
+        n = self.graphs.shape[-1]
+        return self.graphs[idx].reshape(*shape, n, n)
+
+
+class OrderPriorSampler:
+    """I.i.d. node orders from the order prior of a :class:`ScoreTable` (see the module)."""
+
+    def __init__(self, table: ScoreTable) -> None:
+        c = table.constraints
+        self.n = c.n_vars
+        self.exact: ExactPosterior | None = None
+        self.whitelist_graph = c.empty_graph()
+        free = bool((c.allowed == ~np.eye(self.n, dtype=bool)).all() and not c.required.any())
+        self.uniform = free and bool(getattr(table.prior, "size_based", False))
+        if self.uniform:
+            return
+        if self.n <= MAX_ORDER_PRIOR_VARS:
+            self.exact = ExactPosterior(prior_table(table), "order", progressbar=False)
+        else:
+            warnings.warn(
+                f"random draws of this bns.NodeOrder ({self.n} variables with black / white lists, candidates "
+                f"or a prior that is not size-based) are random linear extensions of the white list, not "
+                f"exact draws from the order prior (exact up to {MAX_ORDER_PRIOR_VARS} variables); fine as "
+                f"initial values, not for prior checks.", UserWarning, stacklevel=2)
+
+    def __call__(self, rng: np.random.Generator, shape: tuple) -> np.ndarray:
+        k = int(np.prod(shape, dtype=np.int64))
+        if self.exact is not None:
+            orders = self.exact.sample_orders(max(k, 1), random_seed=int(rng.integers(2**31 - 1)))[:k]
+        elif self.uniform:
+            orders = np.argsort(rng.random((k, self.n)), axis=1)
+        else:
+            orders = np.array([topological_order(self.whitelist_graph, rng) for _ in range(k)]).reshape(k, self.n)
+        return np.asarray(orders, dtype=np.int64).reshape(*shape, self.n)
