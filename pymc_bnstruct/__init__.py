@@ -18,6 +18,7 @@ from . import (
     moves,
     ops,
     order,
+    partition,
     priors,
     samc,
     scores,
@@ -29,14 +30,14 @@ from . import (
 from .constraints import StructureConstraints
 from .data import DiscreteData, as_discrete_data
 from .diagnostics import ChainAgreement, chain_agreement, summary
-from .model import DAG, NodeOrder
+from .model import DAG, NodeOrder, NodePartition
 from .order import OrderScorer
 from .plots import plot_chain_agreement, plot_score_trace
 from .posterior import edge_probabilities, markov_blanket_probabilities, path_probabilities
 from .samc import plot_samc, samc_diagnostics
 from .scores import BIC, K2, BDeu, network_score
 from .scores.table import ScoreTable
-from .step_methods import SAMC, OrderMetropolis, StructureMetropolis
+from .step_methods import SAMC, OrderMetropolis, PartitionMetropolis, StructureMetropolis
 
 __version__ = "0.1.0"
 
@@ -62,6 +63,9 @@ __all__ = [
     "moves",
     "search",
     "NodeOrder",
+    "NodePartition",
+    "PartitionMetropolis",
+    "partition",
     "DAG",
     "StructureMetropolis",
     "SAMC",

@@ -35,11 +35,13 @@ from .contract import (
     LOG_SCORE,
     MB_DIMS,
     MB_PROB_SUFFIX,
+    PARTITION_DIMS,
     POSITION,
     RESULT_NAMES,
     family_names,
 )
 from .graph import topological_order_kernel
+from .partition._kernels import sample_dags_given_partitions
 from .weights import draw_weights, kish_ess, occam_window_weights
 
 __all__ = ["edge_probabilities", "markov_blanket_probabilities", "path_probabilities"]
@@ -166,9 +168,10 @@ class FeatureSource:
     edge: str | None = None
     mb: str | None = None
     order: str | None = None
+    partition: str | None = None
 
     def variables(self) -> list[str]:
-        return [v for v in (self.edge, self.mb, self.order) if v is not None]
+        return [v for v in (self.edge, self.mb, self.order, self.partition) if v is not None]
 
     def describe(self) -> str:
         return f"{self.name!r} ({self.kind}: {', '.join(self.variables())})"
@@ -199,9 +202,11 @@ def _sources(posterior: xr.Dataset) -> list[FeatureSource]:
             orders.setdefault(base, {})["mb"] = name
         elif rest == (POSITION,) and _is_integer(da):
             orders.setdefault(name, {})["order"] = name
+        elif rest == PARTITION_DIMS and _is_integer(da):
+            orders.setdefault(name, {})["partition"] = name
     out = list(dags)
     for base, parts in orders.items():
-        out.append(FeatureSource(name=base, kind="order", **parts))
+        out.append(FeatureSource(name=base, kind="partition" if "partition" in parts else "order", **parts))
     return out
 
 
@@ -222,7 +227,8 @@ def _can_provide(idata: Any, src: FeatureSource, feature: str) -> bool:
         return src.edge is not None
     if feature == "markov_blanket":
         return src.mb is not None
-    return src.order is not None and _family_table(idata, src.name) is not None
+    drawn = src.order is not None or src.partition is not None
+    return drawn and _family_table(idata, src.name) is not None
 
 
 def _missing_reason(src: FeatureSource, feature: str) -> str:
@@ -355,6 +361,8 @@ def _order_paths(idata: Any, src: FeatureSource, posterior: xr.Dataset, dags_per
                  random_seed: Any) -> np.ndarray:
     dags_per_draw = _check_int(dags_per_draw, "dags_per_draw", 1)
     child, parents, log_score = _family_table(idata, src.name)  # type: ignore[misc]
+    if src.partition is not None:
+        return _partition_paths(child, parents, log_score, src, posterior, dags_per_draw, random_seed)
     orders = np.asarray(posterior[src.order].values)
     c, d, n = orders.shape
     rng = np.random.default_rng(random_seed)
@@ -368,6 +376,29 @@ def _order_paths(idata: Any, src: FeatureSource, posterior: xr.Dataset, dags_per
         except ValueError as err:
             raise ValueError(f"cannot sample DAGs given the orders of {src.order!r}: {err}") from None
         reach, _ = _closure_kernel(dags)  # DAGs consistent with an order are acyclic
+        out[lo:hi] = _mean_over_groups(reach, dags_per_draw)
+    return out.reshape(c, d, n, n)
+
+
+def _partition_paths(child: np.ndarray, parents: np.ndarray, log_score: np.ndarray, src: FeatureSource,
+                     posterior: xr.Dataset, dags_per_draw: int, random_seed: Any) -> np.ndarray:
+    """Path probabilities of drawn labelled partitions: DAGs sampled from ``P(G | Λ, D)``."""
+    layers = np.asarray(posterior[src.partition].values).astype(np.int64)
+    c, d, n = layers.shape
+    start = np.searchsorted(np.asarray(child, dtype=np.int64), np.arange(n + 1)).astype(np.int64)
+    par = np.ascontiguousarray(np.asarray(parents, dtype=np.int64).reshape(len(child), -1))
+    ls = np.ascontiguousarray(np.asarray(log_score, dtype=np.float64))
+    rng = np.random.default_rng(random_seed)
+    flat = np.ascontiguousarray(layers.reshape(c * d, n))
+    out = np.empty((c * d, n, n))
+    for lo in range(0, c * d, _PATH_CHUNK):
+        hi = min(lo + _PATH_CHUNK, c * d)
+        dags, bad, node = sample_dags_given_partitions(start, par, ls, flat[lo:hi], dags_per_draw,
+                                                       int(rng.integers(0, 2**32)))
+        if bad >= 0:
+            raise ValueError(f"cannot sample DAGs given the partitions of {src.partition!r}: node {node} has no "
+                             f"compatible family under draw {lo + bad}")
+        reach, _ = _closure_kernel(dags)
         out[lo:hi] = _mean_over_groups(reach, dags_per_draw)
     return out.reshape(c, d, n, n)
 

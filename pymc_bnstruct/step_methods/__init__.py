@@ -2,12 +2,14 @@
 
 Importing this module registers them with PyMC (``pymc.step_methods.STEP_METHODS``), so that
 ``pm.sample()`` assigns :class:`OrderMetropolis` to :class:`~pymc_bnstruct.NodeOrder`
-variables and :class:`StructureMetropolis` to :class:`~pymc_bnstruct.DAG` variables. :class:`StructureStep` is the shared base class.
+variables, :class:`PartitionMetropolis` to :class:`~pymc_bnstruct.NodePartition` variables and
+:class:`StructureMetropolis` to :class:`~pymc_bnstruct.DAG` variables. :class:`StructureStep` is the shared base class.
 """
 
 from .base import StructureStep, register
 from .order import OrderMetropolis
+from .partition import PartitionMetropolis
 from .samc import SAMC
 from .structure import StructureMetropolis
 
-__all__ = ["StructureStep", "OrderMetropolis", "StructureMetropolis", "SAMC", "register"]
+__all__ = ["StructureStep", "OrderMetropolis", "PartitionMetropolis", "StructureMetropolis", "SAMC", "register"]

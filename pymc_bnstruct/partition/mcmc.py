@@ -1,0 +1,305 @@
+"""Numba Metropolis–Hastings loop over labelled partitions (Kuipers & Moffa 2017).
+
+The state is ``layer`` (int64, ``layer[v]`` = layer of node ``v``; see
+:mod:`pymc_bnstruct.partition._kernels`) with the per-node terms ``terms`` and the per-node
+bitsets ``pred`` / ``prev`` they were computed from, all updated in place. Each move is one
+of (``m`` layers of sizes ``k_0 .. k_{m-1}``):
+
+``SPLIT_JOIN``
+    uniformly among the ``N(Λ) = (m - 1) + Σ_j (2^{k_j} - 2)`` neighbours: join two adjacent
+    layers (``m - 1`` ways) or split a layer ``L_j`` into ``(S, L_j \\ S)`` for a non-empty
+    proper subset ``S`` (``2^{k_j} - 2`` ways). Each neighbour is reached one way only and
+    its reverse is of the same kind: Hastings factor ``N(Λ) / N(Λ')``.
+``SWAP``
+    exchange two nodes in different layers: a node ``a`` uniformly, then ``b`` uniformly
+    among the ``n - k_{layer(a)}`` nodes outside its layer. The pair's probability
+    ``(1/n)(1/(n - k_{layer(a)}) + 1/(n - k_{layer(b)}))`` is the same after the exchange
+    (the layer sizes do not change): symmetric.
+``SWAP_ADJACENT``
+    exchange a node of ``L_j`` with one of ``L_{j+1}``, the pair uniform among the
+    ``Σ_j k_j k_{j+1}`` such pairs (unchanged by the exchange): symmetric.
+``NODE``
+    move one node ``v`` (uniform) elsewhere: into another existing layer or into a new
+    singleton layer at any gap, uniformly among its ``o_v(Λ)`` destinations, where
+    ``o_v = 2m`` when ``v``'s layer has other nodes (``m - 1`` other layers, ``m + 1`` gaps)
+    and ``o_v = 2m - 2`` when ``v`` is alone (its layer disappears: ``m - 1`` layers and
+    ``m`` gaps, less the gap that gives ``Λ`` back). Hastings factor ``o_v(Λ) / o_v(Λ')``.
+    Two nodes can lead to the same ``Λ'`` (``({a}, {b}) -> ({b}, {a})``); each path
+    (node, destination) has exactly one reverse path (the same node moved back), so the
+    ratio of the path taken keeps detailed balance (Green 1995; each path's flow
+    ``π q min(1, ·)`` is symmetric and the kernel is their sum).
+``STAY``
+    propose the current state (always accepted).
+
+A kind that has no proposal in the current state (exchanges with one layer) leaves the
+state unchanged and counts as proposed, not accepted. Only the nodes whose ``(pred, prev)``
+pair changed are rescored, through the per-node memo of
+:func:`~pymc_bnstruct.partition._kernels.cached_node_term`.
+
+``counts`` (int64, ``2 * N_KINDS``): proposed then accepted moves per kind.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba as nb
+import numpy as np
+
+from ..rng import randint, seed_state, uniform
+from ._kernels import NEG_INF, cached_node_term, layer_sets_into
+
+SPLIT_JOIN, SWAP, SWAP_ADJACENT, NODE, STAY = 0, 1, 2, 3, 4
+N_KINDS = 5
+
+
+@nb.njit(cache=True)
+def layout(layer, sizes, order, start):
+    """Counting sort of the nodes by layer: ``order[start[j]:start[j+1]]`` = ``L_j``; returns ``m``."""
+    n = layer.shape[0]
+    m = 0
+    for v in range(n):
+        if layer[v] + 1 > m:
+            m = layer[v] + 1
+    for j in range(m + 1):
+        sizes[j] = 0
+    for v in range(n):
+        sizes[layer[v]] += 1
+    start[0] = 0
+    for j in range(m):
+        start[j + 1] = start[j] + sizes[j]
+    fill = np.empty(m, dtype=np.int64)
+    for j in range(m):
+        fill[j] = start[j]
+    for v in range(n):
+        j = layer[v]
+        order[fill[j]] = v
+        fill[j] += 1
+    return m
+
+
+@nb.njit(cache=True)
+def split_join_count(sizes, m):
+    """``N(Λ) = (m - 1) + Σ_j (2^{k_j} - 2)`` as a float."""
+    total = float(m - 1)
+    for j in range(m):
+        total += 2.0 ** sizes[j] - 2.0
+    return total
+
+
+@nb.njit(cache=True)
+def node_options(k, m):
+    """Destinations of a node whose layer has ``k`` nodes, in a partition with ``m`` layers."""
+    return 2 * m if k >= 2 else 2 * m - 2
+
+
+@nb.njit(cache=True)
+def _sizes_of(layer, m_max):
+    sizes = np.zeros(m_max + 1, dtype=np.int64)
+    m = 0
+    for v in range(layer.shape[0]):
+        sizes[layer[v]] += 1
+        if layer[v] + 1 > m:
+            m = layer[v] + 1
+    return sizes, m
+
+
+@nb.njit(cache=True)
+def propose(kind, layer, sizes, order, start, m, rng, new_layer):
+    """Write a proposal of ``kind`` into ``new_layer``; return ``(possible, log Hastings factor)``.
+
+    ``sizes``, ``order``, ``start`` and ``m`` describe ``layer`` (see :func:`layout`).
+    ``log Hastings factor`` is ``log q(Λ' -> Λ) - log q(Λ -> Λ')`` within the move kind.
+    """
+    n = layer.shape[0]
+    for v in range(n):
+        new_layer[v] = layer[v]
+    if kind == STAY:
+        return True, 0.0
+    if kind == SWAP or kind == SWAP_ADJACENT:
+        if m == 1:
+            return False, 0.0
+        if kind == SWAP:
+            a = randint(rng, n)
+            la = layer[a]
+            r = randint(rng, n - sizes[la])
+            p = r if r < start[la] else r + sizes[la]
+            b = order[p]
+        else:
+            total = 0
+            for j in range(m - 1):
+                total += sizes[j] * sizes[j + 1]
+            r = randint(rng, total)
+            j = 0
+            while r >= sizes[j] * sizes[j + 1]:
+                r -= sizes[j] * sizes[j + 1]
+                j += 1
+            a = order[start[j] + randint(rng, sizes[j])]
+            b = order[start[j + 1] + randint(rng, sizes[j + 1])]
+        new_layer[a] = layer[b]
+        new_layer[b] = layer[a]
+        return True, 0.0
+    if kind == SPLIT_JOIN:
+        before = split_join_count(sizes, m)
+        u = uniform(rng) * before
+        if u < m - 1:
+            j = min(np.int64(u), m - 2)  # join L_j and L_{j+1}
+            for v in range(n):
+                if layer[v] > j:
+                    new_layer[v] = layer[v] - 1
+        else:
+            u -= m - 1
+            j = 0
+            while j < m - 1 and u >= 2.0 ** sizes[j] - 2.0:
+                u -= 2.0 ** sizes[j] - 2.0
+                j += 1
+            while sizes[j] < 2:  # rounding at the end of the scan: last splittable layer
+                j -= 1
+            k = sizes[j]
+            for v in range(n):
+                if layer[v] > j:
+                    new_layer[v] = layer[v] + 1
+            while True:  # a uniform non-empty proper subset S of L_j stays, the rest moves up
+                c = 0
+                for t in range(k):
+                    v = order[start[j] + t]
+                    if next_bit(rng):
+                        new_layer[v] = j
+                        c += 1
+                    else:
+                        new_layer[v] = j + 1
+                if 0 < c < k:
+                    break
+        new_sizes, m2 = _sizes_of(new_layer, n)
+        after = split_join_count(new_sizes, m2)
+        return True, math.log(before) - math.log(after)
+    # NODE
+    v = randint(rng, n)
+    j = layer[v]
+    k = sizes[j]
+    opts = node_options(k, m)
+    r = randint(rng, opts)
+    if k >= 2:
+        if r < m - 1:
+            new_layer[v] = r if r < j else r + 1
+        else:
+            g = r - (m - 1)  # new singleton layer before layer g (g = m: at the end)
+            for x in range(n):
+                if x != v and layer[x] >= g:
+                    new_layer[x] = layer[x] + 1
+            new_layer[v] = g
+        m2 = m if r < m - 1 else m + 1
+    else:
+        for x in range(n):  # remove v's layer
+            if layer[x] > j:
+                new_layer[x] = layer[x] - 1
+        if r < m - 1:
+            new_layer[v] = r
+            m2 = m - 1
+        else:
+            g = r - (m - 1)
+            g = g if g < j else g + 1  # gap j would give Λ back
+            for x in range(n):
+                if x != v and new_layer[x] >= g:
+                    new_layer[x] = new_layer[x] + 1
+            new_layer[v] = g
+            m2 = m
+    k2 = 0
+    for x in range(n):
+        if new_layer[x] == new_layer[v]:
+            k2 += 1
+    return True, math.log(opts) - math.log(node_options(k2, m2))
+
+
+@nb.njit(cache=True, inline="always")
+def next_bit(rng):
+    return uniform(rng) < 0.5
+
+
+@nb.njit(cache=True)
+def partition_metropolis(layer, terms, pred, prev, offsets, bits, scores, cutoffs, roots,
+                         cand, keys, vals, used, shift, n_moves, probs, seed, counts, hastings_weight=1.0):
+    """Run ``n_moves`` moves; return the new total log score (the sum of ``terms``).
+
+    ``probs`` (``N_KINDS``,) are the move-kind probabilities. ``hastings_weight``
+    multiplies the log Hastings factor of split/join moves: 1 always, except in the test
+    that shows the sampler test can fail (0 drops the factor).
+    """
+    n = layer.shape[0]
+    n_words = bits.shape[1]
+    rng = seed_state(seed)
+    sizes = np.zeros(n + 1, dtype=np.int64)
+    order = np.empty(n, dtype=np.int64)
+    start = np.zeros(n + 1, dtype=np.int64)
+    new_layer = np.empty(n, dtype=np.int64)
+    new_pred = np.empty((n, n_words), dtype=np.uint64)
+    new_prev = np.empty((n, n_words), dtype=np.uint64)
+    new_terms = np.empty(n, dtype=np.float64)
+    masks = np.empty((n + 1, n_words), dtype=np.uint64)
+    cum = np.empty((n + 1, n_words), dtype=np.uint64)
+    cprobs = np.empty(N_KINDS, dtype=np.float64)
+    acc = 0.0
+    for i in range(N_KINDS):
+        acc += probs[i]
+        cprobs[i] = acc
+    m = layout(layer, sizes, order, start)
+    for _ in range(n_moves):
+        r = uniform(rng) * acc
+        kind = 0
+        while kind < N_KINDS - 1 and r >= cprobs[kind]:
+            kind += 1
+        counts[kind] += 1
+        if kind == STAY:
+            counts[N_KINDS + kind] += 1
+            continue
+        possible, log_h = propose(kind, layer, sizes, order, start, m, rng, new_layer)
+        if not possible:
+            continue
+        if kind == SPLIT_JOIN:
+            log_h *= hastings_weight
+        layer_sets_into(new_layer, new_pred, new_prev, masks, cum)
+        delta = 0.0
+        for v in range(n):
+            same = True
+            for w in range(n_words):
+                if new_pred[v, w] != pred[v, w] or new_prev[v, w] != prev[v, w]:
+                    same = False
+                    break
+            if same:
+                new_terms[v] = terms[v]
+            else:
+                t = cached_node_term(v, new_layer[v], offsets, bits, scores, cutoffs, roots, new_pred[v], new_prev[v],
+                                     cand, keys, vals, used, shift)
+                new_terms[v] = t
+                if t == NEG_INF:
+                    delta = NEG_INF
+                elif delta > NEG_INF:
+                    delta += t - terms[v]
+        if delta == NEG_INF:
+            continue
+        log_a = delta + log_h
+        if log_a >= 0.0 or math.log(uniform(rng)) < log_a:
+            counts[N_KINDS + kind] += 1
+            for v in range(n):
+                layer[v] = new_layer[v]
+                terms[v] = new_terms[v]
+                for w in range(n_words):
+                    pred[v, w] = new_pred[v, w]
+                    prev[v, w] = new_prev[v, w]
+            m = layout(layer, sizes, order, start)
+    total = 0.0
+    for v in range(n):
+        total += terms[v]
+    return total
+
+
+@nb.njit(cache=True)
+def propose_once(kind, layer, seed, new_layer):
+    """One proposal of ``kind`` from ``layer`` (for tests): ``(possible, log Hastings factor)``."""
+    n = layer.shape[0]
+    sizes = np.zeros(n + 1, dtype=np.int64)
+    order = np.empty(n, dtype=np.int64)
+    start = np.zeros(n + 1, dtype=np.int64)
+    m = layout(layer, sizes, order, start)
+    rng = seed_state(seed)
+    return propose(kind, layer, sizes, order, start, m, rng, new_layer)
