@@ -80,12 +80,15 @@ bench-order: $(STAMP)
 bench-structure: $(STAMP)
 	$(PY) benchmarks/bench_structure_mcmc.py
 
-.PHONY: bench-samc bench-exact
+.PHONY: bench-samc bench-exact bench-partition
 bench-samc: $(STAMP)
 	$(PY) benchmarks/bench_samc.py
 
 bench-exact: $(STAMP)
 	$(PY) benchmarks/bench_exact.py
+
+bench-partition: $(STAMP)
+	$(PY) benchmarks/bench_partition_mcmc.py
 
 clean:
 	rm -rf $(VENV) $(VENV6) build *.egg-info .pytest_cache

@@ -19,6 +19,7 @@ from pymc_bnstruct.exact.enumerate import EnumeratedPosterior
 from pymc_bnstruct.partition import PartitionChain, PartitionScorer
 from pymc_bnstruct.partition import _kernels as K
 from pymc_bnstruct.partition import mcmc as M
+from pymc_bnstruct.rng import seed_state
 
 
 def canon(layers):
@@ -298,3 +299,79 @@ def test_visit_frequencies_match_exact_partition_posterior():
 def test_wrong_hastings_term_fails_the_same_test():
     pvalue, _ = _visit_chi2(0.0)
     assert pvalue < 1e-6
+
+
+# ----------------------------------------------------------------------------- reversal move
+def _py_covered(parents):
+    return [(u, v) for v in range(len(parents)) for u in parents[v] if parents[v] == parents[u] | {u}]
+
+
+def test_covered_edges_and_partition_of_parents_by_hand():
+    rng = np.random.default_rng(4)
+    for _ in range(200):
+        n = 6
+        order = rng.permutation(n)
+        parents = [set() for _ in range(n)]
+        for i in range(n):
+            for j in range(i):
+                if rng.random() < 0.4:
+                    parents[order[i]].add(int(order[j]))
+        pa = np.zeros((n, 1), dtype=np.uint64)
+        for v in range(n):
+            for u in parents[v]:
+                pa[v, 0] |= np.uint64(1 << u)
+        out = np.empty((n * n, 2), dtype=np.int64)
+        c = M.covered_edges(pa, out)
+        assert sorted(map(tuple, out[:c].tolist())) == sorted(_py_covered(parents))
+        lay = np.empty(n, dtype=np.int64)
+        M.parents_partition(pa, lay)
+        mask = [sum(1 << u for u in parents[v]) for v in range(n)]
+        assert tuple(lay) == longest_path_layers(mask, n)
+
+
+def test_reverse_acceptance_ratio_by_hand():
+    """log ratio = score change of G -> G' + log c(G) - log c(G'), recomputed in Python from the
+    DAG the move drew (the same generator stream drawn again)."""
+    data, _ = random_data(5, 80, 6)
+    s = PartitionScorer(bns.ScoreTable(data, max_parents=3))
+    fam = {(v, int(s.bits[f, 0])): s.log_scores[f] for v in range(5) for f in range(s.offsets[v], s.offsets[v + 1])}
+
+    def score(par):
+        return sum(fam[(x, sum(1 << y for y in par[x]))] for x in range(5))
+
+    rng = np.random.default_rng(0)
+    checked = 0
+    for trial in range(300):
+        lay = random_partition(5, rng)
+        terms = np.empty(5)
+        K.node_scores(lay, s.offsets, s.bits, s.log_scores, s.cutoffs, s.roots, terms)
+        pred = np.empty((5, 1), dtype=np.uint64)
+        prev = np.empty((5, 1), dtype=np.uint64)
+        K.layer_sets(lay, 1, pred, prev)
+        pa0 = np.zeros((5, 1), dtype=np.uint64)
+        M.sample_parents(lay, pred, prev, terms, s.offsets, s.bits, s.log_scores, s.cutoffs, seed_state(trial),
+                         pa0, np.empty(5))
+        g = [{u for u in range(5) if int(pa0[v, 0]) >> u & 1} for v in range(5)]
+        assert tuple(lay) == longest_path_layers([int(x) for x in pa0[:, 0]], 5)  # G is compatible with Λ
+        pa = np.zeros((5, 1), dtype=np.uint64)
+        new = np.empty(5, dtype=np.int64)
+        ok, log_r = M.propose_reverse(lay, pred, prev, terms, s.offsets, s.bits, s.log_scores, s.cutoffs,
+                                      seed_state(trial), new, pa, np.empty(5), np.empty((25, 2), dtype=np.int64))
+        cov = _py_covered(g)
+        if not cov:
+            assert not ok
+            continue
+        assert ok
+        g2 = [{u for u in range(5) if int(pa[v, 0]) >> u & 1} for v in range(5)]
+        flipped = [(u, v) for (u, v) in cov if v in g2[u] and u not in g2[v]]
+        assert len(flipped) == 1
+        u, v = flipped[0]
+        expect = [set(p) for p in g]
+        expect[v] = set(g[u])
+        expect[u] = set(g[u]) | {v}
+        assert g2 == expect
+        want = score(g2) - score(g) + math.log(len(cov)) - math.log(len(_py_covered(g2)))
+        assert log_r == pytest.approx(want, abs=1e-9)
+        assert tuple(new) == longest_path_layers([int(x) for x in pa[:, 0]], 5)
+        checked += 1
+    assert checked > 100

@@ -95,7 +95,8 @@ def test_plain_pm_sample_picks_partition_metropolis(small):
         idata = pm.sample(30, tune=5, chains=1, random_seed=1, **SAMPLE)
     ss = idata.sample_stats
     for name in ("log_score", "accept_rate", "split_join_accept_rate", "swap_accept_rate",
-                 "swap_adjacent_accept_rate", "node_accept_rate", "stay_accept_rate", "n_layers"):
+                 "swap_adjacent_accept_rate", "node_accept_rate", "stay_accept_rate", "reverse_accept_rate",
+                 "n_layers"):
         assert name in ss and ss[name].dims == ("chain", "draw")
     assert ss["n_layers"].dtype == np.int64
     post = idata.posterior
@@ -139,7 +140,7 @@ def test_edge_mb_and_path_probabilities_match_exact_dag_posterior(small):
     ((0.2, float("inf"), 0.3, 0.4, 0.0), "finite"),
     ((0.0, 0.0, 0.0, 0.0, 0.0), "positive"),
     ((0.0, 0.5, 0.5, 0.0, 0.0), "positive"),
-    ((0.5, 0.5), "needs 5 weights"),
+    ((0.5, 0.5), "needs 6 weights"),
     ({"bogus": 1.0}, "unknown move kind"),
 ])
 def test_bad_move_probs(small, probs, match):
@@ -182,3 +183,18 @@ def test_other_bad_inputs(small):
         bns.NodeOrder("order", small, max_parents=1)
         with pytest.raises(ValueError, match="no NodePartition variable"):
             PartitionMetropolis()
+
+
+# ------------------------------------------------------------------ beyond enumeration
+@pytest.mark.slow
+def test_child_edge_probabilities_within_002_of_exact_dag_posterior():
+    """n = 20, 500 rows, k = 3, uniform prior: the DAG-modular posterior (Tian–He DP), 4 chains."""
+    net = bns.datasets.load_network("child")
+    data = bns.DiscreteData.from_frame(net.sample(500, random_seed=1))
+    exact = bns.exact.posterior(data, max_parents=3, modularity="dag")
+    with model_of(data, max_parents=3):
+        idata = pm.sample(2000, tune=100, chains=4, random_seed=3, step=PartitionMetropolis(moves_per_draw=1000),
+                          **SAMPLE)
+    edge = bns.edge_probabilities(idata)
+    err = float(abs(edge - exact.edge_probabilities).max())
+    assert err < 0.02, err

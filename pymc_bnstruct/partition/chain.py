@@ -22,9 +22,10 @@ from .scorer import PartitionScorer
 __all__ = ["PartitionChain", "PartitionTermCache", "MOVE_KINDS", "DEFAULT_MOVE_PROBS"]
 
 #: Move kinds of partition MCMC, in the order of the kernel's counters.
-MOVE_KINDS = ("split_join", "swap", "swap_adjacent", "node", "stay")
-#: Default weights of the move kinds (split/join, swap any, swap adjacent, move a node, stay).
-DEFAULT_MOVE_PROBS = (0.2, 0.3, 0.1, 0.39, 0.01)
+MOVE_KINDS = ("split_join", "swap", "swap_adjacent", "node", "stay", "reverse")
+#: Default weights of the move kinds (split/join, swap any, swap adjacent, move a node, stay,
+#: covered-edge reversal through a DAG).
+DEFAULT_MOVE_PROBS = (0.2, 0.25, 0.1, 0.34, 0.01, 0.1)
 
 # Memory for the per-node score caches of one chain (at most 2^14 slots per node).
 CACHE_BYTES = 24_000_000
@@ -59,7 +60,7 @@ class PartitionChain:
     Parameters
     ----------
     scorer : PartitionScorer
-    move_probs : None, mapping or sequence of 5 numbers
+    move_probs : None, mapping or sequence of 6 (or 5: no reversal) numbers
         Weights of :data:`MOVE_KINDS` (normalised); None: :data:`DEFAULT_MOVE_PROBS`.
 
     Attributes
@@ -74,7 +75,7 @@ class PartitionChain:
         self.scorer = scorer
         self.move_probs = check_move_probs(
             move_probs, MOVE_KINDS, DEFAULT_MOVE_PROBS, required=("split_join", "node"),
-            why="without split/join and node moves the number of layers never changes")
+            why="without split/join and node moves the number of layers never changes", pad=True)
         self.layer: np.ndarray | None = None
         self.terms = np.empty(scorer.n_vars)
         self.pred = np.zeros((scorer.n_vars, scorer.n_words), dtype=np.uint64)

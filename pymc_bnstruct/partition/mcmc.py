@@ -31,6 +31,17 @@ of (``m`` layers of sizes ``k_0 .. k_{m-1}``):
 ``STAY``
     propose the current state (always accepted).
 
+``REVERSE``
+    a covered-edge reversal through a DAG (after Kuipers & Moffa's combination with an
+    edge-reversal move): draw ``G ~ P(G | Λ, D)`` (exact, a Gibbs step in the space of
+    DAGs, whose partitions are functions of them), propose reversing a covered edge
+    ``u -> v`` of ``G`` (``Pa(v) = Pa(u) ∪ {u}``; the result is a DAG, Markov equivalent to
+    ``G``) uniformly among the ``c(G)`` covered edges, accept with probability
+    ``min(1, P(G') c(G) / (P(G) c(G')))`` (Metropolis–Hastings targeting ``P(G | D)``), and
+    move to the partition of ``G'``. Both steps leave ``P(G | D)`` invariant, hence its
+    image ``P(Λ | D)``. Markov-equivalent DAGs often lie in partitions far apart, so this
+    move carries the chain between them where the layer moves cannot.
+
 A kind that has no proposal in the current state (exchanges with one layer) leaves the
 state unchanged and counts as proposed, not accepted. Only the nodes whose ``(pred, prev)``
 pair changed are rescored, through the per-node memo of
@@ -47,10 +58,10 @@ import numba as nb
 import numpy as np
 
 from ..rng import randint, seed_state, uniform
-from ._kernels import NEG_INF, cached_node_term, layer_sets_into
+from ._kernels import NEG_INF, _compatible, cached_node_term, layer_sets_into
 
-SPLIT_JOIN, SWAP, SWAP_ADJACENT, NODE, STAY = 0, 1, 2, 3, 4
-N_KINDS = 5
+SPLIT_JOIN, SWAP, SWAP_ADJACENT, NODE, STAY, REVERSE = 0, 1, 2, 3, 4, 5
+N_KINDS = 6
 
 
 @nb.njit(cache=True)
@@ -211,6 +222,143 @@ def propose(kind, layer, sizes, order, start, m, rng, new_layer):
     return True, math.log(opts) - math.log(node_options(k2, m2))
 
 
+@nb.njit(cache=True)
+def sample_parents(layer, pred, prev, terms, offsets, bits, scores, cutoffs, rng, pa, fam_score):
+    """Draw ``G ~ P(G | Λ, D)``: ``pa[v]`` (parent bitset) and ``fam_score[v]`` per node."""
+    n = layer.shape[0]
+    n_words = bits.shape[1]
+    for v in range(n):
+        for w in range(n_words):
+            pa[v, w] = np.uint64(0)
+        if layer[v] == 0:
+            fam_score[v] = terms[v]
+            continue
+        u = uniform(rng)
+        lo, hi = offsets[v], offsets[v + 1]
+        lim = NEG_INF
+        acc = 0.0
+        pick = -1
+        last = -1
+        for f in range(lo, hi):
+            sf = scores[f]
+            if sf < lim:
+                break
+            if not _compatible(bits, f, pred[v], prev[v], n_words):
+                continue
+            if lim == NEG_INF:
+                lim = sf - cutoffs[v]
+            last = f
+            acc += math.exp(sf - terms[v])
+            if acc >= u:
+                pick = f
+                break
+        if pick < 0:
+            pick = last  # rounding: the weights sum to 1 up to the last bits
+        for w in range(n_words):
+            pa[v, w] = bits[pick, w]
+        fam_score[v] = scores[pick]
+
+
+@nb.njit(cache=True)
+def family_score(v, parents, offsets, bits, scores):
+    """Score of the family ``(v, parents)`` (a bitset), -inf if it is not in the table."""
+    n_words = bits.shape[1]
+    for f in range(offsets[v], offsets[v + 1]):
+        same = True
+        for w in range(n_words):
+            if bits[f, w] != parents[w]:
+                same = False
+                break
+        if same:
+            return scores[f]
+    return NEG_INF
+
+
+@nb.njit(cache=True, inline="always")
+def _has(bitset, u):
+    return (bitset[u >> 6] >> np.uint64(u & 63)) & np.uint64(1) == np.uint64(1)
+
+
+@nb.njit(cache=True)
+def covered_edges(pa, out):
+    """Write the covered edges ``(u, v)`` of the DAG ``pa`` into ``out``; return their number."""
+    n, n_words = pa.shape
+    c = 0
+    for v in range(n):
+        for u in range(n):
+            if u == v or not _has(pa[v], u):
+                continue
+            ok = True
+            for w in range(n_words):
+                bit = np.uint64(1) << np.uint64(u & 63) if (u >> 6) == w else np.uint64(0)
+                if pa[v, w] != (pa[u, w] | bit):
+                    ok = False
+                    break
+            if ok:
+                out[c, 0] = u
+                out[c, 1] = v
+                c += 1
+    return c
+
+
+@nb.njit(cache=True)
+def parents_partition(pa, out):
+    """The labelled partition of the DAG ``pa`` (longest path from a source, in edges)."""
+    n = pa.shape[0]
+    done = np.zeros(n, dtype=np.bool_)
+    for v in range(n):
+        out[v] = 0
+    n_done = 0
+    while n_done < n:
+        for v in range(n):
+            if done[v]:
+                continue
+            ready = True
+            depth = 0
+            for u in range(n):
+                if _has(pa[v], u):
+                    if not done[u]:
+                        ready = False
+                        break
+                    if out[u] + 1 > depth:
+                        depth = out[u] + 1
+            if ready:
+                out[v] = depth
+                done[v] = True
+                n_done += 1
+
+
+@nb.njit(cache=True)
+def propose_reverse(layer, pred, prev, terms, offsets, bits, scores, cutoffs, rng, new_layer, pa, fam_score,
+                    edges):
+    """Steps of ``REVERSE`` up to the decision: ``(possible, log acceptance ratio)``; ``new_layer``
+    is the partition of ``G'``."""
+    n_words = bits.shape[1]
+    sample_parents(layer, pred, prev, terms, offsets, bits, scores, cutoffs, rng, pa, fam_score)
+    c = covered_edges(pa, edges)
+    if c == 0:
+        return False, 0.0
+    e = randint(rng, c)
+    u, v = edges[e, 0], edges[e, 1]
+    new_v = np.empty(n_words, dtype=np.uint64)
+    new_u = np.empty(n_words, dtype=np.uint64)
+    for w in range(n_words):
+        new_v[w] = pa[u, w]
+        new_u[w] = pa[u, w]
+    new_u[v >> 6] |= np.uint64(1) << np.uint64(v & 63)
+    s_u = family_score(u, new_u, offsets, bits, scores)
+    s_v = family_score(v, new_v, offsets, bits, scores)
+    if s_u == NEG_INF or s_v == NEG_INF:
+        return False, 0.0
+    delta = s_u + s_v - fam_score[u] - fam_score[v]
+    for w in range(n_words):
+        pa[u, w] = new_u[w]
+        pa[v, w] = new_v[w]
+    c2 = covered_edges(pa, edges)
+    parents_partition(pa, new_layer)
+    return True, delta + math.log(c) - math.log(c2)
+
+
 @nb.njit(cache=True, inline="always")
 def next_bit(rng):
     return uniform(rng) < 0.5
@@ -238,6 +386,9 @@ def partition_metropolis(layer, terms, pred, prev, offsets, bits, scores, cutoff
     masks = np.empty((n + 1, n_words), dtype=np.uint64)
     cum = np.empty((n + 1, n_words), dtype=np.uint64)
     cprobs = np.empty(N_KINDS, dtype=np.float64)
+    pa = np.zeros((n, n_words), dtype=np.uint64)
+    fam_score = np.empty(n, dtype=np.float64)
+    edges = np.empty((n * n, 2), dtype=np.int64)
     acc = 0.0
     for i in range(N_KINDS):
         acc += probs[i]
@@ -252,11 +403,18 @@ def partition_metropolis(layer, terms, pred, prev, offsets, bits, scores, cutoff
         if kind == STAY:
             counts[N_KINDS + kind] += 1
             continue
-        possible, log_h = propose(kind, layer, sizes, order, start, m, rng, new_layer)
-        if not possible:
-            continue
-        if kind == SPLIT_JOIN:
-            log_h *= hastings_weight
+        if kind == REVERSE:
+            possible, log_r = propose_reverse(layer, pred, prev, terms, offsets, bits, scores, cutoffs, rng,
+                                              new_layer, pa, fam_score, edges)
+            if not possible or not (log_r >= 0.0 or math.log(uniform(rng)) < log_r):
+                continue
+            log_h = math.inf  # accepted in the space of DAGs: move to the partition of G'
+        else:
+            possible, log_h = propose(kind, layer, sizes, order, start, m, rng, new_layer)
+            if not possible:
+                continue
+            if kind == SPLIT_JOIN:
+                log_h *= hastings_weight
         layer_sets_into(new_layer, new_pred, new_prev, masks, cum)
         delta = 0.0
         for v in range(n):

@@ -24,17 +24,20 @@ class PartitionMetropolis(StructureStep):
     factors): ``split_join`` (split a layer in two or join two adjacent layers),
     ``swap`` (exchange two nodes of different layers), ``swap_adjacent`` (exchange nodes
     of adjacent layers), ``node`` (move a node into another layer or a new one) and
-    ``stay``. Only nodes whose predecessor set or previous layer changed are rescored.
+    ``stay``, and ``reverse`` (a covered-edge reversal of a DAG drawn given the partition,
+    which carries the chain between Markov-equivalent DAGs). Only nodes whose predecessor
+    set or previous layer changed are rescored.
     ``moves_per_draw`` moves run in one numba call per recorded draw.
 
     Parameters
     ----------
     vars : NodePartition variable(s), optional
         Default: every NodePartition variable of the model.
-    move_probs : None, dict or sequence of 5 numbers
-        Weights of ``("split_join", "swap", "swap_adjacent", "node", "stay")``
-        (normalised); default ``(0.2, 0.3, 0.1, 0.39, 0.01)``. Must be finite and
-        non-negative with positive ``split_join`` and ``node`` weights.
+    move_probs : None, dict or sequence of 6 numbers
+        Weights of ``("split_join", "swap", "swap_adjacent", "node", "stay", "reverse")``
+        (normalised; a sequence of 5 leaves ``reverse`` out); default
+        ``(0.2, 0.25, 0.1, 0.34, 0.01, 0.1)``. Must be finite and non-negative with
+        positive ``split_join`` and ``node`` weights.
     moves_per_draw : int, default 100
     model : pm.Model, optional
     rng : seed or numpy Generator, optional
