@@ -38,6 +38,8 @@ from .contract import (
     PARTITION_DIMS,
     POSITION,
     RESULT_NAMES,
+    SAMC_EDGE_PROB,
+    SAMC_MB_PROB,
     family_names,
 )
 from .graph import topological_order_kernel
@@ -307,6 +309,7 @@ def feature_draws(
     burn_in: int = 0,
     dags_per_draw: int = 10,
     random_seed: Any = None,
+    per_iteration: bool = True,
 ) -> tuple[xr.DataArray, str]:
     """Per-draw values of a structural feature, dims ``(chain, draw, a, b)``.
 
@@ -315,6 +318,11 @@ def feature_draws(
     for a node order the per-draw probabilities given the order (recorded edge /
     Markov-blanket probabilities; path probabilities estimated from ``dags_per_draw``
     DAGs sampled given the order).
+
+    SAMC output recorded with ``record="resample"`` carries, per draw, the weighted means
+    of the edge and Markov-blanket indicators over all the draw's iterations
+    (``samc_edge_prob`` / ``samc_mb_prob`` stats); with ``per_iteration`` (the default)
+    they replace the recorded graph's indicators. Paths always use the recorded graphs.
 
     Returns
     -------
@@ -331,7 +339,10 @@ def feature_draws(
         _check_binary(values, src.edge)
         c, d, n = values.shape[0], values.shape[1], values.shape[2]
         flat = np.ascontiguousarray(values.reshape(c * d, n, n), dtype=np.uint8)
-        if feature == "edge":
+        weighted = _samc_feature_means(idata, feature, burn_in, values.shape) if per_iteration else None
+        if weighted is not None:
+            out = None
+        elif feature == "edge":
             out = flat
         elif feature == "markov_blanket":
             out = _markov_blanket_kernel(flat)
@@ -339,7 +350,7 @@ def feature_draws(
             out, bad = _closure_kernel(flat)
             if bad >= 0:
                 raise ValueError(f"draw {bad % d} of chain {bad // d} of {src.edge!r} has a directed cycle")
-        per_draw = out.reshape(c, d, n, n).astype(np.float64)
+        per_draw = weighted if weighted is not None else out.reshape(c, d, n, n).astype(np.float64)
     elif feature in ("edge", "markov_blanket"):
         var = src.edge if feature == "edge" else src.mb
         per_draw = np.asarray(posterior[var].values, dtype=np.float64)
@@ -355,6 +366,20 @@ def feature_draws(
                 dims[0]: names, dims[1]: names},
     )
     return da, src.name
+
+
+def _samc_feature_means(idata: Any, feature: str, burn_in: int, shape: tuple) -> np.ndarray | None:
+    """SAMC's per-draw weighted feature means over every iteration, if recorded with this shape."""
+    if feature not in ("edge", "markov_blanket") or not has_group(idata, "sample_stats"):
+        return None
+    stats = get_group(idata, "sample_stats")
+    name = SAMC_EDGE_PROB if feature == "edge" else SAMC_MB_PROB
+    if name not in stats:
+        return None
+    da = select_draws(stats[name], burn_in)
+    da = da.transpose("chain", "draw", ...)
+    values = np.asarray(da.values, dtype=np.float64)
+    return values if values.shape == tuple(shape) else None
 
 
 def _order_paths(idata: Any, src: FeatureSource, posterior: xr.Dataset, dags_per_draw: Any,
@@ -425,7 +450,7 @@ def occam_weights(idata: Any, occam_window: float, *, var_name: str | None = Non
                          "node orders / feature probabilities")
     if not has_group(idata, "sample_stats") or LOG_SCORE not in get_group(idata, "sample_stats"):
         raise ValueError("occam_window needs the log_score sample statistic of every draw")
-    adj, _ = feature_draws(idata, "edge", var_name=src.name, burn_in=burn_in)
+    adj, _ = feature_draws(idata, "edge", var_name=src.name, burn_in=burn_in, per_iteration=False)
     ls = select_draws(get_group(idata, "sample_stats")[LOG_SCORE], burn_in)
     w = occam_window_weights(adj.values, np.asarray(ls.values, dtype=np.float64), occam_window,
                              by_chain=bool(by_chain))
@@ -444,7 +469,8 @@ def summarise_feature(idata: Any, feature: str, var_name: str | None, by_chain: 
     if not isinstance(by_chain, (bool, np.bool_)):
         raise TypeError(f"by_chain must be a bool, got {by_chain!r}")
     per_draw, source = feature_draws(idata, feature, var_name=var_name, burn_in=burn_in,
-                                     dags_per_draw=dags_per_draw, random_seed=random_seed)
+                                     dags_per_draw=dags_per_draw, random_seed=random_seed,
+                                     per_iteration=occam_window is None)
     if occam_window is not None:
         weights = occam_weights(idata, occam_window, var_name=source, burn_in=burn_in, by_chain=bool(by_chain))
     else:
