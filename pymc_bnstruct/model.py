@@ -67,7 +67,7 @@ from .partition.scorer import PartitionScorer
 from .priors import StructurePrior, Uniform
 from .scores import BDeu, Score
 from .scores.table import ScoreTable
-from .search.seed import greedy_dag, search_result_dag
+from .search.seed import climb_families, greedy_dag, search_result_dag
 
 __all__ = ["NodeOrder", "NodeOrderRV", "DAG", "DAGRV", "NodePartition", "NodePartitionRV"]
 
@@ -608,6 +608,9 @@ def _initial_partition(initval: Any, scorer: PartitionScorer, data: DiscreteData
             raise ValueError(f"initval must be None, 'random', 'greedy', a partition or a DAG; got {initval!r}")
         layer = scorer.from_dag(greedy_dag(data, scorer.names, score=score, prior=prior, max_parents=max_parents,
                                            blacklist=blacklist, whitelist=whitelist, families=scorer.families))
+        if not np.isfinite(scorer.log_score(layer)):
+            # the climb ignored candidates / cut families: climb over the kept families instead
+            layer = scorer.from_dag(climb_families(scorer.families))
     elif isinstance(initval, Mapping) or _looks_flat(initval):
         layer = scorer.as_partition(initval, "initval")
     else:

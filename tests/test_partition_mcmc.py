@@ -198,3 +198,11 @@ def test_child_edge_probabilities_within_002_of_exact_dag_posterior():
     edge = bns.edge_probabilities(idata)
     err = float(abs(edge - exact.edge_probabilities).max())
     assert err < 0.02, err
+
+
+def test_greedy_initval_respects_candidates():
+    data, _ = random_data(8, 300, seed=5, max_arity=3)
+    with pm.Model() as model:
+        bns.NodePartition("part", data, max_parents=2, candidates=1, initval="greedy")  # hill climbing ignores candidates
+    lay = model.initial_point()["part"]
+    assert np.isfinite(model["part"].owner.op.scorer.log_score(lay))
