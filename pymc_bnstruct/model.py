@@ -22,6 +22,12 @@ Besides the variable, ``NodeOrder`` adds to the model
   dims ``f"{name}_family"`` and ``f"{name}_family_slot"``. Variables are given by index
   into the variable names (the ``parent`` / ``child`` coords).
 
+``NodePartition(name, data, ...)`` adds a free variable ``name``: the layer index of every
+node (a labelled partition, dim ``"node"``), whose log-probability sums over the DAGs
+compatible with the partition (Kuipers & Moffa 2017): the DAG-modular posterior, sampled by
+:class:`pymc_bnstruct.PartitionMetropolis`; the same features and family table as
+``NodeOrder``.
+
 ``DAG(name, data, ...)`` adds a free variable ``name``: an ``n × n`` int64 0/1 adjacency
 (row = parent), dims ``("parent", "child")``, whose log-probability is
 ``log P(G) + log P(D | G)`` (``-inf`` for a cyclic graph or one that breaks a constraint),

@@ -8,7 +8,9 @@ the variables by their dims (the package's output contract):
   ``f"{name}_edge_prob"`` of a ``bns.NodeOrder``, Rao-Blackwellised given the order);
 * ``("node", "node_")`` — Markov-blanket probabilities per draw (``f"{name}_mb_prob"``);
 * ``("position",)`` — the drawn node order itself (a ``bns.NodeOrder``), used with the
-  family table in ``constant_data`` to sample DAGs for path features.
+  family table in ``constant_data`` to sample DAGs for path features;
+* ``("node",)`` (integer) — a drawn labelled partition (a ``bns.NodePartition``), used the
+  same way (DAGs sampled given the partition).
 
 A posterior probability is the average of the per-draw values over chains and draws
 (weighted when the output carries importance weights, see

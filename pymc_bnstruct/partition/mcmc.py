@@ -329,34 +329,50 @@ def parents_partition(pa, out):
 
 
 @nb.njit(cache=True)
-def propose_reverse(layer, pred, prev, terms, offsets, bits, scores, cutoffs, rng, new_layer, pa, fam_score,
-                    edges):
-    """Steps of ``REVERSE`` up to the decision: ``(possible, log acceptance ratio)``; ``new_layer``
-    is the partition of ``G'``."""
-    n_words = bits.shape[1]
-    sample_parents(layer, pred, prev, terms, offsets, bits, scores, cutoffs, rng, pa, fam_score)
-    c = covered_edges(pa, edges)
+def reverse_from(pa, fam_score, c, edges, offsets, bits, scores, rng, pa_new, fs_new, new_layer, edges_new):
+    """Propose reversing one of the ``c`` covered edges (``edges``) of the DAG ``pa``: ``G'`` goes
+    to ``pa_new`` / ``fs_new`` (its covered edges to ``edges_new``) and its partition to
+    ``new_layer``. Returns ``(possible, log acceptance ratio, c(G'))``."""
+    n, n_words = pa.shape
     if c == 0:
-        return False, 0.0
+        return False, 0.0, 0
     e = randint(rng, c)
     u, v = edges[e, 0], edges[e, 1]
-    new_v = np.empty(n_words, dtype=np.uint64)
-    new_u = np.empty(n_words, dtype=np.uint64)
+    for x in range(n):
+        fs_new[x] = fam_score[x]
+        for w in range(n_words):
+            pa_new[x, w] = pa[x, w]
+    # u -> v covered: Pa(v) = Pa(u) + u; reversed: Pa'(v) = Pa(u), Pa'(u) = Pa(u) + v
     for w in range(n_words):
-        new_v[w] = pa[u, w]
-        new_u[w] = pa[u, w]
-    new_u[v >> 6] |= np.uint64(1) << np.uint64(v & 63)
-    s_u = family_score(u, new_u, offsets, bits, scores)
-    s_v = family_score(v, new_v, offsets, bits, scores)
+        pa_new[v, w] = pa[u, w]
+    pa_new[u, v >> 6] |= np.uint64(1) << np.uint64(v & 63)
+    s_u = family_score(u, pa_new[u], offsets, bits, scores)
+    s_v = family_score(v, pa_new[v], offsets, bits, scores)
     if s_u == NEG_INF or s_v == NEG_INF:
-        return False, 0.0
+        return False, 0.0, 0
+    fs_new[u] = s_u
+    fs_new[v] = s_v
     delta = s_u + s_v - fam_score[u] - fam_score[v]
-    for w in range(n_words):
-        pa[u, w] = new_u[w]
-        pa[v, w] = new_v[w]
-    c2 = covered_edges(pa, edges)
-    parents_partition(pa, new_layer)
-    return True, delta + math.log(c) - math.log(c2)
+    c2 = covered_edges(pa_new, edges_new)
+    parents_partition(pa_new, new_layer)
+    return True, delta + math.log(c) - math.log(c2), c2
+
+
+@nb.njit(cache=True)
+def propose_reverse(layer, pred, prev, terms, offsets, bits, scores, cutoffs, rng, new_layer, pa, fam_score,
+                    edges):
+    """Draw ``G ~ P(G | Λ, D)`` into ``pa`` and propose a covered-edge reversal (for tests):
+    ``(possible, log acceptance ratio)``; ``pa`` then holds ``G'`` and ``new_layer`` its partition."""
+    sample_parents(layer, pred, prev, terms, offsets, bits, scores, cutoffs, rng, pa, fam_score)
+    c = covered_edges(pa, edges)
+    pa_new = np.empty_like(pa)
+    fs_new = np.empty_like(fam_score)
+    edges_new = np.empty_like(edges)
+    possible, log_r, _ = reverse_from(pa, fam_score, c, edges, offsets, bits, scores, rng, pa_new, fs_new,
+                                      new_layer, edges_new)
+    if possible:
+        pa[:, :] = pa_new
+    return possible, log_r
 
 
 @nb.njit(cache=True, inline="always")
@@ -386,9 +402,18 @@ def partition_metropolis(layer, terms, pred, prev, offsets, bits, scores, cutoff
     masks = np.empty((n + 1, n_words), dtype=np.uint64)
     cum = np.empty((n + 1, n_words), dtype=np.uint64)
     cprobs = np.empty(N_KINDS, dtype=np.float64)
+    # REVERSE keeps a DAG G drawn from P(G | Λ, D) while Λ does not change: (Λ, G) is a state of
+    # the joint chain with target P(G | D) 1[Λ = Λ(G)]; a partition move draws G afresh (lazily,
+    # at the next REVERSE), a rejected move keeps (Λ, G), an accepted reversal moves to (Λ(G'), G')
     pa = np.zeros((n, n_words), dtype=np.uint64)
     fam_score = np.empty(n, dtype=np.float64)
     edges = np.empty((n * n, 2), dtype=np.int64)
+    pa_new = np.zeros((n, n_words), dtype=np.uint64)
+    fs_new = np.empty(n, dtype=np.float64)
+    edges_new = np.empty((n * n, 2), dtype=np.int64)
+    g_valid = False
+    c_g = 0
+    c_new = 0
     acc = 0.0
     for i in range(N_KINDS):
         acc += probs[i]
@@ -404,8 +429,12 @@ def partition_metropolis(layer, terms, pred, prev, offsets, bits, scores, cutoff
             counts[N_KINDS + kind] += 1
             continue
         if kind == REVERSE:
-            possible, log_r = propose_reverse(layer, pred, prev, terms, offsets, bits, scores, cutoffs, rng,
-                                              new_layer, pa, fam_score, edges)
+            if not g_valid:
+                sample_parents(layer, pred, prev, terms, offsets, bits, scores, cutoffs, rng, pa, fam_score)
+                c_g = covered_edges(pa, edges)
+                g_valid = True
+            possible, log_r, c_new = reverse_from(pa, fam_score, c_g, edges, offsets, bits, scores, rng, pa_new,
+                                                  fs_new, new_layer, edges_new)
             if not possible or not (log_r >= 0.0 or math.log(uniform(rng)) < log_r):
                 continue
             log_h = math.inf  # accepted in the space of DAGs: move to the partition of G'
@@ -445,6 +474,17 @@ def partition_metropolis(layer, terms, pred, prev, offsets, bits, scores, cutoff
                     pred[v, w] = new_pred[v, w]
                     prev[v, w] = new_prev[v, w]
             m = layout(layer, sizes, order, start)
+            if kind == REVERSE:  # the joint state is now (Λ(G'), G')
+                for v in range(n):
+                    fam_score[v] = fs_new[v]
+                    for w in range(n_words):
+                        pa[v, w] = pa_new[v, w]
+                for e in range(c_new):
+                    edges[e, 0] = edges_new[e, 0]
+                    edges[e, 1] = edges_new[e, 1]
+                c_g = c_new
+            else:
+                g_valid = False
     total = 0.0
     for v in range(n):
         total += terms[v]
