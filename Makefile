@@ -100,16 +100,19 @@ bench-order: $(STAMP)
 bench-structure: $(STAMP)
 	$(PY) benchmarks/bench_structure_mcmc.py
 
-.PHONY: bench-samc bench-exact
+.PHONY: bench-samc bench-exact bench-partition
 bench-samc: $(STAMP)
 	$(PY) benchmarks/bench_samc.py
 
 bench-exact: $(STAMP)
 	$(PY) benchmarks/bench_exact.py
 
-.PHONY: bench-brai
+.PHONY: bench-brai bench-partition
 bench-brai: $(STAMP)
 	$(PY) benchmarks/bench_brai.py
+
+bench-partition: $(STAMP)
+	$(PY) benchmarks/bench_partition_mcmc.py
 
 # The documentation site, tutorials executed, warnings as errors: docs/_build/html/index.html
 $(VENV)/.docs: $(STAMP)

@@ -2,7 +2,8 @@
 
 For 100, 500 and 1000 rows sampled from alarm, four chains of each sampler — structure
 MCMC (add / delete / reverse), structure MCMC with Grzegorczyk & Husmeier's new edge
-reversal (REV, probability 1/15) and order MCMC: two started from the empty graph or a
+reversal (REV, probability 1/15), order MCMC and partition MCMC (Kuipers & Moffa 2017,
+which targets the DAG posterior itself): two started from the empty graph or a
 random order, two from the greedy hill-climbing result. Prints, per sampler, the mean log score of each chain, the R-hat of
 the log score and the largest disagreement of Markov-blanket probabilities between a
 greedy- and a randomly-started chain; writes the log-score traces (their Fig. 2) and the
@@ -57,6 +58,16 @@ def run_order(data, n_samples, thin, tune, seed):
                          compute_convergence_checks=False, discard_tuned_samples=False)
 
 
+def run_partition(data, n_samples, thin, tune, seed):
+    with pm.Model():
+        bns.NodePartition("part", data, max_parents=3, candidates=20, initval="greedy",
+                          features=("markov_blanket",))
+        return pm.sample(n_samples, tune=tune, chains=4, cores=1, random_seed=seed,
+                         initvals=[{"part": "prior"}, {"part": "prior"}, {}, {}],
+                         step=bns.PartitionMetropolis(moves_per_draw=thin), progressbar=False,
+                         compute_convergence_checks=False, discard_tuned_samples=False)
+
+
 def describe(idata):
     scores = idata.sample_stats["log_score"].values
     rhat = float(az.rhat(scores[:, scores.shape[1] // 2:]))
@@ -86,19 +97,21 @@ def main() -> None:
     names = list(net.names)
     print(f"{net!r}; BDeu(ess=1), uniform prior, at most 3 parents; chains 0-1 from the empty graph / "
           "a random order, 2-3 greedy-seeded\n")
-    print("log score: structure MCMC of the DAG, order MCMC of the order (a sum over its DAGs, so larger);\n"
+    print("log score: structure MCMC of the DAG, order / partition MCMC of the order / partition (a sum\n"
+          "over its DAGs, so larger);\n"
           "R-hat of the log score over the second half; MB gap: largest |difference| of Markov-blanket\n"
           "probabilities between a greedy- and a randomly-started chain\n")
     print(f"{'rows':>5} {'sampler':<15} {'mean log score per chain':>46} {'R-hat':>7} {'MB gap':>7}")
-    fig_t, axes_t = plt.subplots(3, len(rows_list), figsize=(4.2 * len(rows_list), 9.6), squeeze=False)
-    fig_a, axes_a = plt.subplots(3, len(rows_list), figsize=(3.6 * len(rows_list), 10.5), squeeze=False)
+    fig_t, axes_t = plt.subplots(4, len(rows_list), figsize=(4.2 * len(rows_list), 12.8), squeeze=False)
+    fig_a, axes_a = plt.subplots(4, len(rows_list), figsize=(3.6 * len(rows_list), 14.0), squeeze=False)
     for col, rows in enumerate(rows_list):
         df = net.sample(rows, random_seed=args.seed + rows)[names]
         data = bns.DiscreteData.from_frame(df)
         greedy = bns.search.hill_climb(data, max_parents=3).dag.values.astype(np.int64)
         runs = {"structure": (run_structure(data, n_samples, s_thin, s_tune, args.seed, greedy), s_thin),
                 "structure+REV": (run_structure(data, n_samples, r_thin, s_tune, args.seed, greedy, REV), r_thin),
-                "order": (run_order(data, n_samples, o_thin, o_tune, args.seed), o_thin)}
+                "order": (run_order(data, n_samples, o_thin, o_tune, args.seed), o_thin),
+                "partition": (run_partition(data, n_samples, o_thin, o_tune, args.seed), o_thin)}
         for row, (label, (idata, thin)) in enumerate(runs.items()):
             means, rhat, gap = describe(idata)
             print(f"{rows:>5} {label:<15} {'  '.join(f'{m:9.1f}' for m in means):>46} {rhat:>7.3f} {gap:>7.3f}")

@@ -19,6 +19,7 @@ from . import (
     moves,
     ops,
     order,
+    partition,
     priors,
     samc,
     scores,
@@ -32,7 +33,7 @@ from .constraints import StructureConstraints
 from .data import DiscreteData, as_discrete_data
 from .diagnostics import ChainAgreement, chain_agreement, summary
 from .interop import from_adjacency_frame, from_networkx, to_adjacency_frame, to_dot, to_networkx, to_pgmpy
-from .model import DAG, NodeOrder
+from .model import DAG, NodeOrder, NodePartition
 from .network_plots import plot_edge_heatmap, plot_network, plot_roc
 from .order import OrderScorer
 from .plots import plot_chain_agreement, plot_score_trace
@@ -40,7 +41,7 @@ from .posterior import edge_probabilities, markov_blanket_probabilities, order_n
 from .samc import plot_samc, samc_diagnostics
 from .scores import BIC, K2, BDeu, network_score
 from .scores.table import ScoreTable
-from .step_methods import SAMC, ForeignStepError, OrderMetropolis, StructureMetropolis
+from .step_methods import SAMC, ForeignStepError, OrderMetropolis, PartitionMetropolis, StructureMetropolis
 
 __version__ = "0.1.0"
 
@@ -67,6 +68,9 @@ __all__ = [
     "moves",
     "search",
     "NodeOrder",
+    "NodePartition",
+    "PartitionMetropolis",
+    "partition",
     "DAG",
     "StructureMetropolis",
     "ForeignStepError",

@@ -6,8 +6,9 @@ so a name is defined once.
 
 Posterior variables of a structure variable ``name``:
 
-* ``name`` itself: a node order (dim :data:`POSITION`, ``bns.NodeOrder``) or a 0/1
-  adjacency per draw (dims :data:`EDGE_DIMS`, ``bns.DAG``);
+* ``name`` itself: a node order (dim :data:`POSITION`, ``bns.NodeOrder``), a labelled
+  partition (the layer index of every node, dims :data:`PARTITION_DIMS`,
+  ``bns.NodePartition``) or a 0/1 adjacency per draw (dims :data:`EDGE_DIMS`, ``bns.DAG``);
 * :func:`edge_prob_name` ``(name)`` — Rao-Blackwellised edge probabilities per draw, dims
   :data:`EDGE_DIMS`; :func:`mb_prob_name` ``(name)`` — Markov-blanket probabilities per
   draw, dims :data:`MB_DIMS`;
@@ -15,7 +16,7 @@ Posterior variables of a structure variable ``name``:
   the drawn order (0 = earliest), dim :data:`NODE` with the variable names: the readable
   form of the order (``az.summary`` gives each variable's mean position);
 * constant data :func:`family_names` ``(name)`` — the family table an order chain used
-  (child, parents, log score), for sampling DAGs given orders.
+  (child, parents, log score), for sampling DAGs given orders (or partitions).
 
 Sample stats: :data:`LOG_SCORE` (every sampler), :data:`ACCEPT_RATE`, per-kind
 ``f"{kind}_accept_rate"``, and SAMC's :data:`LOG_WEIGHT`, :data:`SAMC_ENERGY`,
@@ -30,7 +31,8 @@ __all__ = [
     "PARENT", "CHILD", "NODE", "NODE_", "POSITION", "EDGE_DIMS", "MB_DIMS", "PATH_DIMS",
     "FEATURES", "ORDER_FEATURES", "FEATURE_DIMS", "RESULT_NAMES", "EDGE_PROB_SUFFIX", "MB_PROB_SUFFIX",
     "edge_prob_name", "mb_prob_name", "family_names", "family_dims", "LOG_SCORE", "ACCEPT_RATE",
-    "LOG_WEIGHT", "SAMC_ENERGY", "LEGACY_SAMC_ENERGY", "REGION", "accept_rate_name",
+    "LOG_WEIGHT", "SAMC_ENERGY", "LEGACY_SAMC_ENERGY", "REGION", "accept_rate_name", "PARTITION_DIMS",
+    "N_LAYERS", "SAMC_EDGE_PROB", "SAMC_MB_PROB",
 ]
 
 # ----------------------------------------------------------------------------- dims
@@ -41,6 +43,8 @@ POSITION = "position"
 EDGE_DIMS: tuple[str, str] = (PARENT, CHILD)
 MB_DIMS: tuple[str, str] = (NODE, NODE_)
 PATH_DIMS: tuple[str, str] = (SOURCE, TARGET)
+#: Dims of a labelled partition (``bns.NodePartition``): the layer index of every node.
+PARTITION_DIMS: tuple[str] = (NODE,)
 
 # ----------------------------------------------------------------------------- features
 #: Structural features the results layer estimates.
@@ -94,6 +98,12 @@ SAMC_ENERGY = "samc_energy"
 #: The name SAMC output used before ``samc_energy``; read with a FutureWarning.
 LEGACY_SAMC_ENERGY = "energy"
 REGION = "region"
+#: Partition MCMC: number of layers of the current partition.
+N_LAYERS = "n_layers"
+#: SAMC with ``record="resample"``: per draw, the weighted means over every iteration of the
+#: edge and Markov-blanket indicators, ``(n, n)`` (estimator (17) over all iterations).
+SAMC_EDGE_PROB = "samc_edge_prob"
+SAMC_MB_PROB = "samc_mb_prob"
 
 
 def accept_rate_name(kind: str) -> str:

@@ -26,6 +26,12 @@ Besides the variable, ``NodeOrder`` adds to the model
   dims ``f"{name}_family"`` and ``f"{name}_family_slot"``. Variables are given by index
   into the variable names (the ``parent`` / ``child`` coords).
 
+``NodePartition(name, data, ...)`` adds a free variable ``name``: the layer index of every
+node (a labelled partition, dim ``"node"``), whose log-probability sums over the DAGs
+compatible with the partition (Kuipers & Moffa 2017): the DAG-modular posterior, sampled by
+:class:`pymc_bnstruct.PartitionMetropolis`; the same features and family table as
+``NodeOrder``.
+
 ``DAG(name, data, ...)`` adds a free variable ``name``: an ``n × n`` int64 0/1 adjacency
 (row = parent), dims ``("parent", "child")``, whose log-probability is
 ``log P(G) + log P(D | G)`` (``-inf`` for a cyclic graph or one that breaks a constraint),
@@ -47,12 +53,14 @@ from pymc.distributions.distribution import _support_point
 from pymc.logprob.abstract import _logprob
 from pytensor.tensor.random.op import RandomVariable
 
+from ._sampling import sample_dags_given_orders
 from .constraints import DEFAULT_MAX_PARENTS, StructureConstraints
 from .contract import (
     EDGE_DIMS,
     MB_DIMS,
     NODE,
     ORDER_FEATURES,
+    PARTITION_DIMS,
     POSITION,
     edge_prob_name,
     family_dims,
@@ -66,13 +74,15 @@ from .moves import ScoreCache
 from .ops import CachedDAGLogScore
 from .order.ops import OrderFeatures, OrderLogScore
 from .order.scorer import OrderScorer
+from .partition.ops import PartitionFeatures, PartitionLogScore
+from .partition.scorer import PartitionScorer
 from .prior_draws import DAGPriorSampler, OrderPriorSampler
 from .priors import StructurePrior, Uniform
 from .scores import BDeu, Score
 from .scores.table import ScoreTable
-from .search.seed import greedy_dag, search_result_dag
+from .search.seed import climb_families, greedy_dag, search_result_dag
 
-__all__ = ["NodeOrder", "NodeOrderRV", "DAG", "DAGRV"]
+__all__ = ["NodeOrder", "NodeOrderRV", "DAG", "DAGRV", "NodePartition", "NodePartitionRV"]
 
 _RANDOM_INITVALS = (None, "random", "prior")
 
@@ -448,3 +458,195 @@ def _initial_dag(initval: Any, data: DiscreteData, constraints: Any, score: Scor
         if not np.isin(arr, (0, 1)).all():
             raise ValueError("initval adjacency must contain only 0 and 1")
     return constraints.check_graph(initval, "initval").astype(np.int64)
+
+
+# --------------------------------------------------------------------------- partitions
+class NodePartitionRV(RandomVariable):
+    """Random variable of a labelled partition (layer index per node); its logp is the
+    partition score of ``scorer``.
+
+    Random draws (initial points, ``initval="prior"``) are the partitions of random DAGs:
+    a uniformly random order (a linear extension of the white list), a DAG drawn from the
+    families given that order, and its unique labelled partition.
+    """
+
+    name = "node_partition"
+    signature = "(n)->(n)"
+    dtype = "int64"
+    _print_name = ("NodePartition", "\\operatorname{NodePartition}")
+    __props__ = ("name", "signature", "dtype", "inplace", "scorer")
+
+    def __init__(self, scorer: PartitionScorer | None = None, **kwargs: Any) -> None:
+        if not isinstance(scorer, PartitionScorer):
+            raise TypeError(f"NodePartitionRV needs a PartitionScorer, got {type(scorer).__name__}")
+        self.scorer = scorer
+        super().__init__(**kwargs)
+
+    def rng_fn(self, rng: np.random.Generator, nodes: np.ndarray, size: Any) -> np.ndarray:
+        s = self.scorer
+        n = s.n_vars
+        shape = () if size is None else tuple(np.atleast_1d(size))
+        out = np.empty((*shape, n), dtype=np.int64)
+        adj = s.table.constraints.empty_graph()
+        for idx in np.ndindex(*shape):
+            order = topological_order(adj, rng)
+            dag = sample_dags_given_orders(s.children, s.parent_sets, s.log_scores, n, order[None, :], 1,
+                                           int(rng.integers(2**32)))[0]
+            out[idx] = s.from_dag(dag)
+        return out
+
+
+@_logprob.register(NodePartitionRV)
+def _node_partition_logprob(op: NodePartitionRV, values, *inputs, **kwargs):
+    (value,) = values
+    return PartitionLogScore(op.scorer)(value)
+
+
+@_support_point.register(NodePartitionRV)
+def _node_partition_support_point(op: NodePartitionRV, rv, *inputs):
+    # the partition of the smallest allowed DAG (the white-listed edges)
+    return pt.as_tensor_variable(op.scorer.from_dag(op.scorer.table.constraints.empty_graph()))
+
+
+class NodePartition:
+    """A labelled partition of the nodes as a free PyMC variable (Kuipers & Moffa 2017),
+    scored by summing over its compatible DAGs.
+
+    The value is an int64 vector with dim ``"node"`` (coords: the variable names): the
+    layer index of every node. Layer 0 holds the nodes without parents; a node in layer
+    ``j >= 1`` has all its parents in layers ``< j`` and at least one in layer ``j - 1``.
+    Every DAG has exactly one such partition, so with the logp
+
+        log P(D | Λ) = Σ_v log Σ_{U compatible} exp(score_v(U) + log q_v(U)),
+
+    the drawn partitions, with ``P(G | Λ, D)`` given each, sample the DAG posterior itself
+    under the table's DAG-modular prior (not the order-modular prior of
+    :class:`NodeOrder`). A plain ``pm.sample()`` uses :class:`~pymc_bnstruct.PartitionMetropolis`.
+
+    Parameters
+    ----------
+    name : str
+    data : DiscreteData or pandas.DataFrame
+    score : Score, default ``BDeu()``
+    prior : StructurePrior, default ``Uniform()``
+        Modular prior ``q_i`` over DAGs.
+    max_parents : int or None, default 3
+        In-degree bound ``k`` (the same default as :class:`NodeOrder`).
+    candidates : None, int or dict, optional
+        Candidate parents; see :class:`ScoreTable`.
+    cache_size, prune : optional
+        Cut the family lists as for :class:`NodeOrder`.
+    blacklist, whitelist : sequence of (parent, child), optional
+    features : tuple of str, default ``("edge",)``
+        Per-draw feature probabilities given the partition: ``"edge"`` and/or
+        ``"markov_blanket"`` (Deterministics ``f"{name}_edge_prob"`` / ``f"{name}_mb_prob"``).
+    initval : None, "random", "greedy", a partition, a DAG or a SearchResult
+        None / ``"random"``: a random partition per chain (see :class:`NodePartitionRV`).
+        ``"greedy"``: the partition of a greedy hill-climbing DAG. A partition: ``n``
+        integer layer indices (one per variable, in variable order) or a mapping
+        ``{variable: layer}``. A DAG (adjacency or edge list) or a SearchResult: its unique
+        partition.
+
+    Returns
+    -------
+    TensorVariable
+        ``var.owner.op.scorer`` is its :class:`~pymc_bnstruct.partition.PartitionScorer`.
+
+    Raises
+    ------
+    ValueError, TypeError
+        As for :class:`NodeOrder`, and an initial value that is not a valid labelled
+        partition (an empty layer, a negative index, the wrong length) or has score -inf.
+    """
+
+    def __new__(
+        cls,
+        name: str,
+        data: DiscreteData | pd.DataFrame | Any = None,
+        *,
+        score: Score = BDeu(),
+        prior: StructurePrior = Uniform(),
+        max_parents: int | None = DEFAULT_MAX_PARENTS,
+        candidates: int | Mapping[Any, Sequence[Any]] | None = None,
+        cache_size: int | None = None,
+        prune: float | None = None,
+        blacklist: Sequence[tuple[Any, Any]] | None = None,
+        whitelist: Sequence[tuple[Any, Any]] | None = None,
+        features: Sequence[str] = ("edge",),
+        initval: Any = None,
+    ) -> pt.TensorVariable:
+        model, data = _model_and_data("NodePartition", name, data)
+        features = _check_features(features)
+        table = ScoreTable(data, score=score, prior=prior, max_parents=max_parents, candidates=candidates,
+                           blacklist=blacklist, whitelist=whitelist)
+        scorer = PartitionScorer(table, cache_size=cache_size, prune=prune)
+        names = list(scorer.names)
+        n = scorer.n_vars
+        init = _initial_partition(initval, scorer, data, score, prior, max_parents, blacklist, whitelist)
+
+        for dim in PARTITION_DIMS:
+            _ensure_coord(model, dim, names)
+        for dim in EDGE_DIMS if "edge" in features else ():
+            _ensure_coord(model, dim, names)
+        for dim in MB_DIMS if "markov_blanket" in features else ():
+            _ensure_coord(model, dim, names)
+
+        rv = _random_variable(NodePartitionRV(scorer=scorer), np.zeros(n, dtype=np.int64))
+        var = model.register_rv(rv, name, dims=PARTITION_DIMS, initval=init)
+
+        fam, slot = family_dims(name)
+        child_name, parents_name, log_score_name = family_names(name)
+        pm.Data(child_name, scorer.children.copy(), dims=(fam,))
+        pm.Data(parents_name, scorer.parent_sets.copy(), dims=(fam, slot))
+        pm.Data(log_score_name, scorer.log_scores.copy(), dims=(fam,))
+        if "edge" in features:
+            pm.Deterministic(edge_prob_name(name), PartitionFeatures(scorer, "edge")(var), dims=EDGE_DIMS)
+        if "markov_blanket" in features:
+            pm.Deterministic(mb_prob_name(name), PartitionFeatures(scorer, "markov_blanket")(var), dims=MB_DIMS)
+        return var
+
+
+def _looks_flat(value: Any) -> bool:
+    """A flat sequence of scalars (layer indices), as opposed to an adjacency or an edge list."""
+    if isinstance(value, (xr.DataArray, pd.DataFrame, str, bytes)):
+        return False
+    try:
+        return np.asarray(value).ndim == 1
+    except (TypeError, ValueError):
+        return False
+
+
+def _initial_partition(initval: Any, scorer: PartitionScorer, data: DiscreteData, score: Score,
+                       prior: StructurePrior, max_parents: Any, blacklist: Any, whitelist: Any) -> Any:
+    """``"prior"`` (random per chain) or a validated int64 partition."""
+    initval = search_result_dag(initval)
+    if initval is None:
+        return "prior"
+    if isinstance(initval, str):
+        if initval in ("random", "prior"):
+            return "prior"
+        if initval != "greedy":
+            raise ValueError(f"initval must be None, 'random', 'greedy', a partition or a DAG; got {initval!r}")
+        layer = scorer.from_dag(greedy_dag(data, scorer.names, score=score, prior=prior, max_parents=max_parents,
+                                           blacklist=blacklist, whitelist=whitelist, families=scorer.families))
+        if not np.isfinite(scorer.log_score(layer)):
+            # the climb ignored candidates / cut families: climb over the kept families instead
+            layer = scorer.from_dag(climb_families(scorer.families))
+    elif isinstance(initval, Mapping) or _looks_flat(initval):
+        layer = scorer.as_partition(initval, "initval")
+    else:
+        try:
+            adj = to_adjacency(initval, scorer.names)
+        except (ValueError, TypeError) as err:
+            raise ValueError(f"initval is neither a labelled partition of the {scorer.n_vars} variables (one "
+                             f"layer index per variable) nor a DAG over them: {err}") from None
+        cycle = find_cycle(adj)
+        if cycle is not None:
+            raise ValueError("initval DAG is cyclic: " + " -> ".join(scorer.names[i] for i in cycle))
+        layer = scorer.from_dag(adj)
+    if not np.isfinite(scorer.log_score(layer)):
+        raise ValueError(
+            "the initial partition has log score -inf: no allowed DAG is compatible with it (a node "
+            f"outside the first layer with no allowed parent in the layer before?); layers: "
+            f"{scorer.describe(layer)}")
+    return layer

@@ -8,7 +8,9 @@ the variables by their dims (the package's output contract):
   ``f"{name}_edge_prob"`` of a ``bns.NodeOrder``, Rao-Blackwellised given the order);
 * ``("node", "node_")`` — Markov-blanket probabilities per draw (``f"{name}_mb_prob"``);
 * ``("position",)`` — the drawn node order itself (a ``bns.NodeOrder``), used with the
-  family table in ``constant_data`` to sample DAGs for path features.
+  family table in ``constant_data`` to sample DAGs for path features;
+* ``("node",)`` (integer) — a drawn labelled partition (a ``bns.NodePartition``), used the
+  same way (DAGs sampled given the partition).
 
 A posterior probability is the average of the per-draw values over chains and draws
 (weighted when the output carries importance weights, see
@@ -36,12 +38,16 @@ from .contract import (
     MB_DIMS,
     MB_PROB_SUFFIX,
     NODE,
+    PARTITION_DIMS,
     POSITION,
     RESULT_NAMES,
+    SAMC_EDGE_PROB,
+    SAMC_MB_PROB,
     family_names,
     position_name,
 )
 from .graph import topological_order_kernel
+from .partition._kernels import sample_dags_given_partitions
 from .weights import draw_weights, kish_ess, occam_window_weights
 
 __all__ = ["edge_probabilities", "markov_blanket_probabilities", "path_probabilities", "order_names"]
@@ -168,9 +174,10 @@ class FeatureSource:
     edge: str | None = None
     mb: str | None = None
     order: str | None = None
+    partition: str | None = None
 
     def variables(self) -> list[str]:
-        return [v for v in (self.edge, self.mb, self.order) if v is not None]
+        return [v for v in (self.edge, self.mb, self.order, self.partition) if v is not None]
 
     def describe(self) -> str:
         return f"{self.name!r} ({self.kind}: {', '.join(self.variables())})"
@@ -201,9 +208,11 @@ def _sources(posterior: xr.Dataset) -> list[FeatureSource]:
             orders.setdefault(base, {})["mb"] = name
         elif rest == (POSITION,) and _is_integer(da):
             orders.setdefault(name, {})["order"] = name
+        elif rest == PARTITION_DIMS and _is_integer(da):
+            orders.setdefault(name, {})["partition"] = name
     out = list(dags)
     for base, parts in orders.items():
-        out.append(FeatureSource(name=base, kind="order", **parts))
+        out.append(FeatureSource(name=base, kind="partition" if "partition" in parts else "order", **parts))
     return out
 
 
@@ -224,7 +233,8 @@ def _can_provide(idata: Any, src: FeatureSource, feature: str) -> bool:
         return src.edge is not None
     if feature == "markov_blanket":
         return src.mb is not None
-    return src.order is not None and _family_table(idata, src.name) is not None
+    drawn = src.order is not None or src.partition is not None
+    return drawn and _family_table(idata, src.name) is not None
 
 
 def _missing_reason(src: FeatureSource, feature: str) -> str:
@@ -303,6 +313,7 @@ def feature_draws(
     burn_in: int = 0,
     dags_per_draw: int = 10,
     random_seed: Any = None,
+    per_iteration: bool = True,
 ) -> tuple[xr.DataArray, str]:
     """Per-draw values of a structural feature, dims ``(chain, draw, a, b)``.
 
@@ -311,6 +322,11 @@ def feature_draws(
     for a node order the per-draw probabilities given the order (recorded edge /
     Markov-blanket probabilities; path probabilities estimated from ``dags_per_draw``
     DAGs sampled given the order).
+
+    SAMC output recorded with ``record="resample"`` carries, per draw, the weighted means
+    of the edge and Markov-blanket indicators over all the draw's iterations
+    (``samc_edge_prob`` / ``samc_mb_prob`` stats); with ``per_iteration`` (the default)
+    they replace the recorded graph's indicators. Paths always use the recorded graphs.
 
     Returns
     -------
@@ -327,7 +343,10 @@ def feature_draws(
         _check_binary(values, src.edge)
         c, d, n = values.shape[0], values.shape[1], values.shape[2]
         flat = np.ascontiguousarray(values.reshape(c * d, n, n), dtype=np.uint8)
-        if feature == "edge":
+        weighted = _samc_feature_means(idata, feature, burn_in, values.shape) if per_iteration else None
+        if weighted is not None:
+            out = None
+        elif feature == "edge":
             out = flat
         elif feature == "markov_blanket":
             out = _markov_blanket_kernel(flat)
@@ -335,7 +354,7 @@ def feature_draws(
             out, bad = _closure_kernel(flat)
             if bad >= 0:
                 raise ValueError(f"draw {bad % d} of chain {bad // d} of {src.edge!r} has a directed cycle")
-        per_draw = out.reshape(c, d, n, n).astype(np.float64)
+        per_draw = weighted if weighted is not None else out.reshape(c, d, n, n).astype(np.float64)
     elif feature in ("edge", "markov_blanket"):
         var = src.edge if feature == "edge" else src.mb
         per_draw = np.asarray(posterior[var].values, dtype=np.float64)
@@ -353,10 +372,26 @@ def feature_draws(
     return da, src.name
 
 
+def _samc_feature_means(idata: Any, feature: str, burn_in: int, shape: tuple) -> np.ndarray | None:
+    """SAMC's per-draw weighted feature means over every iteration, if recorded with this shape."""
+    if feature not in ("edge", "markov_blanket") or not has_group(idata, "sample_stats"):
+        return None
+    stats = get_group(idata, "sample_stats")
+    name = SAMC_EDGE_PROB if feature == "edge" else SAMC_MB_PROB
+    if name not in stats:
+        return None
+    da = select_draws(stats[name], burn_in)
+    da = da.transpose("chain", "draw", ...)
+    values = np.asarray(da.values, dtype=np.float64)
+    return values if values.shape == tuple(shape) else None
+
+
 def _order_paths(idata: Any, src: FeatureSource, posterior: xr.Dataset, dags_per_draw: Any,
                  random_seed: Any) -> np.ndarray:
     dags_per_draw = _check_int(dags_per_draw, "dags_per_draw", 1)
     child, parents, log_score = _family_table(idata, src.name)  # type: ignore[misc]
+    if src.partition is not None:
+        return _partition_paths(child, parents, log_score, src, posterior, dags_per_draw, random_seed)
     orders = np.asarray(posterior[src.order].values)
     c, d, n = orders.shape
     rng = np.random.default_rng(random_seed)
@@ -370,6 +405,29 @@ def _order_paths(idata: Any, src: FeatureSource, posterior: xr.Dataset, dags_per
         except ValueError as err:
             raise ValueError(f"cannot sample DAGs given the orders of {src.order!r}: {err}") from None
         reach, _ = _closure_kernel(dags)  # DAGs consistent with an order are acyclic
+        out[lo:hi] = _mean_over_groups(reach, dags_per_draw)
+    return out.reshape(c, d, n, n)
+
+
+def _partition_paths(child: np.ndarray, parents: np.ndarray, log_score: np.ndarray, src: FeatureSource,
+                     posterior: xr.Dataset, dags_per_draw: int, random_seed: Any) -> np.ndarray:
+    """Path probabilities of drawn labelled partitions: DAGs sampled from ``P(G | Λ, D)``."""
+    layers = np.asarray(posterior[src.partition].values).astype(np.int64)
+    c, d, n = layers.shape
+    start = np.searchsorted(np.asarray(child, dtype=np.int64), np.arange(n + 1)).astype(np.int64)
+    par = np.ascontiguousarray(np.asarray(parents, dtype=np.int64).reshape(len(child), -1))
+    ls = np.ascontiguousarray(np.asarray(log_score, dtype=np.float64))
+    rng = np.random.default_rng(random_seed)
+    flat = np.ascontiguousarray(layers.reshape(c * d, n))
+    out = np.empty((c * d, n, n))
+    for lo in range(0, c * d, _PATH_CHUNK):
+        hi = min(lo + _PATH_CHUNK, c * d)
+        dags, bad, node = sample_dags_given_partitions(start, par, ls, flat[lo:hi], dags_per_draw,
+                                                       int(rng.integers(0, 2**32)))
+        if bad >= 0:
+            raise ValueError(f"cannot sample DAGs given the partitions of {src.partition!r}: node {node} has no "
+                             f"compatible family under draw {lo + bad}")
+        reach, _ = _closure_kernel(dags)
         out[lo:hi] = _mean_over_groups(reach, dags_per_draw)
     return out.reshape(c, d, n, n)
 
@@ -396,7 +454,7 @@ def occam_weights(idata: Any, occam_window: float, *, var_name: str | None = Non
                          "node orders / feature probabilities")
     if not has_group(idata, "sample_stats") or LOG_SCORE not in get_group(idata, "sample_stats"):
         raise ValueError("occam_window needs the log_score sample statistic of every draw")
-    adj, _ = feature_draws(idata, "edge", var_name=src.name, burn_in=burn_in)
+    adj, _ = feature_draws(idata, "edge", var_name=src.name, burn_in=burn_in, per_iteration=False)
     ls = select_draws(get_group(idata, "sample_stats")[LOG_SCORE], burn_in)
     w = occam_window_weights(adj.values, np.asarray(ls.values, dtype=np.float64), occam_window,
                              by_chain=bool(by_chain))
@@ -415,7 +473,8 @@ def summarise_feature(idata: Any, feature: str, var_name: str | None, by_chain: 
     if not isinstance(by_chain, (bool, np.bool_)):
         raise TypeError(f"by_chain must be a bool, got {by_chain!r}")
     per_draw, source = feature_draws(idata, feature, var_name=var_name, burn_in=burn_in,
-                                     dags_per_draw=dags_per_draw, random_seed=random_seed)
+                                     dags_per_draw=dags_per_draw, random_seed=random_seed,
+                                     per_iteration=occam_window is None)
     if occam_window is not None:
         weights = occam_weights(idata, occam_window, var_name=source, burn_in=burn_in, by_chain=bool(by_chain))
     else:

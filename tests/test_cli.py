@@ -236,10 +236,6 @@ def _bad_inputs(d: Path) -> tuple[Cases, Cases]:
         "unknown network": (["sample", "nowhere", "--rows", "5", "--out", "s.csv"], 1, ["neither a bundled network"]),
         "output folder missing": (["sample", "asia", "--rows", "5", "--out", "no/s.csv"], 1, ["does not exist"]),
     }
-    for name, lacking in (("partition", "NodePartition"), ("brai", "brai")):
-        if not hasattr(bns, lacking):
-            more[f"{name} unavailable"] = (["learn", "asia.csv", "--method", name, "--out", "out.nc"], 1,
-                                           [f"method '{name}' is not available in this version"])
     return cases, more
 
 
@@ -255,7 +251,7 @@ BAD = ["missing file", "empty file", "header only", "ragged rows", "continuous",
        "whitelist cycle", "max-parents too large", "max-parents negative", "exact too many", "foreign netcdf",
        "text result"]
 MORE = ["unknown extension", "unknown method", "empty result", "missing result", "roc without truth", "bad plot suffix",
-        "unknown network", "output folder missing", "partition unavailable", "brai unavailable"]
+        "unknown network", "output folder missing"]
 
 
 def _check_failure(work: Path, code: int, parts: list[str], returncode: int, out: str, err: str) -> None:
@@ -344,12 +340,13 @@ def test_report_opens_in_headless_chromium(work):
 
 
 def test_the_other_methods_in_process(tmp_path, monkeypatch, capsys):
-    """tabu, skeleton, structure and SAMC through the same main(); SAMC's summary weights its draws."""
+    """tabu, skeleton, structure, SAMC, partition MCMC and B-RAI through the same main(); SAMC's summary
+    weights its draws."""
     monkeypatch.chdir(tmp_path)
     bns.datasets.load_network("cancer").sample(150, random_seed=1).to_csv("c.csv", index=False)
     mcmc = ["--chains", "2", "--draws", "30", "--tune", "5", "--moves-per-draw", "5"]
-    for method in ("tabu", "skeleton", "structure", "samc"):
-        extra = mcmc if method in ("structure", "samc") else []
+    for method in ("tabu", "skeleton", "structure", "samc", "partition", "brai"):
+        extra = mcmc if method in ("structure", "samc", "partition", "brai") else []
         assert main(["learn", "c.csv", "--method", method, "--seed", "1", "--out", f"{method}.nc", *extra]) == 0
     capsys.readouterr()
     assert main(["summary", "samc.nc", "--format", "json"]) == 0
@@ -359,5 +356,9 @@ def test_the_other_methods_in_process(tmp_path, monkeypatch, capsys):
     assert main(["summary", "tabu.nc", "--format", "json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["settings"]["tabu_length"] == 10 and "score" in doc["facts"]
+    for method in ("partition", "brai"):  # edge probabilities of the same variables, read back from the file
+        assert main(["summary", f"{method}.nc", "--format", "json"]) == 0
+        doc = json.loads(capsys.readouterr().out)
+        assert doc["settings"]["method"] == method
     assert main(["plot", "skeleton.nc", "--kind", "trace", "--out", "trace.png"]) == 0
     assert Path("trace.png").stat().st_size > 0

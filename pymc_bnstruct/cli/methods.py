@@ -1,15 +1,12 @@
 """The ``--method`` registry: name -> how to learn a structure, and whether this version has it.
 
-Adding a method is one entry in :data:`METHODS`. Methods that other parts of the package
-provide only in some versions (``partition``, ``brai``) check at call time whether their
-module or model variable exists and otherwise say "not available in this version".
+Adding a method is one entry in :data:`METHODS`. A method that needs something a version or
+an installation may lack gives :class:`Method` a ``missing`` check, and the command then says
+"not available in this version" before reading the data.
 """
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
-import inspect
 import logging
 import sys
 import time
@@ -22,15 +19,15 @@ import numpy as np
 import pymc as pm
 import xarray as xr
 
-from .. import exact
+from .. import brai, exact
 from ..contract import EDGE_DIMS
 from ..data import DiscreteData
-from ..model import DAG, NodeOrder
+from ..model import DAG, NodeOrder, NodePartition
 from ..posterior import edge_probabilities
 from ..priors import StructurePrior
 from ..scores import Score
 from ..search import hill_climb, skeleton_search
-from ..step_methods import SAMC, OrderMetropolis, StructureMetropolis
+from ..step_methods import SAMC, OrderMetropolis, PartitionMetropolis, StructureMetropolis
 from .errors import CliError
 
 __all__ = ["Settings", "RunOutput", "Method", "METHODS", "EXACT_MAX_VARS", "KINDS"]
@@ -185,40 +182,19 @@ def _exact(data: DiscreteData, s: Settings) -> RunOutput:
                      attrs={"log_evidence": post.log_evidence, "map_log_score": float(log_score), **diag})
 
 
-# ----------------------------------------------------------------------------- later methods
-_ROOT = __name__.split(".")[0]
-
-
-def _partition_missing() -> str | None:
-    root = sys.modules.get(_ROOT)
-    return None if getattr(root, "NodePartition", None) is not None else "bns.NodePartition"
-
-
 def _partition(data: DiscreteData, s: Settings) -> RunOutput:
-    root = sys.modules[_ROOT]
     with pm.Model() as model:
-        root.NodePartition("partition", data, score=s.score, prior=s.prior, max_parents=s.max_parents,
-                           features=("edge", "markov_blanket"), **_lists(s))
-    step_class = getattr(root, "PartitionMetropolis", None)
-    with model:
-        step = None if step_class is None else step_class()  # None: pm.sample picks the partition sampler
+        NodePartition("partition", data, score=s.score, prior=s.prior, max_parents=s.max_parents,
+                      features=("edge", "markov_blanket"), **_lists(s))
+        step = PartitionMetropolis(moves_per_draw=s.moves_per_draw)
     return _sampler_output(_sample(model, s, step))
 
 
-def _brai_missing() -> str | None:
-    return None if importlib.util.find_spec(f"{_ROOT}.brai") is not None else f"{_ROOT}.brai"
-
-
 def _brai(data: DiscreteData, s: Settings) -> RunOutput:
-    brai = importlib.import_module(f"{_ROOT}.brai")  # present only in versions with B-RAI
-    wanted = {"n_bootstrap": s.n_bootstrap, "score": s.score, "prior": s.prior, "random_seed": s.seed,
-              "progressbar": s.progress, **_lists(s)}
-    accepted = inspect.signature(brai.fit).parameters
-    tree = brai.fit(data, **{k: v for k, v in wanted.items() if k in accepted})
+    tree = brai.fit(data, n_bootstrap=s.n_bootstrap, score=s.score, prior=s.prior, random_seed=s.seed,
+                    progressbar=s.progress, **_lists(s))
     idata = tree.to_inference_data(s.draws, s.seed)
-    map_dag = tree.map_dag()
-    if isinstance(map_dag, tuple):  # (DAG, log score)
-        map_dag = map_dag[0]
+    map_dag, _ = tree.map_dag()
     dag = xr.DataArray(np.asarray(map_dag, dtype=np.int8), dims=EDGE_DIMS,
                        coords={EDGE_DIMS[0]: list(data.names), EDGE_DIMS[1]: list(data.names)})
     return RunOutput(idata=idata, dag=dag, edge_probability=edge_probabilities(idata))
@@ -229,11 +205,11 @@ METHODS: dict[str, Method] = {m.name: m for m in (
     Method("tabu", "search", "tabu search (hill_climb with --tabu-length)", _tabu),
     Method("skeleton", "search", "Steck's skeleton search (bns.search.skeleton_search)", _skeleton),
     Method("order", "sampler", "order MCMC (bns.NodeOrder + bns.OrderMetropolis)", _order),
-    Method("partition", "sampler", "partition MCMC (bns.NodePartition)", _partition, _partition_missing),
+    Method("partition", "sampler", "partition MCMC (bns.NodePartition + bns.PartitionMetropolis)", _partition),
     Method("structure", "sampler", "structure MCMC (bns.DAG + bns.StructureMetropolis)", _structure),
     Method("samc", "sampler", "SAMC over DAGs (bns.DAG + bns.SAMC)", _samc),
     Method("exact", "exact", f"exact DAG posterior (bns.exact.posterior, up to {EXACT_MAX_VARS} variables)", _exact),
-    Method("brai", "bootstrap", "B-RAI bootstrap (bns.brai.fit)", _brai, _brai_missing),
+    Method("brai", "bootstrap", "B-RAI bootstrap (bns.brai.fit)", _brai),
 )}
 
 

@@ -30,7 +30,11 @@ Resampling (``resample=True``): over the iterations of one call, a weighted rese
 sample keeps ``x^(t)`` with probability ``w_t / (w_1 + ... + w_t)``, ``w_t = exp(θ_J(x^(t)))``
 after the update of iteration ``t``; at the end the kept graph is a draw with probability
 ``w_t / Σ w`` and ``rec[0] = log Σ w``, so one recorded graph per call carries the weight of
-all its iterations (estimator (17) over every iteration).
+all its iterations. The reservoir also keeps the weighted means of the edge and
+Markov-blanket indicators over *every* iteration of the call, ``Σ_t w_t 1[·](G_t) / Σ_t w_t``:
+weighted by the call's ``Σ w``, they give estimator (17) over all iterations rather than
+over one resampled graph per call (a graph's weight is accumulated while the chain stays
+on it and folded in when it leaves, so the cost is per accepted move).
 
 State. The kernels update named arrays in place: :class:`Weights` (``φ``, ``J``, the sums
 ``S`` and ``T``, the truncation bookkeeping) and :class:`Counters` (``t``, visits per
@@ -122,13 +126,24 @@ class Trace(NamedTuple):
 
 
 class Reservoir(NamedTuple):
-    """The weighted reservoir sample of one call (``resample=True``)."""
+    """The weighted reservoir sample of one call (``resample=True``), and the weighted
+    feature means over all its iterations."""
 
     #: The kept graph and its score (length 1).
     adj: np.ndarray
     log_score: np.ndarray
     #: ``log Σ w`` over the call's iterations (length 1).
     log_weight_sum: np.ndarray
+    #: ``Σ_t w_t 1[u -> v ∈ G_t] / Σ_t w_t`` over the call's iterations, ``(n, n)``.
+    edge: np.ndarray
+    #: The same for ``u ∈ MB(v)``, ``(n, n)``.
+    mb: np.ndarray
+    #: ``log Σ w`` of the iterations since the graph last changed, not yet in ``edge`` / ``mb``
+    #: (length 1), and of those already in them (length 1).
+    pending: np.ndarray
+    flushed: np.ndarray
+    #: ``uint8 (n, n)`` scratch: the Markov-blanket indicators of one graph.
+    scratch: np.ndarray
 
 
 class Workspace(NamedTuple):
@@ -280,6 +295,45 @@ def _keep_in_reservoir(lw, adj, total, reservoir, rng):
 
 
 @nb.njit(cache=True)
+def _flush_features(adj, reservoir):
+    """Fold the weight accumulated on the current graph (``pending``) into the weighted edge and
+    Markov-blanket means: each graph enters once per stay, not once per iteration, so an
+    iteration costs O(1) and a change of graph O(n^2)."""
+    p = reservoir.pending[0]
+    if p == -np.inf:
+        return
+    f = reservoir.flushed[0]
+    new = p if f == -np.inf else (max(p, f) + math.log1p(math.exp(-abs(p - f))))
+    frac = math.exp(p - new)
+    n = adj.shape[0]
+    mb = reservoir.scratch
+    for u in range(n):
+        for v in range(n):
+            mb[u, v] = 0
+    for c in range(n):
+        for u in range(n):
+            if adj[u, c]:
+                mb[u, c] = 1
+                mb[c, u] = 1
+                for w in range(u + 1, n):
+                    if adj[w, c]:
+                        mb[u, w] = 1
+                        mb[w, u] = 1
+    for u in range(n):
+        for v in range(n):
+            reservoir.edge[u, v] += frac * ((1.0 if adj[u, v] else 0.0) - reservoir.edge[u, v])
+            reservoir.mb[u, v] += frac * (float(mb[u, v]) - reservoir.mb[u, v])
+    reservoir.flushed[0] = new
+    reservoir.pending[0] = -np.inf
+
+
+@nb.njit(cache=True, inline="always")
+def _add_pending(lw, reservoir):
+    p = reservoir.pending[0]
+    reservoir.pending[0] = lw if p == -np.inf else (max(p, lw) + math.log1p(math.exp(-abs(p - lw))))
+
+
+@nb.njit(cache=True)
 def _record(trace, it, proposed_region, region, truncated):
     trace.proposed_region[it] = proposed_region
     trace.region[it] = region
@@ -363,6 +417,8 @@ def samc_run(adj, pbits, npar, desc, E, allowed, required, max_parents, kind_pro
             accepted = accepted and not truncated  # a truncation undoes the iteration's move
         # -- the accepted move, as single-edge operations
         if accepted:
+            if resample:
+                _flush_features(adj, reservoir)  # the weight so far belongs to the graph before the move
             if kind == TEMPORAL:
                 n_edges = accept(adj, pbits, npar, desc, eu, ev, ws.pos, n_edges, ws.order_buf, REVERSE, u, v)
                 for i in range(order.shape[0]):
@@ -383,8 +439,11 @@ def samc_run(adj, pbits, npar, desc, E, allowed, required, max_parents, kind_pro
         # -- recording
         counters.counts[jx] += 1
         if resample:
-            _keep_in_reservoir(theta_of(jx, pi_upd, weights) if settings.adapt else 0.0, adj, total, reservoir,
-                               rng)
+            lw = theta_of(jx, pi_upd, weights) if settings.adapt else 0.0
+            _keep_in_reservoir(lw, adj, total, reservoir, rng)
+            _add_pending(lw, reservoir)
         if record:
             _record(trace, it, jy, jx, truncated)
+    if resample:
+        _flush_features(adj, reservoir)
     counters.log_score[0] = total

@@ -176,8 +176,10 @@ class SAMCChain:
         regions with ``trace``).
 
         With ``resample``, also one of the iterations' graphs drawn with probability
-        proportional to its weight ``exp(θ_J)`` (``"graph"``, ``"log_score"``) and the log
-        of the mean weight of the iterations (``"log_weight"``).
+        proportional to its weight ``exp(θ_J)`` (``"graph"``, ``"log_score"``), the log
+        of the mean weight of the iterations (``"log_weight"``), and the weighted means of
+        the edge and Markov-blanket indicators over every iteration (``"edge_prob"``,
+        ``"mb_prob"``, ``(n, n)``).
         """
         if self.state is None:
             raise RuntimeError("load a graph first")
@@ -189,8 +191,11 @@ class SAMCChain:
         records = samc_kernels.Trace(proposed_region=np.full(size, -2, dtype=np.int64),
                                      region=np.full(size, -2, dtype=np.int64), truncated=np.zeros(size, dtype=np.bool_))
         t_start = self.iteration
+        n = self.state.adj.shape[0]
         reservoir = samc_kernels.Reservoir(adj=self.state.adj.copy(), log_score=np.array([self.log_score]),
-                                           log_weight_sum=np.full(1, -np.inf))
+                                           log_weight_sum=np.full(1, -np.inf), edge=np.zeros((n, n)),
+                                           mb=np.zeros((n, n)), pending=np.full(1, -np.inf),
+                                           flushed=np.full(1, -np.inf), scratch=np.zeros((n, n), dtype=np.uint8))
         samc_kernels.samc_run(*self.state, self.cache.engine, c.allowed, c.required, c.max_parents, self.move_probs,
                               self._pu, self._pv, self._order, self.settings, self.weights, self.counters,
                               int(n_moves), int(seed), stats, records, resample, reservoir)
@@ -198,7 +203,8 @@ class SAMCChain:
         out: dict[str, Any] = {"proposed": stats[:n_kinds].copy(), "accepted": stats[n_kinds:].copy()}
         if resample:
             log_weight = float(reservoir.log_weight_sum[0] - np.log(n_moves)) if self.adapt else 0.0
-            out.update(graph=reservoir.adj, log_score=float(reservoir.log_score[0]), log_weight=log_weight)
+            out.update(graph=reservoir.adj, log_score=float(reservoir.log_score[0]), log_weight=log_weight,
+                       edge_prob=reservoir.edge, mb_prob=reservoir.mb)
         if trace:
             t = t_start + 1 + np.arange(n_moves)
             out.update(proposed_region=records.proposed_region, region=records.region, truncated=records.truncated,

@@ -11,6 +11,7 @@ import pymc as pm
 from pymc.step_methods.compound import Competence, StepMethodState
 from pymc.step_methods.state import dataclass_state
 
+from ..contract import SAMC_EDGE_PROB, SAMC_MB_PROB
 from ..model import DAGRV
 from ..samc.bounds import AutomaticBounds, automatic_bounds
 from ..samc.partition import EnergyPartition, check_bin_width, desired_distribution
@@ -105,6 +106,10 @@ class SAMC(StructureStep):
         every iteration instead of a thinned subset, much less noisy. ``"current"``: the
         chain's state at the end of the draw with ``log_weight = θ_J`` (the paper's
         samples "collected at equally spaced time points"). The chain itself is the same.
+        With ``"resample"`` each draw also records ``samc_edge_prob`` and ``samc_mb_prob``
+        (``(n, n)`` stats): the weighted means of the edge and Markov-blanket indicators
+        over all the draw's iterations, which the summaries use instead of the recorded
+        graph (weighted by each draw's total weight: estimator (17) over every iteration).
     model : pm.Model, optional
     rng : seed or numpy Generator, optional
         Replaced by PyMC's per-chain generator inside ``pm.sample``.
@@ -182,6 +187,10 @@ class SAMC(StructureStep):
         sds["theta"] = (np.dtype((np.float64, (m,))), [m])
         sds["region_counts"] = (np.dtype((np.int64, (m,))), [m])
         sds["desired"] = (np.dtype((np.float64, (m,))), [m])
+        if self.record == "resample":
+            n = self.constraints.n_vars
+            for name in (SAMC_EDGE_PROB, SAMC_MB_PROB):
+                sds[name] = (np.dtype((np.float64, (n, n))), [n, n])
         self.stats_dtypes_shapes = sds
         self.stats_dtypes = [{k: d for k, (d, _) in sds.items()}]
         self._last_value: np.ndarray | None = None  # the value the last draw returned
@@ -267,6 +276,9 @@ class SAMC(StructureStep):
         }
         for k, name in enumerate(MOVE_KINDS):
             stats[f"{name}_accept_rate"] = rate(accepted[k], proposed[k])
+        if resample:
+            stats[SAMC_EDGE_PROB] = out["edge_prob"]
+            stats[SAMC_MB_PROB] = out["mb_prob"]
         new_value = graph.astype(np.int64)
         self._last_value = new_value.copy()
         return new_value, stats

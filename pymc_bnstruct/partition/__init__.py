@@ -1,0 +1,15 @@
+"""Partition MCMC (Kuipers & Moffa 2017): labelled partitions of the nodes, scored by summing
+over their compatible DAGs, and a Metropolis–Hastings chain over them.
+
+:class:`PartitionScorer` scores partitions and their features with the numba kernels of
+:mod:`pymc_bnstruct.partition._kernels`; :class:`PartitionChain` runs the chain
+(:mod:`pymc_bnstruct.partition.mcmc`); :class:`PartitionLogScore` and
+:class:`PartitionFeatures` are the PyTensor Ops of :class:`pymc_bnstruct.NodePartition`.
+"""
+
+from .chain import DEFAULT_MOVE_PROBS, MOVE_KINDS, PartitionChain
+from .ops import PartitionFeatures, PartitionLogScore
+from .scorer import PartitionScorer
+
+__all__ = ["PartitionScorer", "PartitionChain", "PartitionLogScore", "PartitionFeatures", "MOVE_KINDS",
+           "DEFAULT_MOVE_PROBS"]
