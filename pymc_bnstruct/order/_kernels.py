@@ -279,12 +279,62 @@ SNAP = 1e-12
 
 
 @nb.njit(cache=True, inline="always")
-def _snap(p):
+def snap(p):
     if p < SNAP:
         return 0.0
     if p > 1.0 - SNAP:
         return 1.0
     return p
+
+
+@nb.njit(cache=True, inline="always")
+def spread_family(parents, f, v, wf, edge, pair, touched, n_touched, want_pairs):
+    """Add the probability ``wf`` of family row ``f`` of node ``v`` to ``edge[a, v]`` for each
+    parent ``a`` and, with ``want_pairs``, to ``pair[a, b]`` for each parent pair (``a < b``),
+    listing pairs touched for the first time in ``touched``; returns the new count. Shared by
+    the order and partition feature passes (only which families count differs)."""
+    k = parents.shape[1]
+    for t in range(k):
+        a = parents[f, t]
+        if a < 0:
+            break
+        edge[a, v] += wf
+        if want_pairs:
+            for r in range(t + 1, k):
+                b = parents[f, r]
+                if b < 0:
+                    break
+                x, y = (a, b) if a < b else (b, a)
+                if pair[x, y] == 0.0:
+                    touched[n_touched, 0] = x
+                    touched[n_touched, 1] = y
+                    n_touched += 1
+                pair[x, y] += wf
+    return n_touched
+
+
+@nb.njit(cache=True, inline="always")
+def flush_pairs(pair, touched, n_touched, log_none):
+    """After one node: ``log_none[a, b] += log(1 - P({a, b} ⊆ Pa_v))`` for the touched pairs, and reset them."""
+    for j in range(n_touched):
+        x, y = touched[j, 0], touched[j, 1]
+        p = pair[x, y]
+        log_none[x, y] += math.log1p(-p) if p < 1.0 else NEG_INF
+        pair[x, y] = 0.0
+
+
+@nb.njit(cache=True)
+def markov_blanket_from(edge, log_none, mb):
+    """``mb[u, v] = 1 - (1 - P(u->v) - P(v->u)) Π_w (1 - P({u, v} ⊆ Pa_w))`` from the edge
+    probabilities and ``log_none`` (``u < v``); symmetric with a zero diagonal."""
+    n = edge.shape[0]
+    for u in range(n):
+        mb[u, u] = 0.0
+        for v in range(u + 1, n):
+            e = min(edge[u, v] + edge[v, u], 1.0)
+            val = snap(1.0 - (1.0 - e) * math.exp(log_none[u, v]))
+            mb[u, v] = val
+            mb[v, u] = val
 
 
 @nb.njit(cache=True)
@@ -297,7 +347,6 @@ def _feature_pass(order, offsets, bits, scores, parents, cutoffs, edge, log_none
     """
     n = order.shape[0]
     n_words = bits.shape[1]
-    k = parents.shape[1]
     notpred = np.empty(n_words, dtype=np.uint64)
     _clear(notpred)
     edge[:, :] = 0.0
@@ -318,33 +367,14 @@ def _feature_pass(order, offsets, bits, scores, parents, cutoffs, edge, log_none
                     continue
                 if lim == NEG_INF:
                     lim = sf - cutoffs[v]
-                wf = math.exp(sf - lse)
-                for t in range(k):
-                    a = parents[f, t]
-                    if a < 0:
-                        break
-                    edge[a, v] += wf
-                    if want_pairs:
-                        for r in range(t + 1, k):
-                            b = parents[f, r]
-                            if b < 0:
-                                break
-                            x, y = (a, b) if a < b else (b, a)
-                            if pair[x, y] == 0.0:
-                                touched[n_touched, 0] = x
-                                touched[n_touched, 1] = y
-                                n_touched += 1
-                            pair[x, y] += wf
+                n_touched = spread_family(parents, f, v, math.exp(sf - lse), edge, pair, touched, n_touched,
+                                          want_pairs)
             if want_pairs:
-                for j in range(n_touched):
-                    x, y = touched[j, 0], touched[j, 1]
-                    p = pair[x, y]
-                    log_none[x, y] += math.log1p(-p) if p < 1.0 else NEG_INF
-                    pair[x, y] = 0.0
+                flush_pairs(pair, touched, n_touched, log_none)
         _add(notpred, v)
     for u in range(n):
         for v in range(n):
-            edge[u, v] = _snap(edge[u, v])
+            edge[u, v] = snap(edge[u, v])
 
 
 @nb.njit(cache=True)
@@ -365,10 +395,4 @@ def order_features(order, offsets, bits, scores, parents, cutoffs, edge, mb):
     n = order.shape[0]
     log_none = np.zeros((n, n), dtype=np.float64)  # Σ_w log(1 - P({u, v} ⊆ Pa_w)), u < v
     _feature_pass(order, offsets, bits, scores, parents, cutoffs, edge, log_none, True)
-    for u in range(n):
-        mb[u, u] = 0.0
-        for v in range(u + 1, n):
-            e = min(edge[u, v] + edge[v, u], 1.0)
-            val = _snap(1.0 - (1.0 - e) * math.exp(log_none[u, v]))
-            mb[u, v] = val
-            mb[v, u] = val
+    markov_blanket_from(edge, log_none, mb)

@@ -29,6 +29,8 @@ import math
 import numba as nb
 import numpy as np
 
+from ..order._kernels import flush_pairs, markov_blanket_from, snap, spread_family
+
 _Z = np.uint64(0)
 _U1 = np.uint64(1)
 NEG_INF = -np.inf
@@ -220,18 +222,6 @@ def cached_node_term(v, layer_v, offsets, bits, scores, cutoffs, roots, pred, pr
 
 
 # ----------------------------------------------------------------------------- features
-SNAP = 1e-12
-
-
-@nb.njit(cache=True, inline="always")
-def _snap(p):
-    if p < SNAP:
-        return 0.0
-    if p > 1.0 - SNAP:
-        return 1.0
-    return p
-
-
 @nb.njit(cache=True)
 def partition_features(layer, offsets, bits, scores, parents, cutoffs, roots, edge, mb, want_mb):
     """Edge (and, with ``want_mb``, Markov-blanket) probabilities given the partition.
@@ -247,7 +237,6 @@ def partition_features(layer, offsets, bits, scores, parents, cutoffs, roots, ed
         mb[:, :] = np.nan
         return
     n_words = bits.shape[1]
-    k = parents.shape[1]
     pred = np.empty((n, n_words), dtype=np.uint64)
     prev = np.empty((n, n_words), dtype=np.uint64)
     layer_sets(layer, n_words, pred, prev)
@@ -272,40 +261,14 @@ def partition_features(layer, offsets, bits, scores, parents, cutoffs, roots, ed
                 continue
             if lim == NEG_INF:
                 lim = sf - cutoffs[v]
-            wf = math.exp(sf - lse)
-            for t in range(k):
-                a = parents[f, t]
-                if a < 0:
-                    break
-                edge[a, v] += wf
-                if want_mb:
-                    for r in range(t + 1, k):
-                        b = parents[f, r]
-                        if b < 0:
-                            break
-                        x, y = (a, b) if a < b else (b, a)
-                        if pair[x, y] == 0.0:
-                            touched[n_touched, 0] = x
-                            touched[n_touched, 1] = y
-                            n_touched += 1
-                        pair[x, y] += wf
+            n_touched = spread_family(parents, f, v, math.exp(sf - lse), edge, pair, touched, n_touched, want_mb)
         if want_mb:
-            for j in range(n_touched):
-                x, y = touched[j, 0], touched[j, 1]
-                p = pair[x, y]
-                log_none[x, y] += math.log1p(-p) if p < 1.0 else NEG_INF
-                pair[x, y] = 0.0
+            flush_pairs(pair, touched, n_touched, log_none)
     for u in range(n):
         for v in range(n):
-            edge[u, v] = _snap(edge[u, v])
+            edge[u, v] = snap(edge[u, v])
     if want_mb:
-        for u in range(n):
-            mb[u, u] = 0.0
-            for v in range(u + 1, n):
-                e = min(edge[u, v] + edge[v, u], 1.0)
-                val = _snap(1.0 - (1.0 - e) * math.exp(log_none[u, v]))
-                mb[u, v] = val
-                mb[v, u] = val
+        markov_blanket_from(edge, log_none, mb)
 
 
 # ----------------------------------------------------------------------------- DAGs
