@@ -205,25 +205,30 @@ class NodeOrder:
 
         _ensure_coord(model, POSITION, list(range(n)))
         _ensure_coord(model, NODE, names)
-        for dim in EDGE_DIMS if "edge" in features else ():
-            _ensure_coord(model, dim, names)
-        for dim in MB_DIMS if "markov_blanket" in features else ():
-            _ensure_coord(model, dim, names)
-
         rv = _random_variable(NodeOrderRV(scorer=scorer), np.arange(n, dtype=np.int64))
         var = model.register_rv(rv, name, dims=(POSITION,), initval=init)
-
-        fam, slot = family_dims(name)
-        child_name, parents_name, log_score_name = family_names(name)
         pm.Deterministic(position_name(name), pt.argsort(var), dims=(NODE,))
-        pm.Data(child_name, scorer.children.copy(), dims=(fam,))
-        pm.Data(parents_name, scorer.parent_sets.copy(), dims=(fam, slot))
-        pm.Data(log_score_name, scorer.log_scores.copy(), dims=(fam,))
-        if "edge" in features:
-            pm.Deterministic(edge_prob_name(name), OrderFeatures(scorer, "edge")(var), dims=EDGE_DIMS)
-        if "markov_blanket" in features:
-            pm.Deterministic(mb_prob_name(name), OrderFeatures(scorer, "markov_blanket")(var), dims=MB_DIMS)
+        _add_families_and_features(model, name, var, scorer, features, OrderFeatures)
         return var
+
+
+def _add_families_and_features(model: pm.Model, name: str, var: pt.TensorVariable, scorer: Any,
+                               features: tuple[str, ...], features_op: type) -> None:
+    """What an order or a partition variable adds beside itself: the families its scorer kept
+    (``constant_data``, for path sampling without the model) and the Rao-Blackwellised
+    feature Deterministics computed by ``features_op(scorer, feature)``."""
+    names = list(scorer.names)
+    fam, slot = family_dims(name)
+    child_name, parents_name, log_score_name = family_names(name)
+    pm.Data(child_name, scorer.children.copy(), dims=(fam,))
+    pm.Data(parents_name, scorer.parent_sets.copy(), dims=(fam, slot))
+    pm.Data(log_score_name, scorer.log_scores.copy(), dims=(fam,))
+    for feature, var_name, dims in (("edge", edge_prob_name(name), EDGE_DIMS),
+                                    ("markov_blanket", mb_prob_name(name), MB_DIMS)):
+        if feature in features:
+            for dim in dims:
+                _ensure_coord(model, dim, names)
+            pm.Deterministic(var_name, features_op(scorer, feature)(var), dims=dims)
 
 
 def _random_variable(op: RandomVariable, template: np.ndarray) -> pt.TensorVariable:
@@ -586,23 +591,9 @@ class NodePartition:
 
         for dim in PARTITION_DIMS:
             _ensure_coord(model, dim, names)
-        for dim in EDGE_DIMS if "edge" in features else ():
-            _ensure_coord(model, dim, names)
-        for dim in MB_DIMS if "markov_blanket" in features else ():
-            _ensure_coord(model, dim, names)
-
         rv = _random_variable(NodePartitionRV(scorer=scorer), np.zeros(n, dtype=np.int64))
         var = model.register_rv(rv, name, dims=PARTITION_DIMS, initval=init)
-
-        fam, slot = family_dims(name)
-        child_name, parents_name, log_score_name = family_names(name)
-        pm.Data(child_name, scorer.children.copy(), dims=(fam,))
-        pm.Data(parents_name, scorer.parent_sets.copy(), dims=(fam, slot))
-        pm.Data(log_score_name, scorer.log_scores.copy(), dims=(fam,))
-        if "edge" in features:
-            pm.Deterministic(edge_prob_name(name), PartitionFeatures(scorer, "edge")(var), dims=EDGE_DIMS)
-        if "markov_blanket" in features:
-            pm.Deterministic(mb_prob_name(name), PartitionFeatures(scorer, "markov_blanket")(var), dims=MB_DIMS)
+        _add_families_and_features(model, name, var, scorer, features, PartitionFeatures)
         return var
 
 
