@@ -30,6 +30,9 @@ Subsets are bitmasks (bit ``i`` = variable ``i``, n <= 62). Functions of ``X ⊆
 from __future__ import annotations
 
 import math
+import types
+from collections.abc import Callable
+from typing import NamedTuple
 
 import numba as nb
 import numpy as np
@@ -574,3 +577,43 @@ def sample_orders(n, a_m, a_e, l_m, l_e, n_orders, seed):
             out[k, pos] = pick
             s ^= np.int64(1) << pick
     return out
+
+
+# ------------------------------------------------------------------ threaded or serial
+# Up to this many variables every DP finishes in well under a second on one core, so the
+# threaded kernels gain little there, while compiling them (parfor lowering) costs about
+# 6 s on first use against about 1.5 s for the same code compiled serially.
+SERIAL_MAX_NODES = 14
+
+
+def _serial_twin(kernel):
+    """``kernel``'s Python source compiled without ``parallel=True`` (``prange`` runs as
+    ``range``), under its own name so that the two never share a cache entry."""
+    f = kernel.py_func
+    twin = types.FunctionType(f.__code__, f.__globals__, f.__name__ + "_serial", f.__defaults__, f.__closure__)
+    twin.__qualname__ = f.__qualname__ + "_serial"
+    twin.__doc__ = f.__doc__
+    return nb.njit(cache=True)(twin)
+
+
+class DPKernels(NamedTuple):
+    """The kernels that ``prange`` over chunks, in one flavour, and how many chunks to use."""
+
+    family_transforms: Callable
+    rr_layer: Callable
+    h_push_layer: Callable
+    k_times_h: Callable
+    superset_sums: Callable
+    order_gamma: Callable
+    n_threads: int
+
+
+_THREADED = (family_transforms, rr_layer, h_push_layer, k_times_h, superset_sums, order_gamma)
+_SERIAL = tuple(_serial_twin(k) for k in _THREADED)
+
+
+def kernels_for(n: int) -> DPKernels:
+    """Serial kernels up to :data:`SERIAL_MAX_NODES` variables, threaded ones above."""
+    if n <= SERIAL_MAX_NODES:
+        return DPKernels(*_SERIAL, n_threads=1)
+    return DPKernels(*_THREADED, n_threads=nb.get_num_threads())

@@ -27,7 +27,6 @@ import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
-import numba
 import numpy as np
 import xarray as xr
 
@@ -244,6 +243,7 @@ class ExactPosterior:
         self.names: tuple[str, ...] = tuple(table.names)
         self.modularity = modularity
         self._n = n
+        self._kernels = dp_kernels.kernels_for(n)
         self._masks = np.ascontiguousarray(table.masks).astype(np.int64)
         self._offsets = np.ascontiguousarray(table.offsets, dtype=np.int64)
         self._log_w = np.ascontiguousarray(table.log_scores, dtype=np.float64)
@@ -262,14 +262,14 @@ class ExactPosterior:
 
         log_prior_norm = self._log_prior_norm(layers, fam, prog)
         # the posterior: family sums A_i (zeta transform of B_i), the MAP DPs, then Γ by either DP
-        dp_kernels.family_transforms(n, self._offsets, self._masks, self._log_w, *fam, dp_kernels.P2)
+        self._kernels.family_transforms(n, self._offsets, self._masks, self._log_w, *fam, dp_kernels.P2)
         mh, mr, sink = dp_kernels.max_dps(n, fam[2])
         self._map = (mh, sink, fam[3])
         if dag:
             g_m, g_e, log_rr, log_h, diag = self._dag_gamma(layers, fam, mr, mh, prog)
         else:
             g_m, g_e, log_rr, log_h, diag = self._order_gamma(fam, prog)
-        dp_kernels.superset_sums(n, g_m, g_e, dp_kernels.P2)
+        self._kernels.superset_sums(n, g_m, g_e, dp_kernels.P2)
         prog.advance(1, "Gamma")
         log_z = log_rr
         probs, totals = dp_kernels.edge_sums(n, self._offsets, self._masks, self._log_w, g_m, g_e, log_z)
@@ -300,11 +300,11 @@ class ExactPosterior:
             prog.advance(n, "prior")
             return log_norm
         log_q = np.ascontiguousarray(self.table.log_priors, dtype=np.float64)
-        dp_kernels.family_transforms(n, self._offsets, self._masks, log_q, *fam, dp_kernels.P2)
+        self._kernels.family_transforms(n, self._offsets, self._masks, log_q, *fam, dp_kernels.P2)
         a_m, a_e = fam[0], fam[1]
         if self.modularity == "dag":
             _, mr0, _ = dp_kernels.max_dps(n, fam[2])
-            rr0, _ = self._roots(n, layers, a_m, a_e, mr0, prog, "prior")
+            rr0, _ = self._roots(self._kernels, n, layers, a_m, a_e, mr0, prog, "prior")
             return dp_kernels._xlog(rr0[-1, 0], rr0[-1, 1])
         l_m, l_e, _, _ = dp_kernels.order_forward_backward(n, a_m, a_e, dp_kernels.P2)
         return dp_kernels._xlog(l_m[-1], l_e[-1])
@@ -314,16 +314,16 @@ class ExactPosterior:
         ``(Γ mantissas, Γ exponents, log RR(V), log H(V), cancellation diagnostics)``."""
         n = self._n
         a_m, a_e = fam[0], fam[1]
-        rr, c_rr = self._roots(n, layers, a_m, a_e, mr, prog, "RR")
-        h, c_h = self._sinks(n, layers, a_m, a_e, mh, prog)
+        rr, c_rr = self._roots(self._kernels, n, layers, a_m, a_e, mr, prog, "RR")
+        h, c_h = self._sinks(self._kernels, n, layers, a_m, a_e, mh, prog)
         log_rr = dp_kernels._xlog(rr[-1, 0], rr[-1, 1])
         log_h = dp_kernels._xlog(h[-1, 0], h[-1, 1])
         half = 2 ** (n - 1)
         g_m = np.empty((n, half))
         g_e = np.empty((n, half), dtype=np.int64)
         c_k = np.zeros(n)
-        dp_kernels.k_times_h(n, a_m, a_e, rr, h, g_m, g_e, c_k, float(_SKIP_BITS + n),
-                             numba.get_num_threads(), dp_kernels.P2)
+        self._kernels.k_times_h(n, a_m, a_e, rr, h, g_m, g_e, c_k, float(_SKIP_BITS + n),
+                                self._kernels.n_threads, dp_kernels.P2)
         prog.advance(n, "K")
         diag = {"max_cancellation": float(max(c_rr, c_h)), "max_cancellation_k": float(c_k.max())}
         return g_m, g_e, log_rr, log_h, diag
@@ -340,13 +340,13 @@ class ExactPosterior:
         half = 2 ** (n - 1)
         g_m = np.empty((n, half))
         g_e = np.empty((n, half), dtype=np.int64)
-        dp_kernels.order_gamma(n, l_m, l_e, r_m, r_e, g_m, g_e)
+        self._kernels.order_gamma(n, l_m, l_e, r_m, r_e, g_m, g_e)
         self._forward = (l_m, l_e, a_m, a_e)
         return g_m, g_e, log_rr, log_h, {"max_cancellation": 1.0, "max_cancellation_k": 1.0}
 
     # ------------------------------------------------------------- DP stages
     @staticmethod
-    def _roots(n, layers, a_m, a_e, mr, prog, label):
+    def _roots(kernels, n, layers, a_m, a_e, mr, prog, label):
         """``RR(S)`` for every subset, as (mantissa, exponent) rows; and the worst cancellation."""
         rr = np.zeros((2**n, 2))
         rr[:, 1] = dp_kernels.EZERO
@@ -354,16 +354,16 @@ class ExactPosterior:
         worst = 1.0
         for c in range(1, n + 1):
             cancel = np.empty(layers[c].shape[0])
-            dp_kernels.rr_layer(n, layers[c], a_m, a_e, mr, rr, cancel, numba.get_num_threads(), dp_kernels.P2)
+            kernels.rr_layer(n, layers[c], a_m, a_e, mr, rr, cancel, kernels.n_threads, dp_kernels.P2)
             worst = max(worst, float(cancel.max()))
             prog.advance(1, label)
         return rr, worst
 
     @staticmethod
-    def _sinks(n, layers, a_m, a_e, mh, prog):
+    def _sinks(kernels, n, layers, a_m, a_e, mh, prog):
         """``H(S)`` for every subset, pushed layer by layer; and the worst cancellation."""
         size = 2**n
-        acc = np.zeros((numba.get_num_threads(), size, 3))
+        acc = np.zeros((kernels.n_threads, size, 3))
         acc[:, :, 2] = np.where(np.isfinite(mh), np.floor(mh * dp_kernels.LOG2E), 0.0)
         h = np.zeros((size, 2))
         h[:, 1] = dp_kernels.EZERO
@@ -375,7 +375,7 @@ class ExactPosterior:
                 dp_kernels.h_finalize_layer(layers[c], acc, h, cancel)
                 worst = max(worst, float(cancel.max()))
             if c < n:
-                dp_kernels.h_push_layer(n, layers[c], a_m, a_e, h, acc, dp_kernels.P2)
+                kernels.h_push_layer(n, layers[c], a_m, a_e, h, acc, dp_kernels.P2)
             prog.advance(1, "H")
         return h, worst
 
