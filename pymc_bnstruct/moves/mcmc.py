@@ -74,6 +74,9 @@ from ._kernels import (
 
 N_KINDS = 4  # add, delete, reverse, REV
 REV = 3  # Grzegorczyk & Husmeier's new edge reversal (index into probs and stats)
+# "no forced parent" for _parent_sets; a numpy scalar types as int64, where a bare -1 would be
+# a literal and give the function a second compiled specialisation
+NO_NODE = np.int64(-1)
 
 
 @nb.njit(cache=True)
@@ -306,7 +309,7 @@ def rev_propose(adj, pbits, eu, ev, m, E, offsets, fbits, fscores, W, rng):
         return False, i, j, 0.0, 0.0
     _draw_parent_set(i, lz_i_star, offsets, fbits, W, rng, new[0])
     _set_parents(g, i, new[0])  # G+
-    lz_j = _parent_sets(j, g, -1, offsets, fbits, fscores, W)
+    lz_j = _parent_sets(j, g, NO_NODE, offsets, fbits, fscores, W)
     if lz_j == -np.inf:
         return False, i, j, 0.0, 0.0
     _draw_parent_set(j, lz_j, offsets, fbits, W, rng, new[1])
@@ -314,7 +317,7 @@ def rev_propose(adj, pbits, eu, ev, m, E, offsets, fbits, fscores, W, rng):
     _clear_parents(g, i)  # G0 again
     lz_j_star = _parent_sets(j, g, i, offsets, fbits, fscores, W)
     _set_parents(g, j, pbits[j])  # G+': G0 with the old parents of j
-    lz_i = _parent_sets(i, g, -1, offsets, fbits, fscores, W)
+    lz_i = _parent_sets(i, g, NO_NODE, offsets, fbits, fscores, W)
     delta = (family_score(E, i, new[0]) + family_score(E, j, new[1])
              - family_score(E, i, pbits[i]) - family_score(E, j, pbits[j]))
     m_new = m
@@ -372,7 +375,7 @@ def structure_metropolis(adj, pbits, npar, desc, E, allowed, required, max_paren
     single = np.zeros(3, dtype=np.float64)  # add / delete / reverse given "not REV"
     for k in range(3):
         single[k] = probs[k] / (1.0 - p_rev) if p_rev < 1.0 else 1.0 / 3.0
-    max_rows = 0
+    max_rows = np.int64(0)  # typed, not the literal 0: one specialisation of rev_workspace
     if p_rev > 0.0:
         for x in range(offsets.shape[0] - 1):
             max_rows = max(max_rows, offsets[x + 1] - offsets[x])

@@ -381,7 +381,7 @@ def _feature_pass(order, offsets, bits, scores, parents, cutoffs, edge, log_none
 def edge_probabilities(order, offsets, bits, scores, parents, cutoffs, out):
     """``out[u, v] = P(u -> v | ≺, D)`` (prop. 3.2): the weight of v's consistent families containing u."""
     dummy = np.zeros((1, 1), dtype=np.float64)
-    _feature_pass(order, offsets, bits, scores, parents, cutoffs, out, dummy, False)
+    _feature_pass(order, offsets, bits, scores, parents, cutoffs, out, dummy, np.bool_(False))
 
 
 @nb.njit(cache=True)
@@ -394,5 +394,5 @@ def order_features(order, offsets, bits, scores, parents, cutoffs, edge, mb):
     """
     n = order.shape[0]
     log_none = np.zeros((n, n), dtype=np.float64)  # Σ_w log(1 - P({u, v} ⊆ Pa_w)), u < v
-    _feature_pass(order, offsets, bits, scores, parents, cutoffs, edge, log_none, True)
+    _feature_pass(order, offsets, bits, scores, parents, cutoffs, edge, log_none, np.bool_(True))
     markov_blanket_from(edge, log_none, mb)

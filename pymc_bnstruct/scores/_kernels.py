@@ -56,7 +56,7 @@ def _family_keys(cols, arities, child, parents, n_parents, keys):
     """
     n = cols.shape[1]
     limit = max(_DENSE_LIMIT, 4 * n)
-    span = 1
+    span = np.int64(1)  # typed, not the literal 1: one specialisation of _renumber
     for s in range(n):
         keys[s] = 0
     for t in range(n_parents + 1):
@@ -101,7 +101,7 @@ def _score_from_counts(counts, span, r, kind, ess, q, log_n):
         lg_aj = math.lgamma(a_j)
         lg_ajk = math.lgamma(a_jk)
         for j in range(n_conf):
-            nj = 0
+            nj = np.int64(0)  # typed: one specialisation of _lgamma_ratio
             base = j * r
             for k in range(r):
                 c = counts[base + k]
