@@ -16,6 +16,8 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from ._jit import inner
+
 __all__ = [
     "to_adjacency", "edges_to_indices", "find_cycle", "is_acyclic", "topological_order", "adjacency_dataarray", "covered_edges",
     "skeleton", "v_structures", "markov_equivalent", "to_cpdag", "shd",
@@ -132,7 +134,7 @@ def find_cycle(adj: np.ndarray) -> list[int] | None:
     return None
 
 
-@nb.njit(cache=True)
+@inner
 def topological_order_kernel(adj, order):
     """Numba: fill ``order`` (length n) with a topological order of the adjacency (Kahn's
     algorithm, O(n^2), ties by index); return False, with ``order`` partly filled, if the

@@ -17,6 +17,8 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from ._jit import inner
+
 _U1 = np.uint64(1)
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -65,7 +67,7 @@ def uniform(s):
     return (np.float64(next_u64(s) >> np.uint64(11)) + 0.5) / _TWO53
 
 
-@nb.njit(cache=True)
+@inner
 def randint(s, n):
     """Uniform integer in ``0 .. n-1`` (``n >= 1``), without modulo bias (rejection)."""
     m = np.uint64(n)

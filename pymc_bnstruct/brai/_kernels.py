@@ -21,6 +21,7 @@ import numpy as np
 from numba import types
 from numba.typed import Dict
 
+from .._jit import inner
 from ..scores._kernels import _family_keys, _histogram, _renumber
 
 G_SQUARE = 0
@@ -56,7 +57,7 @@ class StageCounts(NamedTuple):
     cached: int  # answers taken from the cache
 
 
-@nb.njit(cache=True)
+@inner
 def _mix(h, v):
     # splitmix64-style mixing: two differently seeded lanes give a 128-bit key
     h ^= np.uint64(v) + np.uint64(0x9E3779B97F4A7C15) + (h << np.uint64(6)) + (h >> np.uint64(2))
@@ -65,7 +66,7 @@ def _mix(h, v):
     return h
 
 
-@nb.njit(cache=True)
+@inner
 def _test_key(x, y, z, n):
     a = min(x, y)
     b = max(x, y)
@@ -82,7 +83,7 @@ def _test_key(x, y, z, n):
     return (h1, h2)
 
 
-@nb.njit(cache=True)
+@inner
 def g_square(cols, arities, x, y, z, n, keys, counts):
     """G² = 2 N · CMI(x; y | z) and its degrees of freedom reduced for empty margins.
 
@@ -146,7 +147,7 @@ def g_square(cols, arities, x, y, z, n, keys, counts):
     return 2.0 * g2, df, counts
 
 
-@nb.njit(cache=True)
+@inner
 def _decide(cols, arities, x, y, z, n, kind, threshold, min_rows, chi2_isf, keys, counts):
     """One test: (_INDEPENDENT | _DEPENDENT | _UNSUPPORTED, counts)."""
     n_rows = cols.shape[1]
@@ -164,7 +165,7 @@ def _decide(cols, arities, x, y, z, n, kind, threshold, min_rows, chi2_isf, keys
     return (_INDEPENDENT if cmi <= threshold else _DEPENDENT), counts
 
 
-@nb.njit(cache=True)
+@inner
 def _min_full_df(arities, x, y, cand, lo, hi, skip, n):
     """Smallest full df over the size-n subsets of cand[lo:hi] (minus ``skip``)."""
     m = 0
@@ -180,7 +181,7 @@ def _min_full_df(arities, x, y, cand, lo, hi, skip, n):
     return df
 
 
-@nb.njit(cache=True)
+@inner
 def _n_subsets(m, n):
     if n > m:
         return 0
@@ -292,7 +293,7 @@ def ci_statistic(cols, arities, x, y, z):
 
 
 # ---------------------------------------------------------------------------- orientation
-@nb.njit(cache=True)
+@inner
 def _reaches(sub, start, target):
     """A directed path ``start ~> target`` in the PDAG ``sub`` (directed edges only)."""
     m = sub.shape[0]
@@ -316,7 +317,7 @@ def _reaches(sub, start, target):
     return False
 
 
-@nb.njit(cache=True)
+@inner
 def _cyclic_nodes(sub):
     """Nodes left after Kahn's algorithm on the directed edges (empty when acyclic)."""
     m = sub.shape[0]
@@ -347,7 +348,7 @@ def _cyclic_nodes(sub):
     return out
 
 
-@nb.njit(cache=True)
+@inner
 def _compelled(sub, endo, u, v):
     """Meek's rules R1-R3: is the undirected edge ``u - v`` compelled to ``u -> v``?"""
     m = sub.shape[0]

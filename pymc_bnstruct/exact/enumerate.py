@@ -29,6 +29,7 @@ import numba
 import numpy as np
 import xarray as xr
 
+from .._jit import inner
 from ..constraints import DEFAULT_MAX_PARENTS
 from ..data import DiscreteData, as_discrete_data
 from ..graph import adjacency_dataarray, find_cycle, to_adjacency
@@ -54,7 +55,7 @@ def _bytes_per_dag(n: int) -> int:
 
 
 # ------------------------------------------------------------------------ numba kernels
-@numba.njit(cache=True)
+@inner
 def _count_linear_extensions(parent_masks: np.ndarray, n: int, ways: np.ndarray) -> int:
     """Number of topological orders of the DAG given by ``parent_masks`` (DP over subsets).
 

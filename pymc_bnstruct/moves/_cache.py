@@ -21,6 +21,7 @@ from typing import NamedTuple
 import numba as nb
 import numpy as np
 
+from .._jit import inner
 from ..scores._kernels import _local_score
 
 
@@ -71,7 +72,7 @@ def _mix(z):
     return z ^ (z >> np.uint64(31))
 
 
-@nb.njit(cache=True)
+@inner
 def family_hash(child, bits):
     """64-bit hash of ``(child, parent bitset)``."""
     h = _mix(np.uint64(child) * _GOLDEN + _GOLDEN)
@@ -80,7 +81,7 @@ def family_hash(child, bits):
     return h
 
 
-@nb.njit(cache=True)
+@inner
 def bits_to_parents(bits, out):
     """Write the members of a bitset into ``out`` (ascending); return their number."""
     k = 0
@@ -160,7 +161,7 @@ def graph_score(E, pbits):
     return total
 
 
-@nb.njit(cache=True)
+@inner
 def many_family_scores(E, children, bitsets, out):
     """``out[f] = family_score(children[f], bitsets[f])`` for every row."""
     for f in range(children.shape[0]):

@@ -17,6 +17,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from .._jit import inner
 from ..graph import topological_order_kernel as topological_order
 from ._cache import family_score
 
@@ -96,7 +97,7 @@ def add_edge_descendants(desc, u, v):
                 desc[z, w] |= desc[v, w]
 
 
-@nb.njit(cache=True)
+@inner
 def can_add(adj, npar, desc, allowed, max_parents, u, v):
     """``u -> v`` can be added: absent both ways, allowed, in-degree room, no cycle."""
     if u == v or adj[u, v] != 0 or adj[v, u] != 0 or not allowed[u, v]:
@@ -106,13 +107,13 @@ def can_add(adj, npar, desc, allowed, max_parents, u, v):
     return not has_bit(desc[v], u)  # a path v ~> u would close a cycle
 
 
-@nb.njit(cache=True)
+@inner
 def can_delete(adj, required, u, v):
     """The edge ``u -> v`` exists and is not white-listed."""
     return adj[u, v] != 0 and not required[u, v]
 
 
-@nb.njit(cache=True)
+@inner
 def can_reverse(adj, npar, desc, allowed, required, max_parents, u, v):
     """The edge ``u -> v`` can become ``v -> u``: not white-listed, ``v -> u`` allowed,
     in-degree room at ``u`` and no other directed path ``u ~> v``."""

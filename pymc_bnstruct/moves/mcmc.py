@@ -55,6 +55,7 @@ import math
 import numba as nb
 import numpy as np
 
+from .._jit import inner
 from ..rng import randint, seed_state, uniform
 from ._cache import family_score
 from ._kernels import (
@@ -184,7 +185,7 @@ def rev_workspace(n, n_words, max_rows):
             np.zeros((2, n_words), dtype=np.uint64))          # 5: proposed Pa(i), Pa(j)
 
 
-@nb.njit(cache=True)
+@inner
 def _mark_descendants(adj, start, mark, stack):
     """``mark[x]`` = x is reachable from ``start`` by a directed path of length >= 1."""
     n = adj.shape[0]
@@ -202,7 +203,7 @@ def _mark_descendants(adj, start, mark, stack):
                 top += 1
 
 
-@nb.njit(cache=True)
+@inner
 def _parent_sets(x, g, forced, offsets, fbits, fscores, W):
     """Mark the table families of ``x`` that keep ``g`` (where ``x`` has no parents)
     acyclic and contain ``forced`` (a node, or -1): their values go to ``W[4]``, the others'
@@ -237,7 +238,7 @@ def _parent_sets(x, g, forced, offsets, fbits, fscores, W):
     return top + math.log(total)
 
 
-@nb.njit(cache=True)
+@inner
 def _draw_parent_set(x, lse, offsets, fbits, W, rng, out):
     """Copy into ``out`` a family of ``x`` marked by :func:`_parent_sets`, drawn with
     probability ``exp(value - lse)``."""
@@ -257,13 +258,13 @@ def _draw_parent_set(x, lse, offsets, fbits, W, rng, out):
         out[w] = fbits[lo + pick, w]
 
 
-@nb.njit(cache=True)
+@inner
 def _set_parents(g, x, bits):
     for p in range(g.shape[0]):
         g[p, x] = 1 if has_bit(bits, p) else 0
 
 
-@nb.njit(cache=True)
+@inner
 def _clear_parents(g, x):
     for p in range(g.shape[0]):
         g[p, x] = 0

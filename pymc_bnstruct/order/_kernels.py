@@ -35,6 +35,8 @@ import math
 import numba as nb
 import numpy as np
 
+from .._jit import inner
+
 _Z = np.uint64(0)
 _U1 = np.uint64(1)
 NEG_INF = -np.inf
@@ -49,7 +51,7 @@ def _inside(bits, f, notpred, n_words):
     return True
 
 
-@nb.njit(cache=True)
+@inner
 def node_log_sum(bits, scores, lo, hi, notpred, cutoff):
     """``log Σ exp(scores[f])`` over rows ``f`` in ``[lo, hi)`` whose parents ⊆ pred; -inf if none.
 
@@ -145,7 +147,7 @@ def order_log_score(order, offsets, bits, scores, cutoffs):
     return node_scores(order, offsets, bits, scores, cutoffs, out)
 
 
-@nb.njit(cache=True)
+@inner
 def rescore_range(order, a, b, offsets, bits, scores, cutoffs, notpred, out):
     """Node terms of the nodes at positions ``a..b`` (inclusive) into ``out[0 .. b-a]``.
 
@@ -189,7 +191,7 @@ def candidate_masks(offsets, bits):
     return out
 
 
-@nb.njit(cache=True)
+@inner
 def cached_node_log_sum(v, offsets, bits, scores, cutoffs, notpred, cand, keys, vals, used, shift):
     """:func:`node_log_sum` of node ``v`` through its cache (``keys`` (n, S, W), ``vals``/``used`` (n, S)).
 
@@ -217,7 +219,7 @@ def cached_node_log_sum(v, offsets, bits, scores, cutoffs, notpred, cand, keys, 
     return val
 
 
-@nb.njit(cache=True)
+@inner
 def cached_node_scores(order, offsets, bits, scores, cutoffs, cand, keys, vals, used, shift, notpred, out):
     """:func:`node_scores` through the per-node caches (``notpred`` is scratch)."""
     _clear(notpred)
@@ -230,7 +232,7 @@ def cached_node_scores(order, offsets, bits, scores, cutoffs, cand, keys, vals, 
     return total
 
 
-@nb.njit(cache=True)
+@inner
 def cached_rescore_range(order, a, b, offsets, bits, scores, cutoffs, cand, keys, vals, used, shift,
                          notpred, out):
     """:func:`rescore_range` through the per-node caches."""
@@ -323,7 +325,7 @@ def flush_pairs(pair, touched, n_touched, log_none):
         pair[x, y] = 0.0
 
 
-@nb.njit(cache=True)
+@inner
 def markov_blanket_from(edge, log_none, mb):
     """``mb[u, v] = 1 - (1 - P(u->v) - P(v->u)) Π_w (1 - P({u, v} ⊆ Pa_w))`` from the edge
     probabilities and ``log_none`` (``u < v``); symmetric with a zero diagonal."""
@@ -337,7 +339,7 @@ def markov_blanket_from(edge, log_none, mb):
             mb[v, u] = val
 
 
-@nb.njit(cache=True)
+@inner
 def _feature_pass(order, offsets, bits, scores, parents, cutoffs, edge, log_none, want_pairs):
     """One pass over the order: ``edge[u, v] = P(u -> v | ≺, D)`` and, with ``want_pairs``,
     ``log_none[a, b] += log(1 - P({a, b} ⊆ Pa_v | ≺, D))`` over the nodes ``v`` (``a < b``).

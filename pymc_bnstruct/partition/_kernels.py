@@ -29,6 +29,7 @@ import math
 import numba as nb
 import numpy as np
 
+from .._jit import inner
 from ..order._kernels import flush_pairs, markov_blanket_from, snap, spread_family
 
 _Z = np.uint64(0)
@@ -51,7 +52,7 @@ def _compatible(bits, f, pred, prev, n_words):
     return meets
 
 
-@nb.njit(cache=True)
+@inner
 def layer_log_sum(bits, scores, lo, hi, pred, prev, cutoff):
     """``log Σ exp(scores[f])`` over rows ``f ∈ [lo, hi)`` with parents ⊆ ``pred`` meeting ``prev``.
 
@@ -116,7 +117,7 @@ def is_partition(layer, n):
     return True
 
 
-@nb.njit(cache=True)
+@inner
 def layer_sets_into(layer, pred, prev, masks, cum):
     """Fill ``pred[v]`` / ``prev[v]`` (bitsets of ``L_{<j}`` and ``L_{j-1}`` for ``v ∈ L_j``); return ``m``.
 
@@ -154,7 +155,7 @@ def layer_sets(layer, n_words, pred, prev):
     return layer_sets_into(layer, pred, prev, masks, cum)
 
 
-@nb.njit(cache=True)
+@inner
 def node_term(v, layer_v, offsets, bits, scores, cutoffs, roots, pred, prev):
     """Node ``v``'s term ``log S_v`` given its layer index and its ``pred`` / ``prev`` bitsets."""
     if layer_v == 0:
@@ -189,7 +190,7 @@ def partition_log_score(layer, offsets, bits, scores, cutoffs, roots):
 
 
 # ----------------------------------------------------------------------------- memoised
-@nb.njit(cache=True)
+@inner
 def cached_node_term(v, layer_v, offsets, bits, scores, cutoffs, roots, pred, prev, cand, keys, vals, used, shift):
     """:func:`node_term` through a per-node direct-mapped cache keyed by ``(pred ∩ cand_v, prev ∩ cand_v)``.
 

@@ -57,6 +57,7 @@ import math
 import numba as nb
 import numpy as np
 
+from .._jit import inner
 from ..rng import randint, seed_state, uniform
 from ._kernels import NEG_INF, _compatible, cached_node_term, layer_sets_into
 
@@ -89,7 +90,7 @@ def layout(layer, sizes, order, start):
     return m
 
 
-@nb.njit(cache=True)
+@inner
 def split_join_count(sizes, m):
     """``N(Λ) = (m - 1) + Σ_j (2^{k_j} - 2)`` as a float."""
     total = float(m - 1)
@@ -98,13 +99,13 @@ def split_join_count(sizes, m):
     return total
 
 
-@nb.njit(cache=True)
+@inner
 def node_options(k, m):
     """Destinations of a node whose layer has ``k`` nodes, in a partition with ``m`` layers."""
     return 2 * m if k >= 2 else 2 * m - 2
 
 
-@nb.njit(cache=True)
+@inner
 def _sizes_of(layer, m_max):
     sizes = np.zeros(m_max + 1, dtype=np.int64)
     m = 0
@@ -328,7 +329,7 @@ def parents_partition(pa, out):
                 n_done += 1
 
 
-@nb.njit(cache=True)
+@inner
 def reverse_from(pa, fam_score, c, edges, offsets, bits, scores, rng, pa_new, fs_new, new_layer, edges_new):
     """Propose reversing one of the ``c`` covered edges (``edges``) of the DAG ``pa``: ``G'`` goes
     to ``pa_new`` / ``fs_new`` (its covered edges to ``edges_new``) and its partition to

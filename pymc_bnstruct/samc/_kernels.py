@@ -51,6 +51,7 @@ from typing import NamedTuple
 import numba as nb
 import numpy as np
 
+from .._jit import inner
 from ..moves._kernels import REVERSE
 from ..moves.mcmc import accept, edge_list, propose
 from ..rng import seed_state, uniform
@@ -220,7 +221,7 @@ def join(j, pi_upd, w):
         w.phi[j] = pi_upd[j] * w.gain_sum[0] + w.last_sum[0]
 
 
-@nb.njit(cache=True)
+@inner
 def max_abs_theta(pi_upd, w):
     m = w.phi.shape[0]
     best = 0.0
@@ -258,7 +259,7 @@ def weight_update(j_new, a, pi_upd, bounds, w):
 
 
 # ------------------------------------------------------------------------- parts of the loop
-@nb.njit(cache=True)
+@inner
 def _workspace(adj, n_words):
     n = adj.shape[0]
     return Workspace(np.empty(n * n, dtype=np.int64), np.empty(n * n, dtype=np.int64),
@@ -267,7 +268,7 @@ def _workspace(adj, n_words):
                      np.zeros((2, 3), dtype=np.int64), np.zeros(n_words, dtype=np.uint64))
 
 
-@nb.njit(cache=True)
+@inner
 def _single_edge_probs(kind_probs):
     """Probabilities of add, delete and reverse within the single-edge moves (skeletal, reversal)."""
     p_single = kind_probs[SKELETAL] + kind_probs[REVERSAL]
@@ -333,7 +334,7 @@ def _add_pending(lw, reservoir):
     reservoir.pending[0] = lw if p == -np.inf else (max(p, lw) + math.log1p(math.exp(-abs(p - lw))))
 
 
-@nb.njit(cache=True)
+@inner
 def _record(trace, it, proposed_region, region, truncated):
     trace.proposed_region[it] = proposed_region
     trace.region[it] = region

@@ -47,6 +47,7 @@ import math
 import numba as nb
 import numpy as np
 
+from .._jit import inner
 from ..moves._cache import family_score
 from ..moves._kernels import ADD, DELETE, REVERSE, flip_bit, has_bit, move_delta
 from ..rng import randint, uniform
@@ -149,7 +150,7 @@ def pair_tables(n: int) -> tuple[np.ndarray, np.ndarray]:
     return pu.astype(np.int64), pv.astype(np.int64)
 
 
-@nb.njit(cache=True)
+@inner
 def _reaches_without(adj, src, dst, ex_u, ex_v, stack, seen):
     """Directed path ``src ~> dst`` in ``adj`` without the edge ``ex_u -> ex_v``.
 
@@ -182,7 +183,7 @@ def _reach(desc, x, y):
     return x == y or has_bit(desc[x], y)
 
 
-@nb.njit(cache=True)
+@inner
 def propose_double(adj, pbits, npar, desc, E, allowed, required, max_parents, pu, pv, ops, tmp, stack, seen, rng):
     """Draw a double skeletal change; return ``(legal, delta, log_hastings)``.
 

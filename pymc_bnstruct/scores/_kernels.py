@@ -21,6 +21,7 @@ import math
 import numba as nb
 import numpy as np
 
+from .._jit import inner
 from ..graph import acyclic_kernel as _acyclic
 
 BDEU = 0
@@ -32,7 +33,7 @@ BIC = 2
 _DENSE_LIMIT = 4096
 
 
-@nb.njit(cache=True)
+@inner
 def _renumber(keys, span):
     """Map the values of ``keys`` (all < span) to 0..u-1 in place; return u."""
     table = np.full(span, -1, dtype=np.int32)
@@ -46,7 +47,7 @@ def _renumber(keys, span):
     return u
 
 
-@nb.njit(cache=True)
+@inner
 def _family_keys(cols, arities, child, parents, n_parents, keys):
     """Fill ``keys`` (int32) with a dense key of (parent configuration, child state) per row.
 
@@ -73,7 +74,7 @@ def _family_keys(cols, arities, child, parents, n_parents, keys):
     return span
 
 
-@nb.njit(cache=True)
+@inner
 def _lgamma_ratio(a, lg_a, c):
     """``lnΓ(a + c) − lnΓ(a)`` for a count ``c >= 1`` (``lg_a = lnΓ(a)``).
 
@@ -88,7 +89,7 @@ def _lgamma_ratio(a, lg_a, c):
     return math.lgamma(a + c) - lg_a
 
 
-@nb.njit(cache=True)
+@inner
 def _score_from_counts(counts, span, r, kind, ess, q, log_n):
     """Local score from ``counts[j * r + k] = N_jk`` over ``span = (#configurations) * r`` cells."""
     n_conf = span // r
@@ -125,7 +126,7 @@ def _score_from_counts(counts, span, r, kind, ess, q, log_n):
     return total
 
 
-@nb.njit(cache=True)
+@inner
 def _n_configs(arities, parents, n_parents):
     q = 1.0
     for t in range(n_parents):
@@ -133,7 +134,7 @@ def _n_configs(arities, parents, n_parents):
     return q
 
 
-@nb.njit(cache=True)
+@inner
 def _histogram(keys, span, counts):
     """``counts[k] = #{s: keys[s] == k}`` for ``k < span``.
 

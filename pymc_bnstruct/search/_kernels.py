@@ -19,6 +19,7 @@ from typing import NamedTuple
 import numba as nb
 import numpy as np
 
+from .._jit import inner
 from ..moves._cache import family_score
 from ..moves._kernels import (
     ADD,
@@ -81,7 +82,7 @@ class TabuState(NamedTuple):
     best: np.ndarray
 
 
-@nb.njit(cache=True)
+@inner
 def refresh(E, S, K, v):
     """Recompute ``local[v]`` and column ``v`` of ``delta``."""
     adj = S.graph.adj
@@ -125,7 +126,7 @@ def refresh_all(E, S, K):
     return total
 
 
-@nb.njit(cache=True)
+@inner
 def _in_tabu(T, h):
     for t in range(T.count[0]):
         if T.recent[t] == h:
@@ -133,7 +134,7 @@ def _in_tabu(T, h):
     return False
 
 
-@nb.njit(cache=True)
+@inner
 def _push_tabu(T, h):
     size = T.recent.shape[0]
     T.recent[T.pos[0]] = h
@@ -142,7 +143,7 @@ def _push_tabu(T, h):
         T.count[0] += 1
 
 
-@nb.njit(cache=True)
+@inner
 def _best_move(S, K, T, use_add, use_del, use_rev, use_tabu):
     """The best legal (non-tabu) move: ``(delta, kind, u, v)``, kind -1 if there is none."""
     adj = S.graph.adj
@@ -182,7 +183,7 @@ def _best_move(S, K, T, use_add, use_del, use_rev, use_tabu):
     return best_d, bk, bu, bv
 
 
-@nb.njit(cache=True)
+@inner
 def _copy2d(src, dst):
     """``dst[:, :] = src`` as a loop: numba's array-to-array assignment compiles its
     shape-mismatch error message (string formatting), seconds of cold-start compile."""
@@ -249,7 +250,7 @@ def climb(E, S, K, T, use_add, use_del, use_rev, min_gain, max_steps, tabu_len, 
 
 
 # ---------------------------------------------------------------------------- skeleton operator
-@nb.njit(cache=True)
+@inner
 def _with(src, tmp, a, b):
     """``tmp = src ∪ {a, b}`` (pass -1 to skip an element)."""
     for w in range(src.shape[0]):
@@ -302,7 +303,7 @@ def collider_scores(E, opbits, a, b, c, tmp):
     return left, right, fork
 
 
-@nb.njit(cache=True)
+@inner
 def _orient(g, u, v):
     """Orient ``u -> v`` in the partially oriented graph ``g`` (a GraphState)."""
     g.adj[u, v] = 1
@@ -311,7 +312,7 @@ def _orient(g, u, v):
     add_edge_descendants(g.desc, u, v)
 
 
-@nb.njit(cache=True)
+@inner
 def _collider_ok(g, K, a, b, c):
     """Whether ``a -> b <- c`` can still be oriented (a live, feasible candidate)."""
     adj = g.adj
@@ -330,7 +331,7 @@ def _collider_ok(g, K, a, b, c):
     return True
 
 
-@nb.njit(cache=True)
+@inner
 def _direction_ok(g, K, x, y):
     return K.allowed[x, y] and g.npar[y] < K.max_parents and not has_bit(g.desc[y], x)
 
@@ -373,7 +374,7 @@ def _skeleton(adj_in, perm):
     return Skeleton(skel, perm, deg, nbr, rank)
 
 
-@nb.njit(cache=True)
+@inner
 def _keep_forced(adj_in, K, g, undirected):
     """Step 1: orient the forced edges of ``adj_in`` in ``g`` (white-listed, or reverse
     black-listed); mark the others ``undirected``."""
@@ -388,7 +389,7 @@ def _keep_forced(adj_in, K, g, undirected):
                     undirected[v, u] = True
 
 
-@nb.njit(cache=True)
+@inner
 def _collider_value(E, g, K, a, b, c, tmp):
     """``(feasible, G_col)`` with ``G_col = min(G_left, G_right, G_fork)`` (0 when not feasible)."""
     if not _collider_ok(g, K, a, b, c):
@@ -397,7 +398,7 @@ def _collider_value(E, g, K, a, b, c, tmp):
     return True, min(left, min(right, fork))
 
 
-@nb.njit(cache=True)
+@inner
 def _orient_colliders(E, K, log_gamma, skeleton, g, undirected, tmp, col_log):
     """Step 2: orient colliders by ``G_col`` while the best reaches ``log_gamma``; return their number."""
     n = skeleton.adjacent.shape[0]
@@ -468,14 +469,14 @@ def _orient_colliders(E, K, log_gamma, skeleton, g, undirected, tmp, col_log):
     return n_col
 
 
-@nb.njit(cache=True)
+@inner
 def _gain_into(E, g, child, parent, tmp):
     """Change of ``child``'s family value when ``parent`` joins its oriented parents."""
     _with(g.pbits[child], tmp, parent, -1)
     return family_score(E, child, tmp) - family_score(E, child, g.pbits[child])
 
 
-@nb.njit(cache=True)
+@inner
 def _orient_remaining(E, K, skeleton, g, undirected, tmp):
     """Step 3: orient the ``undirected`` edges greedily, edges left with one feasible
     direction first; return the number of edges dropped (feasible in neither direction)."""
