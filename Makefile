@@ -100,9 +100,13 @@ bench-order: $(STAMP)
 bench-structure: $(STAMP)
 	$(PY) benchmarks/bench_structure_mcmc.py
 
-.PHONY: bench-samc bench-exact bench-partition
+.PHONY: bench-samc bench-samc-error bench-exact bench-partition
 bench-samc: $(STAMP)
 	$(PY) benchmarks/bench_samc.py
+
+# SAMC's max edge error on samc7 at 10^5, 10^6, 10^7 moves per chain, recorded graph vs every iteration
+bench-samc-error: $(STAMP)
+	$(PY) benchmarks/bench_samc.py --parts error
 
 bench-exact: $(STAMP)
 	$(PY) benchmarks/bench_exact.py
