@@ -267,6 +267,25 @@ def test_incremental_updates_equal_recomputation():
         assert np.array_equal(pred, chain.pred) and np.array_equal(prev, chain.prev)
 
 
+def test_load_copies_the_partition():
+    """The kernel moves the chain's partition in place; the array handed to ``load`` (e.g. one
+    seed partition reused to start several chains, or PyMC's initial point) must stay as it was,
+    else the next chain started from it starts where this one stopped."""
+    data, _ = random_data(6, 200, 3)
+    s = PartitionScorer(bns.ScoreTable(data, max_parents=2))
+    start = np.zeros(6, dtype=np.int64)
+    chain = PartitionChain(s)
+    chain.load(start)
+    chain.run(500, 1)
+    assert chain.layer is not start
+    assert not np.array_equal(chain.layer, start)  # the chain moved ...
+    assert np.array_equal(start, np.zeros(6))  # ... its starting array did not
+    again = PartitionChain(s)
+    again.load(start)
+    again.run(500, 1)
+    assert np.array_equal(again.layer, chain.layer)  # same start, same seed, same chain
+
+
 # ----------------------------------------------------------------------------- stationarity
 def _visit_chi2(hastings_weight, seed=3):
     data, _ = random_data(4, 12, 11)

@@ -95,7 +95,9 @@ class PartitionChain:
     def load(self, value: Any, what: str = "the chain") -> None:
         """Make ``value`` (layer index per node) the current partition and score it from scratch."""
         s = self.scorer
-        layer = s.as_partition(value, what)
+        # a copy: the kernel updates the partition in place, and the caller's array (an initial
+        # point, a seed partition reused for several chains) must not follow the chain
+        layer = s.as_partition(value, what).copy()
         terms = np.empty(s.n_vars)
         total = _kernels.node_scores(layer, s.offsets, s.bits, s.log_scores, s.cutoffs, s.roots, terms)
         if not np.isfinite(total):
