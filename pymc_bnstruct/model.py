@@ -399,7 +399,11 @@ class DAG:
         (:data:`~pymc_bnstruct.constraints.DEFAULT_MAX_PARENTS`; ``docs/index.md`` says why).
     blacklist, whitelist : sequence of (parent, child), optional
     initval : None, "empty", "greedy", an adjacency, an edge list or a SearchResult
-        None / ``"empty"``: the white-listed edges only. ``"greedy"``: the result of
+        None (default): the chains start from the white-listed edges only and
+        :class:`~pymc_bnstruct.StructureMetropolis` anneals each of them into the
+        high-posterior region before its first draw (its ``anneal_moves``). Any other value
+        is the start of every chain, sampled from as given (no annealing): ``"empty"`` the
+        white-listed edges only, ``"greedy"`` the result of
         :func:`pymc_bnstruct.search.hill_climb` with the same score, prior and constraints.
         An adjacency (array, DataArray, DataFrame) or an edge list must be an allowed DAG; a
         :class:`~pymc_bnstruct.search.SearchResult` (e.g. from ``skeleton_search`` or a
@@ -446,9 +450,14 @@ class DAG:
 
 
 def _initial_dag(initval: Any, data: DiscreteData, constraints: Any, score: Score, prior: StructurePrior,
-                 max_parents: Any, blacklist: Any, whitelist: Any) -> np.ndarray:
+                 max_parents: Any, blacklist: Any, whitelist: Any) -> np.ndarray | None:
+    """None for no initval (PyMC then starts from the support point, the white-listed graph,
+    and ``StructureMetropolis`` knows that the start is the default one), otherwise the
+    validated int64 adjacency."""
     initval = search_result_dag(initval)
-    if initval is None or (isinstance(initval, str) and initval == "empty"):
+    if initval is None:
+        return None
+    if isinstance(initval, str) and initval == "empty":
         return constraints.empty_graph().astype(np.int64)
     if isinstance(initval, str):
         if initval != "greedy":

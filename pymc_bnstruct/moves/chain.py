@@ -1,7 +1,8 @@
 """``StructureChain``: one structure-MCMC chain, free of PyMC.
 
 Holds the current DAG as :class:`~.state.GraphState`, runs the numba loop
-:func:`~.mcmc.structure_metropolis` and reports per-kind counters. The PyMC adapter
+:func:`~.mcmc.structure_metropolis` and reports per-kind counters; :meth:`StructureChain.anneal`
+runs the same loop as simulated annealing, to start a chain in the high-posterior region. The PyMC adapter
 (:class:`pymc_bnstruct.StructureMetropolis`) only converts between PyMC points and this
 object; scripts and benchmarks can drive it directly.
 """
@@ -23,7 +24,7 @@ from .mcmc import N_KINDS, structure_metropolis
 from .state import FamilyTable, GraphState
 
 __all__ = ["StructureChain", "MOVE_KINDS", "check_structure_move_probs", "rev_set_count", "MAX_REV_FAMILIES",
-           "DEFAULT_REV_PROB", "default_move_probs", "describe_moves"]
+           "DEFAULT_REV_PROB", "DEFAULT_ANNEAL_MOVES", "default_move_probs", "describe_moves"]
 
 #: Move kinds of structure MCMC, in the order of the kernel's counters.
 MOVE_KINDS = ("add", "delete", "reverse", "rev")
@@ -34,6 +35,10 @@ MAX_REV_FAMILIES = 5_000_000
 #: Probability of the REV move in the default mix (Grzegorczyk & Husmeier 2008); the
 #: single-edge moves share the rest equally.
 DEFAULT_REV_PROB = 1.0 / 15.0
+
+#: Moves of the annealed start of a chain that begins at the default graph (see
+#: :meth:`StructureChain.anneal` and :class:`pymc_bnstruct.StructureMetropolis`).
+DEFAULT_ANNEAL_MOVES = 500_000
 
 
 def check_structure_move_probs(move_probs: Any) -> np.ndarray:
@@ -132,11 +137,39 @@ class StructureChain:
 
     def run(self, n_moves: int, seed: int) -> dict[str, np.ndarray]:
         """Run ``n_moves`` moves; return ``{"proposed", "accepted"}`` counts per kind (:data:`MOVE_KINDS`)."""
+        return self._run(n_moves, seed, 1.0, 1.0)
+
+    def anneal(self, n_moves: int, seed: int) -> dict[str, np.ndarray]:
+        """Simulated annealing from the current graph: ``n_moves`` moves whose inverse
+        temperature rises linearly from 0 to 1.
+
+        Move ``t`` is accepted with probability ``min(1, (P(G'|D) / P(G|D))^β_t ·
+        q(G' → G) / q(G → G'))``, ``β_t = t / n_moves``: the chain starts as a walk over the
+        allowed DAGs that forgets the start and ends as the posterior chain, so it settles in
+        a mode by the posterior mass of the modes' basins rather than by the first edges it
+        happens to add. Used before sampling (the moves are not draws); on 13 insurance
+        variables (500 rows) a chain started from the empty graph ends in a mode 23 log
+        units below the posterior's in about 40% of runs without annealing, in 0 of 100 runs
+        after 500,000 annealing moves (``docs/structure_mcmc.md``).
+
+        Parameters
+        ----------
+        n_moves : int
+        seed : int
+
+        Returns
+        -------
+        dict
+            ``{"proposed", "accepted"}`` counts per kind, as :meth:`run`.
+        """
+        return self._run(n_moves, seed, 0.0, 1.0)
+
+    def _run(self, n_moves: int, seed: int, beta_from: float, beta_to: float) -> dict[str, np.ndarray]:
         if self.state is None:
             raise RuntimeError("load a graph first")
         c = self.constraints
         counts = np.zeros(2 * N_KINDS, dtype=np.int64)
         self.log_score += structure_metropolis(*self.state, self.cache.engine, c.allowed, c.required,
                                                c.max_parents, self.move_probs, int(n_moves), int(seed), counts,
-                                               *self.families)
+                                               *self.families, float(beta_from), float(beta_to))
         return {"proposed": counts[:N_KINDS], "accepted": counts[N_KINDS:]}

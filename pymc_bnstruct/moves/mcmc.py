@@ -32,6 +32,14 @@ family), so REV needs an in-degree bound that keeps that table small. A REV prop
 probability ``p_rev`` independently of the state, so the mixture with the single-edge
 moves stays reversible.
 
+Annealing. :func:`structure_metropolis` can run its moves at an inverse temperature
+``β`` that rises linearly along the call: a move is accepted with probability
+``min(1, exp(β delta + log_hastings))``, the Metropolis–Hastings rule for the tempered
+target ``P(G | D)^β`` with the same proposals. At ``β = 0`` the target is uniform over the
+allowed DAGs, at ``β = 1`` it is the posterior (the only setting sampling uses); a run from ``β`` near
+0 up to 1 is simulated annealing, which the samplers use to start a chain in the
+high-posterior region (:meth:`pymc_bnstruct.moves.chain.StructureChain.anneal`).
+
 Contract for samplers that reuse these kernels (SAMC): the state is ``adj`` (int8 n×n,
 row = parent), ``pbits`` (parent bitsets, ``(n, n_words)`` uint64), ``npar`` (in-degrees),
 ``desc`` (descendant bitsets) and the edge list ``eu, ev, pos, m`` built by
@@ -356,7 +364,7 @@ def rev_accept(adj, pbits, npar, desc, eu, ev, pos, order_buf, i, j, new):
 # --------------------------------------------------------------------------- the chain
 @nb.njit(cache=True)
 def structure_metropolis(adj, pbits, npar, desc, E, allowed, required, max_parents, probs,
-                         n_moves, seed, stats, offsets, fbits, fscores):
+                         n_moves, seed, stats, offsets, fbits, fscores, beta_from, beta_to):
     """Run ``n_moves`` Metropolis–Hastings moves in place; return the change of the graph score.
 
     ``probs``: weights of add, delete, reverse and REV (4 entries summing to 1). REV draws
@@ -364,7 +372,16 @@ def structure_metropolis(adj, pbits, npar, desc, E, allowed, required, max_paren
     :class:`~pymc_bnstruct.ScoreTable` with the same score, prior and constraints; ignored,
     and may be empty, when ``probs[3] == 0``).
     ``stats[k]`` / ``stats[4 + k]`` receive proposed / accepted moves of kind ``k`` (0–3;
-    illegal proposals count as proposed and rejected)."""
+    illegal proposals count as proposed and rejected).
+
+    ``beta_from``, ``beta_to``: inverse temperature of the first and the last move, linear in
+    between (move ``t`` of ``n`` at ``beta_from + (beta_to - beta_from) t / n``). A move at
+    inverse temperature ``β`` is accepted with probability ``min(1, exp(β delta +
+    log_hastings))``, which keeps ``P(G | D)^β`` (over the allowed DAGs) stationary: the
+    proposal ratio does not depend on ``β`` — for REV too, whose ``log_hastings`` already
+    holds the ``-delta`` of its posterior-drawn parent sets (:func:`rev_propose`). Sampling
+    runs at ``β = 1`` throughout (both 1.0: exactly the untempered chain); a rising
+    ``β`` anneals a chain into the high-posterior region (``StructureChain.anneal``)."""
     rng = seed_state(seed)
     n = adj.shape[0]
     eu = np.empty(n * n, dtype=np.int64)
@@ -383,11 +400,13 @@ def structure_metropolis(adj, pbits, npar, desc, E, allowed, required, max_paren
     W = rev_workspace(n, pbits.shape[1], max_rows)
     m = edge_list(adj, eu, ev, pos)
     change = 0.0
-    for _ in range(n_moves):
+    beta_step = (beta_to - beta_from) / n_moves if n_moves > 0 else 0.0
+    for t in range(n_moves):
+        beta = beta_from + beta_step * t
         if p_rev > 0.0 and uniform(rng) < p_rev:
             stats[REV] += 1
             legal, i, j, delta, log_h = rev_propose(adj, pbits, eu, ev, m, E, offsets, fbits, fscores, W, rng)
-            if legal and math.log(uniform(rng)) < delta + log_h:
+            if legal and math.log(uniform(rng)) < beta * delta + log_h:
                 stats[4 + REV] += 1
                 change += delta
                 m = rev_accept(adj, pbits, npar, desc, eu, ev, pos, order_buf, i, j, W[5])
@@ -395,7 +414,7 @@ def structure_metropolis(adj, pbits, npar, desc, E, allowed, required, max_paren
         kind, u, v, legal, delta, log_h = propose(adj, pbits, npar, desc, eu, ev, m, E, allowed, required,
                                                   max_parents, single, tmp, rng)
         stats[kind] += 1
-        if legal and math.log(uniform(rng)) < delta + log_h:
+        if legal and math.log(uniform(rng)) < beta * delta + log_h:
             stats[4 + kind] += 1
             change += delta
             m = accept(adj, pbits, npar, desc, eu, ev, pos, m, order_buf, kind, u, v)
