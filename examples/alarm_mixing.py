@@ -44,7 +44,7 @@ def run_structure(data, n_samples, thin, tune, seed, greedy, move_probs=None):
         bns.DAG("g", data, max_parents=3)
         return pm.sample(n_samples, tune=tune, chains=4, cores=1, random_seed=seed,
                          initvals=[{"g": empty}, {"g": empty}, {"g": greedy}, {"g": greedy}],
-                         step=bns.StructureMetropolis(moves_per_draw=thin, move_probs=move_probs),
+                         step=bns.StructureMetropolis(moves_per_draw=thin, move_probs=move_probs, anneal_moves=0),
                          progressbar=False, compute_convergence_checks=False, discard_tuned_samples=False)
 
 

@@ -32,17 +32,20 @@ class StructureMetropolis(StructureStep):
     ``moves_per_draw`` moves run in one numba call per recorded draw.
 
     **Annealed start.** A chain that starts from the default graph (a
-    :class:`~pymc_bnstruct.DAG` without ``initval``, and no other start given through
-    ``pm.sample(initvals=...)``) first runs ``anneal_moves`` moves of simulated annealing
+    :class:`~pymc_bnstruct.DAG` without ``initval``, whose chains start at its white-listed
+    edges; a ``pm.sample(initvals=...)`` entry equal to that graph counts as the default
+    start, as PyMC does not tell a step which start was asked for) first runs
+    ``anneal_moves`` moves of simulated annealing
     (:meth:`~pymc_bnstruct.moves.chain.StructureChain.anneal`: the same moves at an inverse
     temperature rising from 0 to 1) before its first draw. Started at the empty graph
-    without it, a chain settles in whichever mode its first edges lead to and single-edge
+    without it, a chain settles in whichever mode its first edges lead to, and single-edge
     and REV moves may not leave it in millions of moves: on 13 insurance variables about
-    40% of chains end in a mode 23 log units below the posterior's, and two chains can
-    agree on it (``docs/structure_mcmc.md``). Annealed, each chain forgets the start and
-    settles by the posterior mass of the modes, independently of the other chains, so
-    chains that still end in different modes disagree and PyMC's R-hat check flags it.
-    A start that the user gave is sampled from as given.
+    40% of chains ended in a mode 23 log units below the posterior's, and two chains can
+    agree on it (``docs/structure_mcmc.md``). Annealed, each chain forgets its start and
+    settles by the posterior mass of the modes, independently of the other chains; chains
+    that still end in different modes make ``pm.sample`` warn
+    (:mod:`pymc_bnstruct.step_methods.agreement`). A start that the user gave is sampled
+    from as given.
 
     Parameters
     ----------
