@@ -39,9 +39,13 @@ from .order import OrderScorer
 from .plots import plot_chain_agreement, plot_score_trace
 from .posterior import edge_probabilities, markov_blanket_probabilities, order_names, path_probabilities
 from .samc import plot_samc, samc_diagnostics
+from .sampling_checks import install_agreement_check
 from .scores import BIC, K2, BDeu, network_score
 from .scores.table import ScoreTable
 from .step_methods import SAMC, ForeignStepError, OrderMetropolis, PartitionMetropolis, StructureMetropolis
+
+# pm.sample warns when the chains of a DAG disagree (see sampling_checks)
+install_agreement_check()
 
 __version__ = "0.1.0"
 

@@ -5,11 +5,10 @@ Importing this module registers them with PyMC (``pymc.step_methods.STEP_METHODS
 variables, :class:`PartitionMetropolis` to :class:`~pymc_bnstruct.NodePartition` variables and
 :class:`StructureMetropolis` to :class:`~pymc_bnstruct.DAG` variables. :class:`StructureStep` is the shared base class.
 Importing it also makes ``pm.sample`` refuse a structure variable given to any other step method
-(:class:`ForeignStepError`), and warn at the end of sampling when the chains of a
-:class:`~pymc_bnstruct.DAG` disagree (:mod:`.agreement`).
+(:class:`ForeignStepError`). (The end-of-sampling check that the chains of a
+:class:`~pymc_bnstruct.DAG` agree is in :mod:`pymc_bnstruct.sampling_checks`, with the results.)
 """
 
-from .agreement import install_agreement_check
 from .base import ForeignStepError, StructureStep, install_step_guard, register
 from .order import OrderMetropolis
 from .partition import PartitionMetropolis
@@ -20,4 +19,3 @@ __all__ = ["StructureStep", "OrderMetropolis", "PartitionMetropolis", "Structure
            "ForeignStepError"]
 
 install_step_guard()
-install_agreement_check()

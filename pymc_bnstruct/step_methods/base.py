@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import functools
 from abc import abstractmethod
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 import numpy as np
@@ -118,20 +119,29 @@ def check_structure_steps(model: pm.Model, step: Any) -> None:
                     f"give the other step methods vars= without it.")
 
 
+def wrap_pymc_sampling(name: str, make: Callable[[Callable], Callable]) -> None:
+    """Replace ``pymc.sampling.mcmc.<name>`` (a function ``pm.sample`` looks up at call time)
+    by ``make(original)``; idempotent, so importing the package twice wraps once."""
+    original = getattr(_pymc_mcmc, name)
+    if getattr(original, "_bnstruct_wrapped", False):
+        return
+    wrapped = functools.wraps(original)(make(original))
+    wrapped._bnstruct_wrapped = True
+    setattr(_pymc_mcmc, name, wrapped)
+
+
 def install_step_guard() -> None:
     """Wrap PyMC's ``assign_step_methods`` (used by ``pm.sample``) with
     :func:`check_structure_steps`; idempotent. Called when the package is imported."""
-    original = _pymc_mcmc.assign_step_methods
-    if getattr(original, "_bnstruct_guard", False):
-        return
 
-    @functools.wraps(original)
-    def assign_step_methods(model, step=None, methods=None):
-        check_structure_steps(pm.modelcontext(model), step)
-        return original(model, step, methods)
+    def make(original: Callable) -> Callable:
+        def assign_step_methods(model, step=None, methods=None):
+            check_structure_steps(pm.modelcontext(model), step)
+            return original(model, step, methods)
 
-    assign_step_methods._bnstruct_guard = True
-    _pymc_mcmc.assign_step_methods = assign_step_methods
+        return assign_step_methods
+
+    wrap_pymc_sampling("assign_step_methods", make)
 
 
 class StructureStep(BlockedStep):

@@ -44,7 +44,7 @@ class StructureMetropolis(StructureStep):
     agree on it (``docs/structure_mcmc.md``). Annealed, each chain forgets its start and
     settles by the posterior mass of the modes, independently of the other chains; chains
     that still end in different modes make ``pm.sample`` warn
-    (:mod:`pymc_bnstruct.step_methods.agreement`). A start that the user gave is sampled
+    (:mod:`pymc_bnstruct.sampling_checks`). A start that the user gave is sampled
     from as given.
 
     Parameters

@@ -18,15 +18,14 @@ a wrong mode is much less likely to be shared than to be caught here.
 
 from __future__ import annotations
 
-import functools
 import warnings
+from collections.abc import Callable
 from typing import Any
 
-import pymc.sampling.mcmc as _pymc_mcmc
-
-from .._idata import get_group, has_group
-from ..diagnostics import chain_agreement
-from ..model import DAGRV
+from ._idata import get_group, has_group
+from .diagnostics import chain_agreement
+from .model import DAGRV
+from .step_methods.base import wrap_pymc_sampling
 
 __all__ = ["DISAGREEMENT", "MIN_DRAWS", "warn_if_chains_disagree", "install_agreement_check"]
 
@@ -83,15 +82,13 @@ def warn_if_chains_disagree(idata: Any, model: Any) -> list[str]:
 def install_agreement_check() -> None:
     """Wrap PyMC's ``run_convergence_checks`` (used by ``pm.sample``) with
     :func:`warn_if_chains_disagree`; idempotent. Called when the package is imported."""
-    original = _pymc_mcmc.run_convergence_checks
-    if getattr(original, "_bnstruct_agreement", False):
-        return
 
-    @functools.wraps(original)
-    def run_convergence_checks(idata, model):
-        found = original(idata, model)
-        warn_if_chains_disagree(idata, model)
-        return found
+    def make(original: Callable) -> Callable:
+        def run_convergence_checks(idata, model):
+            found = original(idata, model)
+            warn_if_chains_disagree(idata, model)
+            return found
 
-    run_convergence_checks._bnstruct_agreement = True
-    _pymc_mcmc.run_convergence_checks = run_convergence_checks
+        return run_convergence_checks
+
+    wrap_pymc_sampling("run_convergence_checks", make)
