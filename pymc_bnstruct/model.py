@@ -53,7 +53,6 @@ from pymc.distributions.distribution import _support_point
 from pymc.logprob.abstract import _logprob
 from pytensor.tensor.random.op import RandomVariable
 
-from ._sampling import sample_dags_given_orders
 from .constraints import DEFAULT_MAX_PARENTS, StructureConstraints
 from .contract import (
     EDGE_DIMS,
@@ -76,7 +75,7 @@ from .order.ops import OrderFeatures, OrderLogScore
 from .order.scorer import OrderScorer
 from .partition.ops import PartitionFeatures, PartitionLogScore
 from .partition.scorer import PartitionScorer
-from .prior_draws import DAGPriorSampler, OrderPriorSampler
+from .prior_draws import DAGPriorSampler, OrderPriorSampler, PartitionPriorSampler
 from .priors import StructurePrior, Uniform
 from .scores import BDeu, Score
 from .scores.table import ScoreTable
@@ -479,9 +478,10 @@ class NodePartitionRV(RandomVariable):
     """Random variable of a labelled partition (layer index per node); its logp is the
     partition score of ``scorer``.
 
-    Random draws (initial points, ``initval="prior"``) are the partitions of random DAGs:
-    a uniformly random order (a linear extension of the white list), a DAG drawn from the
-    families given that order, and its unique labelled partition.
+    Random draws (``pm.draw``, ``pm.sample_prior_predictive``, ``initval="prior"``) are
+    draws from the partition prior ``P(Λ) = Σ_{G: Λ(G) = Λ} P(G)`` under the variable's
+    constraints: exact up to 6 variables, otherwise the partitions of DAGs drawn from the
+    prior given random orders, which is not exact (see :mod:`pymc_bnstruct.prior_draws`).
     """
 
     name = "node_partition"
@@ -497,17 +497,11 @@ class NodePartitionRV(RandomVariable):
         super().__init__(**kwargs)
 
     def rng_fn(self, rng: np.random.Generator, nodes: np.ndarray, size: Any) -> np.ndarray:
-        s = self.scorer
-        n = s.n_vars
         shape = () if size is None else tuple(np.atleast_1d(size))
-        out = np.empty((*shape, n), dtype=np.int64)
-        adj = s.table.constraints.empty_graph()
-        for idx in np.ndindex(*shape):
-            order = topological_order(adj, rng)
-            dag = sample_dags_given_orders(s.children, s.parent_sets, s.log_scores, n, order[None, :], 1,
-                                           int(rng.integers(2**32)))[0]
-            out[idx] = s.from_dag(dag)
-        return out
+        sampler = getattr(self, "_prior_sampler", None)
+        if sampler is None:
+            sampler = self._prior_sampler = PartitionPriorSampler(self.scorer)
+        return sampler(rng, shape)
 
 
 @_logprob.register(NodePartitionRV)

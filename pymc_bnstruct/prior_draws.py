@@ -16,6 +16,10 @@ constraints (in-degree bound, candidates, black / white lists) with every local 
   :data:`MAX_ORDER_PRIOR_VARS` variables. Beyond that the draws are random linear
   extensions of the white list (fine as initial values, which PyMC also draws with the
   RV) with a ``UserWarning`` that they are not exact prior draws.
+* :class:`~pymc_bnstruct.NodePartition` (``P(Λ) = Σ_{G: Λ(G) = Λ} P(G)``): the partitions
+  of exact DAG prior draws up to :data:`MAX_DAG_PRIOR_VARS` variables; beyond that the
+  partitions of DAGs drawn from the prior given random orders (the order-modular prior's
+  partition marginal, not exact; no warning, as every default initial value is drawn so).
 """
 
 from __future__ import annotations
@@ -26,12 +30,14 @@ from typing import Any
 
 import numpy as np
 
+from ._sampling import sample_dags_given_orders
 from .exact.dp import ExactPosterior
 from .exact.enumerate import MAX_VARS, EnumeratedPosterior
 from .graph import topological_order
+from .order.scorer import OrderScorer
 from .scores.table import ScoreTable
 
-__all__ = ["prior_table", "DAGPriorSampler", "OrderPriorSampler", "MAX_DAG_PRIOR_VARS", "MAX_ORDER_PRIOR_VARS"]
+__all__ = ["prior_table", "DAGPriorSampler", "OrderPriorSampler", "PartitionPriorSampler", "MAX_DAG_PRIOR_VARS", "MAX_ORDER_PRIOR_VARS"]
 
 #: Largest DAG variable whose prior draws are exact (enumeration of every DAG).
 MAX_DAG_PRIOR_VARS = MAX_VARS
@@ -48,20 +54,33 @@ def prior_table(table: ScoreTable) -> ScoreTable:
     return out
 
 
+def _check_dag_prior_size(n: int) -> None:
+    if n > MAX_DAG_PRIOR_VARS:
+        raise NotImplementedError(
+            f"exact prior draws of a bns.DAG are implemented up to {MAX_DAG_PRIOR_VARS} variables (by "
+            f"enumerating every DAG); this one has {n}. Alternatives: a bns.NodeOrder (exact prior "
+            f"draws of orders up to about 25 variables, under the order-modular prior), or "
+            f"bns.exact.posterior(data, modularity='order', ...).sample_dags on a prior-only table "
+            f"(pymc_bnstruct.prior_draws.prior_table). For an initial value use "
+            f"bns.DAG(..., initval='empty' or 'greedy') or pm.sample(initvals={{name: an adjacency}}).")
+
+
 class DAGPriorSampler:
     """Exact i.i.d. DAGs from the DAG-modular prior of a cache / constraints pair."""
 
     def __init__(self, cache: Any, constraints: Any) -> None:
-        n = constraints.n_vars
-        if n > MAX_DAG_PRIOR_VARS:
-            raise NotImplementedError(
-                f"exact prior draws of a bns.DAG are implemented up to {MAX_DAG_PRIOR_VARS} variables (by "
-                f"enumerating every DAG); this one has {n}. Alternatives: a bns.NodeOrder (exact prior "
-                f"draws of orders up to about 25 variables, under the order-modular prior), or "
-                f"bns.exact.posterior(data, modularity='order', ...).sample_dags on a prior-only table "
-                f"(pymc_bnstruct.prior_draws.prior_table). For an initial value use "
-                f"bns.DAG(..., initval='empty' or 'greedy') or pm.sample(initvals={{name: an adjacency}}).")
-        table = ScoreTable(cache.data, score=cache.score, prior=cache.prior, constraints=constraints)
+        _check_dag_prior_size(constraints.n_vars)
+        self._enumerate(ScoreTable(cache.data, score=cache.score, prior=cache.prior, constraints=constraints))
+
+    @classmethod
+    def from_table(cls, table: ScoreTable) -> DAGPriorSampler:
+        """The same sampler for the prior (and constraints) of ``table``."""
+        _check_dag_prior_size(table.constraints.n_vars)
+        out = cls.__new__(cls)
+        out._enumerate(table)
+        return out
+
+    def _enumerate(self, table: ScoreTable) -> None:
         post = EnumeratedPosterior.from_table(prior_table(table), "dag")
         masks, probs = post.dag_probabilities()
         self.graphs = np.stack([post._adjacency(m) for m in masks]).astype(np.int64)
@@ -104,3 +123,42 @@ class OrderPriorSampler:
         else:
             orders = np.array([topological_order(self.whitelist_graph, rng) for _ in range(k)]).reshape(k, self.n)
         return np.asarray(orders, dtype=np.int64).reshape(*shape, self.n)
+
+
+class PartitionPriorSampler:
+    """I.i.d. labelled partitions from the prior of a :class:`~pymc_bnstruct.NodePartition`.
+
+    The partition prior is ``P(Λ) = Σ_{G: Λ(G) = Λ} P(G)`` over the allowed DAGs (each DAG
+    has exactly one labelled partition), so the partition of an exact prior DAG draw
+    (:class:`DAGPriorSampler`) is an exact prior partition draw: up to
+    :data:`MAX_DAG_PRIOR_VARS` variables. Beyond that the draws are the partitions of DAGs
+    drawn from the prior given a random linear extension of the white list: draws from the
+    partition marginal of the *order-modular* prior, which puts more mass on partitions
+    whose DAGs fit many orders. They carry no warning, because PyMC draws every chain's
+    default initial value this way and a warning would fire on every run; the docs
+    (``docs/partition.md``) and this docstring say so. Use them as initial values, not for
+    prior checks of more than 6 variables.
+    """
+
+    def __init__(self, scorer: Any) -> None:
+        table = scorer.table
+        self.scorer = scorer
+        self.n = table.constraints.n_vars
+        self.dags: DAGPriorSampler | None = None
+        if self.n <= MAX_DAG_PRIOR_VARS:
+            self.dags = DAGPriorSampler.from_table(table)
+            return
+        self.whitelist_graph = table.constraints.empty_graph()
+        self.families = OrderScorer(prior_table(table))
+
+    def __call__(self, rng: np.random.Generator, shape: tuple) -> np.ndarray:
+        k = int(np.prod(shape, dtype=np.int64))
+        if self.dags is not None:
+            graphs = self.dags(rng, (k,))
+        else:
+            f = self.families
+            orders = np.array([topological_order(self.whitelist_graph, rng) for _ in range(k)]).reshape(k, self.n)
+            graphs = sample_dags_given_orders(f.children, f.parent_sets, f.log_scores, self.n, orders, 1,
+                                              int(rng.integers(2**32)))
+        out = np.array([self.scorer.from_dag(g) for g in graphs], dtype=np.int64).reshape(k, self.n)
+        return out.reshape(*shape, self.n)

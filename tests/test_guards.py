@@ -111,6 +111,91 @@ def _posterior_like(idata, group):
     return idata[group]
 
 
+def _brute_force_partition_prior(n, prior, max_parents, blacklist):
+    """P(Λ) = Σ_{G: Λ(G) = Λ} P(G) by looping over all 2^(n(n-1)) adjacencies; a DAG's layer
+    of a node is the length of the longest directed path into it (Kuipers & Moffa)."""
+    import itertools
+
+    pairs = [(u, v) for u in range(n) for v in range(n) if u != v]
+    out: dict[tuple, float] = {}
+    for bits in itertools.product((0, 1), repeat=len(pairs)):
+        adj = np.zeros((n, n), dtype=np.int64)
+        for (u, v), b in zip(pairs, bits):
+            adj[u, v] = b
+        if adj.sum(0).max() > max_parents or any(adj[u, v] for u, v in blacklist):
+            continue
+        layer, left = np.full(n, -1), set(range(n))
+        while left:
+            ready = [v for v in left if all(layer[u] >= 0 for u in np.flatnonzero(adj[:, v]))]
+            if not ready:
+                break  # a cycle
+            for v in ready:
+                parents = np.flatnonzero(adj[:, v])
+                layer[v] = 1 + max((layer[u] for u in parents), default=-1)
+            left -= set(ready)
+        if left:
+            continue
+        key = tuple(layer)
+        out[key] = out.get(key, 0.0) + float(np.exp(prior.log_graph(adj)))
+    total = sum(out.values())
+    return {k: v / total for k, v in out.items()}
+
+
+@pytest.mark.parametrize("prior, kw", [(bns.priors.Uniform(), {}),
+                                       (bns.priors.EdgePenalty(beta=0.7), dict(max_parents=2, blacklist=[("X0", "X1")]))])
+def test_partition_prior_draws_match_the_exact_partition_prior_of_4_variables(data, prior, kw):
+    """``pm.draw`` of a NodePartition follows P(Λ) = Σ_{G in Λ} P(G) (brute force over all
+    adjacencies); the partitions of the order-modular prior's DAGs (random order, then a DAG
+    from the prior given it — what draws beyond 6 variables do) fail the same test, and so did
+    the earlier draws, which used the data's family scores."""
+    from pymc_bnstruct.prior_draws import PartitionPriorSampler
+
+    names = list(data.names)
+    exact = _brute_force_partition_prior(4, prior, kw.get("max_parents", 3),
+                                         [(names.index(u), names.index(v)) for u, v in kw.get("blacklist", [])])
+    keys = list(exact)
+
+    def pvalue(draws):
+        found = [tuple(d) for d in draws]
+        assert set(found) <= set(keys)
+        observed = np.array([found.count(k) for k in keys], dtype=float)
+        return sps.chisquare(observed, np.array([exact[k] for k in keys]) * len(found)).pvalue
+
+    with pm.Model():
+        part = bns.NodePartition("part", data, prior=prior, **kw)
+        draws = pm.draw(part, draws=20_000, random_seed=6)
+        prior_idata = pm.sample_prior_predictive(draws=20, random_seed=7)
+    assert pvalue(draws) > 1e-4
+    assert len(set(map(tuple, draws))) > 50  # not a constant
+    assert _posterior_like(prior_idata, "prior")["part"].shape[-1] == 4
+
+    wrong = PartitionPriorSampler(part.owner.op.scorer)
+    wrong.dags = None  # the fallback of larger variables: order-modular DAGs
+    wrong.whitelist_graph = part.owner.op.scorer.table.constraints.empty_graph()
+    from pymc_bnstruct.order.scorer import OrderScorer
+    from pymc_bnstruct.prior_draws import prior_table
+
+    wrong.families = OrderScorer(prior_table(part.owner.op.scorer.table))
+    assert pvalue(wrong(np.random.default_rng(6), (20_000,))) < 1e-8
+
+
+def test_partition_prior_draws_beyond_enumeration_come_from_the_prior():
+    """Beyond 6 variables the draws are partitions of prior DAGs given random orders: valid
+    partitions, and the data do not move them (the same draws for two data sets)."""
+    rng = np.random.default_rng(0)
+    wide = [bns.DiscreteData.from_array(rng.integers(0, 2, size=(30, 8)), names=[f"V{i}" for i in range(8)])
+            for _ in range(2)]
+    found = []
+    for data in wide:
+        with pm.Model():
+            part = bns.NodePartition("part", data, max_parents=2)
+            draws = pm.draw(part, draws=30, random_seed=1)
+        assert all(np.isfinite(part.owner.op.scorer.log_score(d)) for d in draws)
+        found.append(draws)
+    np.testing.assert_array_equal(found[0], found[1])
+    assert len(set(map(tuple, found[0]))) > 10
+
+
 def test_dag_prior_draws_beyond_enumeration_raise_a_clear_error():
     rng = np.random.default_rng(0)
     wide = bns.DiscreteData.from_array(rng.integers(0, 2, size=(30, 8)))
