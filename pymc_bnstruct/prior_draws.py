@@ -54,6 +54,12 @@ def prior_table(table: ScoreTable) -> ScoreTable:
     return out
 
 
+def random_linear_extensions(graph: np.ndarray, rng: np.random.Generator, k: int) -> np.ndarray:
+    """``k`` random node orders consistent with ``graph`` (the white list), ``(k, n)``."""
+    n = graph.shape[0]
+    return np.array([topological_order(graph, rng) for _ in range(k)], dtype=np.int64).reshape(k, n)
+
+
 def _check_dag_prior_size(n: int) -> None:
     if n > MAX_DAG_PRIOR_VARS:
         raise NotImplementedError(
@@ -82,15 +88,19 @@ class DAGPriorSampler:
 
     def _enumerate(self, table: ScoreTable) -> None:
         post = EnumeratedPosterior.from_table(prior_table(table), "dag")
-        masks, probs = post.dag_probabilities()
-        self.graphs = np.stack([post._adjacency(m) for m in masks]).astype(np.int64)
-        self.probs = probs / probs.sum()
+        # parent bitmasks per DAG (millions of DAGs at 6 variables): adjacencies are built for
+        # the drawn DAGs only, and the cumulative weights once (what rng.choice(p=...) redoes per call)
+        self.masks, probs = post.dag_probabilities()
+        self.cdf = np.cumsum(probs / probs.sum())
+        self.cdf /= self.cdf[-1]
 
     def __call__(self, rng: np.random.Generator, shape: tuple) -> np.ndarray:
         k = int(np.prod(shape, dtype=np.int64))
-        idx = rng.choice(len(self.probs), size=k, p=self.probs)
-        n = self.graphs.shape[-1]
-        return self.graphs[idx].reshape(*shape, n, n)
+        idx = self.cdf.searchsorted(rng.random(k), side="right")
+        drawn = self.masks[idx].astype(np.int64)  # (k, n): drawn[d, v] = parent bits of v
+        n = drawn.shape[-1]
+        adj = (drawn[:, None, :] >> np.arange(n, dtype=np.int64)[None, :, None]) & 1  # row = parent
+        return adj.reshape(*shape, n, n)
 
 
 class OrderPriorSampler:
@@ -121,7 +131,7 @@ class OrderPriorSampler:
         elif self.uniform:
             orders = np.argsort(rng.random((k, self.n)), axis=1)
         else:
-            orders = np.array([topological_order(self.whitelist_graph, rng) for _ in range(k)]).reshape(k, self.n)
+            orders = random_linear_extensions(self.whitelist_graph, rng, k)
         return np.asarray(orders, dtype=np.int64).reshape(*shape, self.n)
 
 
@@ -157,7 +167,7 @@ class PartitionPriorSampler:
             graphs = self.dags(rng, (k,))
         else:
             f = self.families
-            orders = np.array([topological_order(self.whitelist_graph, rng) for _ in range(k)]).reshape(k, self.n)
+            orders = random_linear_extensions(self.whitelist_graph, rng, k)
             graphs = sample_dags_given_orders(f.children, f.parent_sets, f.log_scores, self.n, orders, 1,
                                               int(rng.integers(2**32)))
         out = np.array([self.scorer.from_dag(g) for g in graphs], dtype=np.int64).reshape(k, self.n)
