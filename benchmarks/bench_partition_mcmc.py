@@ -45,6 +45,7 @@ import pymc_bnstruct as bns
 from pymc_bnstruct.order import OrderScorer
 from pymc_bnstruct.order.chain import OrderChain
 from pymc_bnstruct.partition import PartitionChain, PartitionScorer
+from pymc_bnstruct.partition.chain import temperature_ladder
 
 N_MOVES = 135_000
 
@@ -67,6 +68,17 @@ def order_rate(scorer: OrderScorer, seed: int, n_moves: int) -> float:
     return n_moves / (time.perf_counter() - t0)
 
 
+def _temperatures(text: str) -> int | list[float]:
+    return [float(t) for t in text.split(",")] if "," in text else int(text)
+
+
+def _ladder(temperatures: int | list[float] | None) -> str:
+    if temperatures is None:
+        return "1 (no tempering)"
+    t = 1.0 / temperature_ladder(temperatures)
+    return f"{len(t)} (temperatures {', '.join(f'{x:.3g}' for x in t)})"
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rows", type=int, default=500)
@@ -78,6 +90,9 @@ def main() -> int:
     ap.add_argument("--draws", type=int, default=50, help="mixing: draws per chain")
     ap.add_argument("--moves-per-draw", type=int, default=2500, help="mixing: moves per draw")
     ap.add_argument("--tune", type=int, default=4, help="mixing: tuning draws per chain")
+    ap.add_argument("--temperatures", type=_temperatures, default=None,
+                    help="mixing: parallel tempering, a number of replicas per chain or their temperatures "
+                         "(comma-separated, the first 1); default: none")
     args = ap.parse_args()
     warnings.simplefilter("ignore")
     logging.getLogger("pymc").setLevel(logging.ERROR)
@@ -108,7 +123,8 @@ def main() -> int:
         idata = pm.sample(args.draws, tune=args.tune, chains=4, cores=1, random_seed=sample_seed, progressbar=False,
                           compute_convergence_checks=False,
                           initvals=[{"part": "prior"}, {"part": "prior"}, {}, {}],
-                          step=bns.PartitionMetropolis(moves_per_draw=args.moves_per_draw))
+                          step=bns.PartitionMetropolis(moves_per_draw=args.moves_per_draw,
+                                                       temperatures=args.temperatures))
         wall = time.perf_counter() - t0
     rhat = float(az.rhat(idata.sample_stats["log_score"].values))
     mb = idata.posterior["part_mb_prob"].mean("draw").values
@@ -129,7 +145,8 @@ def main() -> int:
     for label, n_fam, t_table, p, o in rows:
         print(f"| {label} ({n_fam:,}) | {t_table:.2f} | {p:,.0f} | {o:,.0f} |")
     print(f"\nMixing via pm.sample (mp = 20, tune {args.tune} x {args.moves_per_draw:,}, {args.draws} draws x "
-          f"{args.moves_per_draw:,} moves), chains 0-1 random, 2-3 greedy, data seed {args.seed}, sample seed {sample_seed}: "
+          f"{args.moves_per_draw:,} moves), chains 0-1 random, 2-3 greedy, replicas per chain: "
+          f"{_ladder(args.temperatures)}, data seed {args.seed}, sample seed {sample_seed}: "
           f"{wall:.1f} s for 4 chains")
     print(f"  R-hat of the log score: {rhat:.3f}   (per-chain means: {', '.join(f'{m:.1f}' for m in means)})")
     print(f"  largest chain disagreement of Markov-blanket probabilities: {disagreement:.3f} "

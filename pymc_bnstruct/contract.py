@@ -32,7 +32,7 @@ __all__ = [
     "FEATURES", "ORDER_FEATURES", "FEATURE_DIMS", "RESULT_NAMES", "EDGE_PROB_SUFFIX", "MB_PROB_SUFFIX",
     "edge_prob_name", "mb_prob_name", "family_names", "family_dims", "LOG_SCORE", "ACCEPT_RATE",
     "LOG_WEIGHT", "SAMC_ENERGY", "LEGACY_SAMC_ENERGY", "REGION", "accept_rate_name", "PARTITION_DIMS",
-    "N_LAYERS", "SAMC_EDGE_PROB", "SAMC_MB_PROB",
+    "N_LAYERS", "SAMC_EDGE_PROB", "SAMC_MB_PROB", "REPLICA_SWAP_RATE",
 ]
 
 # ----------------------------------------------------------------------------- dims
@@ -100,6 +100,10 @@ LEGACY_SAMC_ENERGY = "energy"
 REGION = "region"
 #: Partition MCMC: number of layers of the current partition.
 N_LAYERS = "n_layers"
+#: Partition MCMC with parallel tempering: fraction of the swap attempts between neighbouring
+#: replicas accepted in the draw (NaN without tempering); not ``swap_accept_rate``, the
+#: partition move that exchanges two nodes.
+REPLICA_SWAP_RATE = "replica_swap_accept_rate"
 #: SAMC with ``record="resample"``: per draw, the weighted means over every iteration of the
 #: edge and Markov-blanket indicators, ``(n, n)`` (estimator (17) over all iterations).
 SAMC_EDGE_PROB = "samc_edge_prob"

@@ -1,4 +1,5 @@
-"""End-of-sampling check: chains of a :class:`~pymc_bnstruct.DAG` that disagree warn.
+"""End-of-sampling check: chains of a :class:`~pymc_bnstruct.DAG` or a
+:class:`~pymc_bnstruct.NodePartition` that disagree warn.
 
 A structure-MCMC chain that settles in a poor mode can stay there for millions of moves,
 and its edge probabilities are then wrong. Two chains that settled in different modes show
@@ -6,9 +7,10 @@ it: one is sure of an edge that the other rules out. PyMC's own convergence chec
 R-hat over the adjacency too, but report it at ``INFO`` level only, among other messages.
 :func:`install_agreement_check` wraps PyMC's ``run_convergence_checks`` — what
 ``pm.sample`` runs after sampling when ``compute_convergence_checks=True``, the default —
-so that, besides PyMC's checks, every DAG variable of the model whose chains differ by more
-than :data:`DISAGREEMENT` in some edge probability raises a ``UserWarning`` that names the
-edge and the chains (:func:`warn_if_chains_disagree`). Like PyMC's R-hat check it needs at
+so that, besides PyMC's checks, every DAG or partition variable of the model whose chains
+differ by more than :data:`DISAGREEMENT` in some edge probability raises a ``UserWarning``
+that names the edge and the chains (:func:`warn_if_chains_disagree`). Partition chains get
+stuck the same way (alarm's two modes, docs/partition.md), in partitions rather than DAGs. Like PyMC's R-hat check it needs at
 least two chains and 100 draws.
 
 Chains that agree can still share a wrong mode; the annealed start of
@@ -23,8 +25,8 @@ from collections.abc import Callable
 from typing import Any
 
 from ._idata import get_group, has_group
-from .diagnostics import chain_agreement
-from .model import DAGRV
+from .diagnostics import ChainAgreement, chain_agreement
+from .model import DAGRV, NodePartitionRV
 from .step_methods.base import wrap_pymc_sampling
 
 __all__ = ["DISAGREEMENT", "MIN_DRAWS", "warn_if_chains_disagree", "install_agreement_check"]
@@ -39,7 +41,7 @@ MIN_DRAWS = 100
 
 
 def warn_if_chains_disagree(idata: Any, model: Any) -> list[str]:
-    """Warn for every DAG variable of ``model`` whose chains in ``idata`` disagree.
+    """Warn for every DAG or partition variable of ``model`` whose chains in ``idata`` disagree.
 
     Parameters
     ----------
@@ -60,23 +62,39 @@ def warn_if_chains_disagree(idata: Any, model: Any) -> list[str]:
         return []
     messages = []
     for rv in model.free_RVs:
-        if not isinstance(rv.owner.op, DAGRV) or rv.name not in posterior:
+        if not isinstance(rv.owner.op, (DAGRV, NodePartitionRV)) or rv.name not in posterior:
             continue
-        agreement = chain_agreement(idata, "edge", var_name=rv.name, top=1)
-        if agreement.max_difference <= DISAGREEMENT:
+        is_dag = isinstance(rv.owner.op, DAGRV)
+        agreement = _agreement(idata, rv.name)
+        if agreement is None or agreement.max_difference <= DISAGREEMENT:
             continue
         worst = agreement.worst
         feature = worst.index[0]
+        remedy = ("run more or longer chains; or sample a bns.NodeOrder, which mixes over orders" if is_dag else
+                  "run longer chains; or sample with parallel tempering, "
+                  "bns.PartitionMetropolis(temperatures=8)")
         message = (
-            f"the chains of the DAG {rv.name!r} disagree: {feature} has probability {worst['prob_a'].iloc[0]:.2f} "
+            f"the chains of the {'DAG' if is_dag else 'partition'} {rv.name!r} disagree: {feature} has "
+            f"{'Markov-blanket ' * (agreement.feature != 'edge')}probability "
+            f"{worst['prob_a'].iloc[0]:.2f} "
             f"in chain {worst['chain_a'].iloc[0]} and {worst['prob_b'].iloc[0]:.2f} in chain "
             f"{worst['chain_b'].iloc[0]}. At least one chain is stuck in a "
             f"different mode, so the edge probabilities are not reliable. Check "
-            f"bns.chain_agreement(idata); run more or longer chains; or sample a bns.NodeOrder, which mixes "
-            f"over orders.")
+            f"bns.chain_agreement(idata); {remedy}.")
         warnings.warn(message, UserWarning, stacklevel=2)
         messages.append(message)
     return messages
+
+
+def _agreement(idata: Any, var_name: str) -> ChainAgreement | None:
+    """Chain agreement of the edge probabilities, or of the Markov-blanket ones when a partition
+    recorded only those (None when it recorded neither)."""
+    for feature in ("edge", "markov_blanket"):
+        try:
+            return chain_agreement(idata, feature, var_name=var_name, top=1)
+        except ValueError:
+            continue
+    return None
 
 
 def install_agreement_check() -> None:

@@ -3,6 +3,7 @@ assignment, stats, features and errors, and posterior correctness against exact 
 
 import inspect
 import math
+import warnings
 
 import numpy as np
 import pymc as pm
@@ -96,9 +97,10 @@ def test_plain_pm_sample_picks_partition_metropolis(small):
     ss = idata.sample_stats
     for name in ("log_score", "accept_rate", "split_join_accept_rate", "swap_accept_rate",
                  "swap_adjacent_accept_rate", "node_accept_rate", "stay_accept_rate", "reverse_accept_rate",
-                 "n_layers"):
+                 "rev_accept_rate", "n_layers", "replica_swap_accept_rate"):
         assert name in ss and ss[name].dims == ("chain", "draw")
     assert ss["n_layers"].dtype == np.int64
+    assert np.isnan(ss["replica_swap_accept_rate"].values).all()  # no tempering by default
     post = idata.posterior
     assert post["part"].dims == ("chain", "draw", "node") and post["part"].dtype == np.int64
     assert list(post["node"].values) == list(small.names)
@@ -133,6 +135,58 @@ def test_edge_mb_and_path_probabilities_match_exact_dag_posterior(small):
     assert agree is not None
 
 
+def test_old_length_move_probs_keep_their_meaning(small):
+    """Sequences written before the two moves through a DAG existed give them weight 0."""
+    with model_of(small, max_parents=1):
+        for probs in ((0.2, 0.2, 0.2, 0.4, 0.0), (0.2, 0.2, 0.2, 0.3, 0.0, 0.1)):
+            step = PartitionMetropolis(move_probs=probs)
+            assert step.move_probs["rev"] == 0.0
+            assert len(step.move_probs) == 7
+        assert PartitionMetropolis(move_probs={"split_join": 1, "node": 1, "rev": 2}).move_probs["rev"] == 0.5
+
+
+def test_tempering_in_pm_sample(small):
+    """Replicas run inside pm.sample: stats, reproducibility, the cold replica is the draw, and
+    every chain starts all its replicas at its own initial point."""
+    model = model_of(small, max_parents=2)
+    scorer = model["part"].owner.op.scorer
+
+    def run():
+        with model:
+            step = PartitionMetropolis(moves_per_draw=20, temperatures=3, swap_interval=5)
+            return step, pm.sample(15, tune=0, chains=2, cores=1, random_seed=4, step=step, **SAMPLE)
+
+    step, a = run()
+    _, b = run()
+    np.testing.assert_array_equal(a.posterior["part"].values, b.posterior["part"].values)
+    assert step.temperatures == pytest.approx((1.0, 5 ** 0.5, 5.0))
+    swap = a.sample_stats["replica_swap_accept_rate"].values
+    assert np.all((swap >= 0) & (swap <= 1)) and swap.mean() > 0
+    lay = a.posterior["part"].values[1, 9]
+    assert float(a.sample_stats["log_score"].values[1, 9]) == pytest.approx(scorer.log_score(lay), abs=1e-9)
+    chain = step.chain
+    start = np.zeros(5, dtype=np.int64)
+    chain.load(start)
+    assert all(np.array_equal(r.layer, start) for r in chain.replicas)
+    assert [r.beta for r in chain.replicas] == pytest.approx([1.0, 5 ** -0.5, 0.2])
+    assert all(r._cache is chain.replicas[0]._cache for r in chain.replicas)  # one memo of node terms
+
+
+@pytest.mark.parametrize("temperatures, match", [
+    (0, ">= 1"),
+    (True, "int or a sequence"),
+    ([2.0, 3.0], "start at 1"),
+    ([1.0, 3.0, 2.0], "increasing"),
+    ([1.0, float("inf")], "finite"),
+    ("hot", "int or a sequence|must be finite"),
+])
+def test_bad_temperatures(small, temperatures, match):
+    with model_of(small, max_parents=1), pytest.raises((ValueError, TypeError), match=match):
+        PartitionMetropolis(temperatures=temperatures)
+    with model_of(small, max_parents=1), pytest.raises(ValueError, match="swap_interval"):
+        PartitionMetropolis(temperatures=2, swap_interval=0)
+
+
 # ------------------------------------------------------------------ errors
 @pytest.mark.parametrize("probs, match", [
     ((-0.1, 0.3, 0.3, 0.5, 0.0), "non-negative"),
@@ -140,7 +194,8 @@ def test_edge_mb_and_path_probabilities_match_exact_dag_posterior(small):
     ((0.2, float("inf"), 0.3, 0.4, 0.0), "finite"),
     ((0.0, 0.0, 0.0, 0.0, 0.0), "positive"),
     ((0.0, 0.5, 0.5, 0.0, 0.0), "positive"),
-    ((0.5, 0.5), "needs 6 weights"),
+    ((0.5, 0.5), "needs 7 weights"),
+    ((0.2, 0.3, 0.3, 0.2), "needs 7 weights"),
     ({"bogus": 1.0}, "unknown move kind"),
 ])
 def test_bad_move_probs(small, probs, match):
@@ -206,3 +261,30 @@ def test_greedy_initval_respects_candidates():
         bns.NodePartition("part", data, max_parents=2, candidates=1, initval="greedy")  # hill climbing ignores candidates
     lay = model.initial_point()["part"]
     assert np.isfinite(model["part"].owner.op.scorer.log_score(lay))
+
+
+@pytest.mark.parametrize("features", [("edge",), ("markov_blanket",)])
+def test_partition_chains_that_disagree_warn_at_the_end_of_sampling(small, features):
+    """Two chains that (almost) never move, started at partitions with different edges, disagree;
+    ``pm.sample`` says so (from the Markov-blanket probabilities when the variable records no
+    edge probabilities) and names tempering as a remedy. Mixing chains do not warn."""
+    names = list(small.names)
+    frozen = {"split_join": 1e-12, "node": 1e-12, "stay": 1.0}
+
+    def run(initvals, move_probs):
+        with model_of(small, max_parents=2, features=features):
+            with warnings.catch_warnings(record=True) as record:
+                warnings.simplefilter("always")
+                idata = pm.sample(100, tune=0, chains=2, cores=1, random_seed=1, progressbar=False, initvals=initvals,
+                                  step=PartitionMetropolis(moves_per_draw=5, move_probs=move_probs))
+        return idata, [w for w in record if "disagree" in str(w.message)]
+
+    chain_a = {"part": [0, 1, 1, 1, 1]}  # names[0] is the only root: parent of everything
+    chain_b = {"part": [1, 0, 0, 0, 0]}  # names[0] is the only non-root: it has parents
+    idata, found = run([chain_a, chain_b], frozen)
+    assert len(found) == 1
+    message = str(found[0].message)
+    assert "the chains of the partition 'part' disagree" in message and "temperatures=" in message
+    assert names[0] in message
+    _, found = run(None, None)
+    assert not found

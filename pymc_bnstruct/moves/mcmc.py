@@ -249,7 +249,7 @@ def _parent_sets(x, g, forced, offsets, fbits, fscores, W):
 @inner
 def _draw_parent_set(x, lse, offsets, fbits, W, rng, out):
     """Copy into ``out`` a family of ``x`` marked by :func:`_parent_sets`, drawn with
-    probability ``exp(value - lse)``."""
+    probability ``exp(value - lse)``; return its table row."""
     vals = W[4]
     lo = offsets[x]
     target = uniform(rng)
@@ -264,6 +264,7 @@ def _draw_parent_set(x, lse, offsets, fbits, W, rng, out):
             break
     for w in range(out.shape[0]):
         out[w] = fbits[lo + pick, w]
+    return lo + pick
 
 
 @inner
@@ -276,6 +277,48 @@ def _set_parents(g, x, bits):
 def _clear_parents(g, x):
     for p in range(g.shape[0]):
         g[p, x] = 0
+
+
+@inner
+def rev_draw(adj, pbits, eu, ev, m, offsets, fbits, fscores, W, rng):
+    """The REV proposal of :func:`rev_propose` without the score cache: returns ``(legal, i,
+    j, log_accept, row_i, row_j)``, where ``log_accept`` is the log of the whole acceptance
+    ratio (the target ratio is in it: the new parent sets are drawn from their conditional
+    posterior) and ``row_i``, ``row_j`` are the table rows of the proposed parent sets (their
+    values are ``fscores[row_i]``, ``fscores[row_j]``). Shared with partition MCMC, whose
+    joint (partition, DAG) chain makes the same move on a DAG drawn given the partition."""
+    if m == 0:
+        return False, -1, -1, 0.0, -1, -1
+    e = randint(rng, m)
+    i = eu[e]
+    j = ev[e]
+    g = W[0]
+    new = W[5]
+    n = adj.shape[0]
+    for a in range(n):
+        for b in range(n):
+            g[a, b] = adj[a, b]
+    _clear_parents(g, i)  # orphan i and j: G0
+    _clear_parents(g, j)
+    lz_i_star = _parent_sets(i, g, j, offsets, fbits, fscores, W)
+    if lz_i_star == -np.inf:
+        return False, i, j, 0.0, -1, -1
+    row_i = _draw_parent_set(i, lz_i_star, offsets, fbits, W, rng, new[0])
+    _set_parents(g, i, new[0])  # G+
+    lz_j = _parent_sets(j, g, NO_NODE, offsets, fbits, fscores, W)
+    if lz_j == -np.inf:
+        return False, i, j, 0.0, -1, -1
+    row_j = _draw_parent_set(j, lz_j, offsets, fbits, W, rng, new[1])
+    # normalisers of the reverse move (from G', reversing j -> i); the old sets are among them
+    _clear_parents(g, i)  # G0 again
+    lz_j_star = _parent_sets(j, g, i, offsets, fbits, fscores, W)
+    _set_parents(g, j, pbits[j])  # G+': G0 with the old parents of j
+    lz_i = _parent_sets(i, g, NO_NODE, offsets, fbits, fscores, W)
+    m_new = m
+    for w in range(pbits.shape[1]):
+        m_new += (_popcount(new[0, w]) + _popcount(new[1, w]) - _popcount(pbits[i, w]) - _popcount(pbits[j, w]))
+    log_accept = math.log(m) - math.log(m_new) + lz_i_star + lz_j - lz_j_star - lz_i
+    return True, i, j, log_accept, row_i, row_j
 
 
 @nb.njit(cache=True)
@@ -300,39 +343,12 @@ def rev_propose(adj, pbits, eu, ev, m, E, offsets, fbits, fscores, W, rng):
     ``legal`` is False (the chain stays) when there is no edge or no parent set fits (e.g.
     a white-listed ``i -> j`` or a black-listed ``j -> i``).
     """
-    if m == 0:
-        return False, -1, -1, 0.0, 0.0
-    e = randint(rng, m)
-    i = eu[e]
-    j = ev[e]
-    g = W[0]
+    legal, i, j, log_accept, _, _ = rev_draw(adj, pbits, eu, ev, m, offsets, fbits, fscores, W, rng)
+    if not legal:
+        return False, i, j, 0.0, 0.0
     new = W[5]
-    n = adj.shape[0]
-    for a in range(n):
-        for b in range(n):
-            g[a, b] = adj[a, b]
-    _clear_parents(g, i)  # orphan i and j: G0
-    _clear_parents(g, j)
-    lz_i_star = _parent_sets(i, g, j, offsets, fbits, fscores, W)
-    if lz_i_star == -np.inf:
-        return False, i, j, 0.0, 0.0
-    _draw_parent_set(i, lz_i_star, offsets, fbits, W, rng, new[0])
-    _set_parents(g, i, new[0])  # G+
-    lz_j = _parent_sets(j, g, NO_NODE, offsets, fbits, fscores, W)
-    if lz_j == -np.inf:
-        return False, i, j, 0.0, 0.0
-    _draw_parent_set(j, lz_j, offsets, fbits, W, rng, new[1])
-    # normalisers of the reverse move (from G', reversing j -> i); the old sets are among them
-    _clear_parents(g, i)  # G0 again
-    lz_j_star = _parent_sets(j, g, i, offsets, fbits, fscores, W)
-    _set_parents(g, j, pbits[j])  # G+': G0 with the old parents of j
-    lz_i = _parent_sets(i, g, NO_NODE, offsets, fbits, fscores, W)
     delta = (family_score(E, i, new[0]) + family_score(E, j, new[1])
              - family_score(E, i, pbits[i]) - family_score(E, j, pbits[j]))
-    m_new = m
-    for w in range(pbits.shape[1]):
-        m_new += (_popcount(new[0, w]) + _popcount(new[1, w]) - _popcount(pbits[i, w]) - _popcount(pbits[j, w]))
-    log_accept = math.log(m) - math.log(m_new) + lz_i_star + lz_j - lz_j_star - lz_i
     return True, i, j, delta, log_accept - delta
 
 

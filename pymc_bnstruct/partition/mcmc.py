@@ -41,6 +41,15 @@ of (``m`` layers of sizes ``k_0 .. k_{m-1}``):
     move to the partition of ``G'``. Both steps leave ``P(G | D)`` invariant, hence its
     image ``P(Λ | D)``. Markov-equivalent DAGs often lie in partitions far apart, so this
     move carries the chain between them where the layer moves cannot.
+``REV``
+    Grzegorczyk & Husmeier's new edge reversal through a DAG: with ``G ~ P(G | Λ, D)`` as
+    for ``REVERSE``, pick an edge ``i -> j`` of ``G`` uniformly and draw new parent sets of
+    ``i`` (containing ``j``) and ``j`` from their conditional posteriors over the families of
+    the scorer (:func:`pymc_bnstruct.moves.mcmc.rev_draw`, the structure sampler's move), and
+    accept with its Metropolis–Hastings ratio in the space of DAGs; the chain then moves to
+    the partition of ``G'``. Unlike a covered-edge reversal it changes v-structures, so it
+    joins modes that differ in the parents of one node (alarm's two modes at ``VENTTUBE``),
+    which no sequence of small layer moves crosses at a useful rate.
 
 A kind that has no proposal in the current state (exchanges with one layer) leaves the
 state unchanged and counts as proposed, not accepted. Only the nodes whose ``(pred, prev)``
@@ -58,11 +67,12 @@ import numba as nb
 import numpy as np
 
 from .._jit import inner
+from ..moves.mcmc import edge_list, rev_draw, rev_workspace
 from ..rng import randint, seed_state, uniform
 from ._kernels import NEG_INF, _compatible, cached_node_term, layer_sets_into
 
-SPLIT_JOIN, SWAP, SWAP_ADJACENT, NODE, STAY, REVERSE = 0, 1, 2, 3, 4, 5
-N_KINDS = 6
+SPLIT_JOIN, SWAP, SWAP_ADJACENT, NODE, STAY, REVERSE, REV = 0, 1, 2, 3, 4, 5, 6
+N_KINDS = 7
 
 
 @nb.njit(cache=True)
@@ -330,6 +340,15 @@ def parents_partition(pa, out):
 
 
 @inner
+def parents_adjacency(pa, adj):
+    """``adj[u, v] = 1`` when ``u`` is a parent of ``v`` in the DAG ``pa`` (int8, row = parent)."""
+    n = pa.shape[0]
+    for v in range(n):
+        for u in range(n):
+            adj[u, v] = 1 if _has(pa[v], u) else 0
+
+
+@inner
 def reverse_from(pa, fam_score, c, edges, offsets, bits, scores, rng, pa_new, fs_new, new_layer, edges_new):
     """Propose reversing one of the ``c`` covered edges (``edges``) of the DAG ``pa``: ``G'`` goes
     to ``pa_new`` / ``fs_new`` (its covered edges to ``edges_new``) and its partition to
@@ -383,12 +402,22 @@ def next_bit(rng):
 
 @nb.njit(cache=True)
 def partition_metropolis(layer, terms, pred, prev, offsets, bits, scores, cutoffs, roots,
-                         cand, keys, vals, used, shift, n_moves, probs, seed, counts, hastings_weight=1.0):
+                         cand, keys, vals, used, shift, n_moves, probs, seed, counts, hastings_weights, beta):
     """Run ``n_moves`` moves; return the new total log score (the sum of ``terms``).
 
-    ``probs`` (``N_KINDS``,) are the move-kind probabilities. ``hastings_weight``
-    multiplies the log Hastings factor of split/join moves: 1 always, except in the test
-    that shows the sampler test can fail (0 drops the factor).
+    ``probs`` (``N_KINDS``,) are the move-kind probabilities. ``hastings_weights``
+    (``N_KINDS``,) multiply the log Hastings factor of each kind (for ``REVERSE`` and ``REV``
+    the part of the log acceptance ratio that is not the score change): all 1, except in the
+    tests that show the sampler tests can fail (0 drops a factor).
+
+    ``beta``: inverse temperature; a layer move is accepted with probability
+    ``min(1, exp(beta delta + log Hastings))``, which keeps ``P(Λ | D)^beta`` stationary
+    (the replicas of parallel tempering, :class:`~.chain.TemperedPartitionChain`). A move
+    through a DAG is a Metropolis–Hastings step of the joint chain on ``(Λ, G)`` whose target
+    ``P(Λ | D)^beta P(G | Λ, D) ∝ P(Λ | D)^(beta - 1) P(G | D)`` has ``P(Λ | D)^beta`` as its
+    partition marginal: it is accepted with probability ``min(1, r exp((beta - 1) (S' - S)))``,
+    with ``r`` its ratio in the space of DAGs and ``S' - S`` the change of the log partition
+    score (at ``beta = 1``, ``r`` alone, tested before the partition of ``G'`` is scored).
     """
     n = layer.shape[0]
     n_words = bits.shape[1]
@@ -412,6 +441,16 @@ def partition_metropolis(layer, terms, pred, prev, offsets, bits, scores, cutoff
     pa_new = np.zeros((n, n_words), dtype=np.uint64)
     fs_new = np.empty(n, dtype=np.float64)
     edges_new = np.empty((n * n, 2), dtype=np.int64)
+    # REV: G as an adjacency matrix with its edge list, rebuilt from pa when REV uses it
+    adj = np.zeros((n, n), dtype=np.int8)
+    eu = np.empty(n * n, dtype=np.int64)
+    ev = np.empty(n * n, dtype=np.int64)
+    pos = np.empty((n, n), dtype=np.int64)
+    max_rows = np.int64(0)
+    if probs[REV] > 0.0:
+        for v in range(n):
+            max_rows = max(max_rows, offsets[v + 1] - offsets[v])
+    W = rev_workspace(n, n_words, max_rows)
     g_valid = False
     c_g = 0
     c_new = 0
@@ -429,22 +468,50 @@ def partition_metropolis(layer, terms, pred, prev, offsets, bits, scores, cutoff
         if kind == STAY:
             counts[N_KINDS + kind] += 1
             continue
-        if kind == REVERSE:
+        if kind == REVERSE or kind == REV:
             if not g_valid:
                 sample_parents(layer, pred, prev, terms, offsets, bits, scores, cutoffs, rng, pa, fam_score)
                 c_g = covered_edges(pa, edges)
                 g_valid = True
-            possible, log_r, c_new = reverse_from(pa, fam_score, c_g, edges, offsets, bits, scores, rng, pa_new,
-                                                  fs_new, new_layer, edges_new)
-            if not possible or not (log_r >= 0.0 or math.log(uniform(rng)) < log_r):
+            if kind == REVERSE:
+                possible, log_r, c_new = reverse_from(pa, fam_score, c_g, edges, offsets, bits, scores, rng, pa_new,
+                                                      fs_new, new_layer, edges_new)
+                if possible:
+                    d = 0.0
+                    for v in range(n):
+                        d += fs_new[v] - fam_score[v]
+                    log_r = d + hastings_weights[REVERSE] * (log_r - d)
+            else:
+                parents_adjacency(pa, adj)
+                m_g = edge_list(adj, eu, ev, pos)
+                possible, i, j, log_r, row_i, row_j = rev_draw(adj, pa, eu, ev, m_g, offsets, bits, scores, W, rng)
+                if possible:
+                    for v in range(n):
+                        fs_new[v] = fam_score[v]
+                        for w in range(n_words):
+                            pa_new[v, w] = pa[v, w]
+                    for w in range(n_words):
+                        pa_new[i, w] = W[5][0, w]
+                        pa_new[j, w] = W[5][1, w]
+                    fs_new[i] = scores[row_i]
+                    fs_new[j] = scores[row_j]
+                    d = fs_new[i] + fs_new[j] - fam_score[i] - fam_score[j]
+                    log_r = d + hastings_weights[REV] * (log_r - d)
+                    c_new = covered_edges(pa_new, edges_new)
+                    parents_partition(pa_new, new_layer)
+            if not possible:
                 continue
-            log_h = math.inf  # accepted in the space of DAGs: move to the partition of G'
+            if beta == 1.0:  # accept in the space of DAGs now; the partition of G' follows
+                if not (log_r >= 0.0 or math.log(uniform(rng)) < log_r):
+                    continue
+                log_h = math.inf
+            else:  # tempered: log r + (beta - 1) (S' - S) once S' is known (see the docstring)
+                log_h = log_r
         else:
             possible, log_h = propose(kind, layer, sizes, order, start, m, rng, new_layer)
             if not possible:
                 continue
-            if kind == SPLIT_JOIN:
-                log_h *= hastings_weight
+            log_h *= hastings_weights[kind]
         layer_sets_into(new_layer, new_pred, new_prev, masks, cum)
         delta = 0.0
         for v in range(n):
@@ -465,7 +532,9 @@ def partition_metropolis(layer, terms, pred, prev, offsets, bits, scores, cutoff
                     delta += t - terms[v]
         if delta == NEG_INF:
             continue
-        log_a = delta + log_h
+        log_a = beta * delta + log_h
+        if beta != 1.0 and (kind == REVERSE or kind == REV):
+            log_a -= delta
         if log_a >= 0.0 or math.log(uniform(rng)) < log_a:
             counts[N_KINDS + kind] += 1
             for v in range(n):
@@ -475,7 +544,7 @@ def partition_metropolis(layer, terms, pred, prev, offsets, bits, scores, cutoff
                     pred[v, w] = new_pred[v, w]
                     prev[v, w] = new_prev[v, w]
             m = layout(layer, sizes, order, start)
-            if kind == REVERSE:  # the joint state is now (Λ(G'), G')
+            if kind == REVERSE or kind == REV:  # the joint state is now (Λ(G'), G')
                 for v in range(n):
                     fam_score[v] = fs_new[v]
                     for w in range(n_words):

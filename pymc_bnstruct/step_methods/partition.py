@@ -3,14 +3,15 @@ of :class:`pymc_bnstruct.partition.chain.PartitionChain`)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import pymc as pm
 
-from ..contract import ACCEPT_RATE, LOG_SCORE, N_LAYERS, accept_rate_name
+from ..contract import ACCEPT_RATE, LOG_SCORE, N_LAYERS, REPLICA_SWAP_RATE, accept_rate_name
 from ..model import NodePartitionRV
-from ..partition.chain import MOVE_KINDS, PartitionChain
+from ..partition.chain import MOVE_KINDS, SWAP_INTERVAL, PartitionChain, TemperedPartitionChain
 from .base import StructureStep, rate, register
 
 __all__ = ["PartitionMetropolis"]
@@ -24,21 +25,34 @@ class PartitionMetropolis(StructureStep):
     factors): ``split_join`` (split a layer in two or join two adjacent layers),
     ``swap`` (exchange two nodes of different layers), ``swap_adjacent`` (exchange nodes
     of adjacent layers), ``node`` (move a node into another layer or a new one) and
-    ``stay``, and ``reverse`` (a covered-edge reversal of a DAG drawn given the partition,
-    which carries the chain between Markov-equivalent DAGs). Only nodes whose predecessor
-    set or previous layer changed are rescored.
+    ``stay``; and two moves through a DAG drawn given the partition, after which the chain
+    goes to the new DAG's partition: ``reverse`` (a covered-edge reversal, which carries
+    the chain between Markov-equivalent DAGs) and ``rev`` (Grzegorczyk & Husmeier's new
+    edge reversal, which redraws the parents of an edge's two ends and so changes
+    v-structures, joining modes that the layer moves do not cross). Only nodes whose
+    predecessor set or previous layer changed are rescored.
     ``moves_per_draw`` moves run in one numba call per recorded draw.
 
     Parameters
     ----------
     vars : NodePartition variable(s), optional
         Default: every NodePartition variable of the model.
-    move_probs : None, dict or sequence of 6 numbers
-        Weights of ``("split_join", "swap", "swap_adjacent", "node", "stay", "reverse")``
-        (normalised; a sequence of 5 leaves ``reverse`` out); default
-        ``(0.2, 0.25, 0.1, 0.34, 0.01, 0.1)``. Must be finite and non-negative with
-        positive ``split_join`` and ``node`` weights.
+    move_probs : None, dict or sequence of 7 numbers
+        Weights of ``("split_join", "swap", "swap_adjacent", "node", "stay", "reverse",
+        "rev")`` (normalised; a sequence of 6 leaves ``rev`` out, one of 5 both
+        reversals); default ``(0.2, 0.2, 0.1, 0.3, 0.01, 0.09, 0.1)``. Must be finite and
+        non-negative with positive ``split_join`` and ``node`` weights.
     moves_per_draw : int, default 100
+    temperatures : None, int or sequence of float
+        Parallel tempering (:class:`~pymc_bnstruct.partition.chain.TemperedPartitionChain`):
+        an int ``K`` runs ``K`` replicas at temperatures geometric from 1 to 5, a
+        sequence gives the temperatures (increasing, the first 1). Every replica makes
+        ``moves_per_draw`` moves per draw, so a draw costs ``K`` times as much. None (the
+        default): one chain. Use it when chains started apart settle in different modes
+        (``bns.chain_agreement``); on alarm, 8 replicas join two modes that untempered
+        chains never cross (docs/partition.md).
+    swap_interval : int, default 100
+        With tempering: moves of every replica between two rounds of swap attempts.
     model : pm.Model, optional
     rng : seed or numpy Generator, optional
         Replaced by PyMC's per-chain generator inside ``pm.sample``.
@@ -48,7 +62,9 @@ class PartitionMetropolis(StructureStep):
     Sample stats: ``log_score`` (log score of the current partition), ``accept_rate``,
     ``{kind}_accept_rate`` per move kind (NaN when none was proposed in the draw; a kind
     with no proposal in the current state, e.g. a swap with one layer, counts as rejected)
-    and ``n_layers``.
+    ``n_layers`` and ``replica_swap_accept_rate`` (tempering: fraction of the swap attempts
+    between neighbouring replicas accepted in the draw; NaN without tempering). A new start
+    (another chain, an initial point) starts every replica there.
     """
 
     name = "partition_metropolis"
@@ -58,12 +74,21 @@ class PartitionMetropolis(StructureStep):
         ACCEPT_RATE: (np.float64, []),
         **{accept_rate_name(kind): (np.float64, []) for kind in MOVE_KINDS},
         N_LAYERS: (np.int64, []),
+        REPLICA_SWAP_RATE: (np.float64, []),
     }
 
     def __init__(self, vars=None, *, move_probs: Any = None, moves_per_draw: int = 100,
+                 temperatures: int | Sequence[float] | None = None, swap_interval: int = SWAP_INTERVAL,
                  model: pm.Model | None = None, rng: Any = None, **kwargs: Any) -> None:
         super().__init__(vars, moves_per_draw=moves_per_draw, model=model, rng=rng, **kwargs)
-        self.chain = PartitionChain(self.rv.owner.op.scorer, move_probs=move_probs)
+        scorer = self.rv.owner.op.scorer
+        self.chain: PartitionChain | TemperedPartitionChain
+        if temperatures is None:
+            self.chain = PartitionChain(scorer, move_probs=move_probs)
+        else:
+            self.chain = TemperedPartitionChain(scorer, move_probs=move_probs, temperatures=temperatures,
+                                                swap_interval=swap_interval)
+        self.temperatures = None if temperatures is None else tuple(1.0 / self.chain.betas)
         self.move_probs = dict(zip(MOVE_KINDS, self.chain.move_probs.tolist()))
         self.scorer = self.chain.scorer
 
@@ -77,6 +102,8 @@ class PartitionMetropolis(StructureStep):
         for k, kind in enumerate(MOVE_KINDS):
             stats[accept_rate_name(kind)] = rate(accepted[k], proposed[k])
         stats[N_LAYERS] = chain.n_layers
+        stats[REPLICA_SWAP_RATE] = (rate(counts["swaps_accepted"].sum(), counts["swaps_proposed"].sum())
+                                    if "swaps_proposed" in counts else np.nan)
         return chain.layer.copy(), stats
 
 
