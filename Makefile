@@ -118,6 +118,11 @@ bench-brai: $(STAMP)
 bench-partition: $(STAMP)
 	$(PY) benchmarks/bench_partition_mcmc.py
 
+# The alarm mixing targets, met with parallel tempering (12 replicas; ~10 min on 2 cores)
+.PHONY: bench-partition-tempered
+bench-partition-tempered: $(STAMP)
+	$(PY) benchmarks/bench_partition_mcmc.py --skip-rates --skip-child --temperatures 12 --draws 200 --tune 20
+
 # The documentation site, tutorials executed, warnings as errors: docs/_build/html/index.html
 $(VENV)/.docs: $(STAMP)
 	$(PY) -m pip install --quiet -e ".[test,docs]"

@@ -72,7 +72,7 @@ def warn_if_chains_disagree(idata: Any, model: Any) -> list[str]:
         feature = worst.index[0]
         remedy = ("run more or longer chains; or sample a bns.NodeOrder, which mixes over orders" if is_dag else
                   "run longer chains; or sample with parallel tempering, "
-                  "bns.PartitionMetropolis(temperatures=8)")
+                  "bns.PartitionMetropolis(temperatures=12)")
         message = (
             f"the chains of the {'DAG' if is_dag else 'partition'} {rv.name!r} disagree: {feature} has "
             f"{'Markov-blanket ' * (agreement.feature != 'edge')}probability "

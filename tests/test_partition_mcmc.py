@@ -159,7 +159,7 @@ def test_tempering_in_pm_sample(small):
     step, a = run()
     _, b = run()
     np.testing.assert_array_equal(a.posterior["part"].values, b.posterior["part"].values)
-    assert step.temperatures == pytest.approx((1.0, 5 ** 0.5, 5.0))
+    assert step.temperatures == pytest.approx((1.0, 10 ** 0.5, 10.0))
     swap = a.sample_stats["replica_swap_accept_rate"].values
     assert np.all((swap >= 0) & (swap <= 1)) and swap.mean() > 0
     lay = a.posterior["part"].values[1, 9]
@@ -168,7 +168,7 @@ def test_tempering_in_pm_sample(small):
     start = np.zeros(5, dtype=np.int64)
     chain.load(start)
     assert all(np.array_equal(r.layer, start) for r in chain.replicas)
-    assert [r.beta for r in chain.replicas] == pytest.approx([1.0, 5 ** -0.5, 0.2])
+    assert [r.beta for r in chain.replicas] == pytest.approx([1.0, 10 ** -0.5, 0.1])
     assert all(r._cache is chain.replicas[0]._cache for r in chain.replicas)  # one memo of node terms
 
 

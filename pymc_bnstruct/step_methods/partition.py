@@ -40,16 +40,17 @@ class PartitionMetropolis(StructureStep):
     move_probs : None, dict or sequence of 7 numbers
         Weights of ``("split_join", "swap", "swap_adjacent", "node", "stay", "reverse",
         "rev")`` (normalised; a sequence of 6 leaves ``rev`` out, one of 5 both
-        reversals); default ``(0.2, 0.2, 0.1, 0.3, 0.01, 0.09, 0.1)``. Must be finite and
-        non-negative with positive ``split_join`` and ``node`` weights.
+        reversals); default ``(0.2, 0.25, 0.1, 0.34, 0.01, 0.1, 0)`` (``rev`` off: see
+        docs/partition.md). Must be finite and non-negative with positive ``split_join``
+        and ``node`` weights.
     moves_per_draw : int, default 100
     temperatures : None, int or sequence of float
         Parallel tempering (:class:`~pymc_bnstruct.partition.chain.TemperedPartitionChain`):
-        an int ``K`` runs ``K`` replicas at temperatures geometric from 1 to 5, a
+        an int ``K`` runs ``K`` replicas at temperatures geometric from 1 to 10, a
         sequence gives the temperatures (increasing, the first 1). Every replica makes
         ``moves_per_draw`` moves per draw, so a draw costs ``K`` times as much. None (the
         default): one chain. Use it when chains started apart settle in different modes
-        (``bns.chain_agreement``); on alarm, 8 replicas join two modes that untempered
+        (``bns.chain_agreement``); on alarm, 12 replicas join two modes that untempered
         chains never cross (docs/partition.md).
     swap_interval : int, default 100
         With tempering: moves of every replica between two rounds of swap attempts.
