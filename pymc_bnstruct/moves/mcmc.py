@@ -63,7 +63,7 @@ import math
 import numba as nb
 import numpy as np
 
-from .._jit import inner
+from .._jit import empty, inner, zeros
 from ..rng import randint, seed_state, uniform
 from ._cache import family_score
 from ._kernels import (
@@ -384,13 +384,13 @@ def structure_metropolis(adj, pbits, npar, desc, E, allowed, required, max_paren
     ``β`` anneals a chain into the high-posterior region (``StructureChain.anneal``)."""
     rng = seed_state(seed)
     n = adj.shape[0]
-    eu = np.empty(n * n, dtype=np.int64)
-    ev = np.empty(n * n, dtype=np.int64)
-    pos = np.empty((n, n), dtype=np.int64)
-    order_buf = np.empty(n, dtype=np.int64)
-    tmp = np.zeros(pbits.shape[1], dtype=np.uint64)
+    eu = empty(n * n, np.int64)
+    ev = empty(n * n, np.int64)
+    pos = empty((n, n), np.int64)
+    order_buf = empty(n, np.int64)
+    tmp = zeros(pbits.shape[1], np.uint64)
     p_rev = probs[REV]
-    single = np.zeros(3, dtype=np.float64)  # add / delete / reverse given "not REV"
+    single = zeros(3, np.float64)  # add / delete / reverse given "not REV"
     for k in range(3):
         single[k] = probs[k] / (1.0 - p_rev) if p_rev < 1.0 else 1.0 / 3.0
     max_rows = np.int64(0)  # typed, not the literal 0: one specialisation of rev_workspace

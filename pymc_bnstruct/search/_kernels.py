@@ -19,7 +19,7 @@ from typing import NamedTuple
 import numba as nb
 import numpy as np
 
-from .._jit import inner
+from .._jit import empty, inner, zeros
 from ..moves._cache import family_score
 from ..moves._kernels import (
     ADD,
@@ -272,9 +272,9 @@ def collider_scores(E, opbits, a, b, c, tmp):
     ``(G_left, G_right, G_fork)``: the collider's score minus each alternative's.
     """
     n_words = opbits.shape[1]
-    pa_b = np.empty(n_words, dtype=np.uint64)
-    pa_a = np.empty(n_words, dtype=np.uint64)
-    pa_c = np.empty(n_words, dtype=np.uint64)
+    pa_b = empty(n_words, np.uint64)
+    pa_a = empty(n_words, np.uint64)
+    pa_c = empty(n_words, np.uint64)
     for w in range(n_words):
         pa_b[w] = opbits[b, w]
         pa_a[w] = opbits[a, w]
@@ -353,17 +353,17 @@ class Skeleton(NamedTuple):
 @nb.njit(cache=True)
 def _skeleton(adj_in, perm):
     n = adj_in.shape[0]
-    rank = np.empty(n, dtype=np.int64)
+    rank = empty(n, np.int64)
     for t in range(n):
         rank[perm[t]] = t
-    skel = np.zeros((n, n), dtype=np.bool_)
+    skel = zeros((n, n), np.bool_)
     for u in range(n):
         for v in range(n):
             if adj_in[u, v] != 0:
                 skel[u, v] = True
                 skel[v, u] = True
-    deg = np.zeros(n, dtype=np.int64)
-    nbr = np.empty((n, max(n - 1, 1)), dtype=np.int64)
+    deg = zeros(n, np.int64)
+    nbr = empty((n, max(n - 1, 1)), np.int64)
     for t in range(n):
         v = perm[t]
         for s in range(n):
@@ -409,11 +409,11 @@ def _orient_colliders(E, K, log_gamma, skeleton, g, undirected, tmp, col_log):
     n_cand = 0
     for b in range(n):
         n_cand += deg[b] * (deg[b] - 1) // 2
-    ca = np.empty(n_cand, dtype=np.int64)
-    cb = np.empty(n_cand, dtype=np.int64)
-    cc = np.empty(n_cand, dtype=np.int64)
-    cg = np.empty(n_cand)
-    alive = np.zeros(n_cand, dtype=np.bool_)
+    ca = empty(n_cand, np.int64)
+    cb = empty(n_cand, np.int64)
+    cc = empty(n_cand, np.int64)
+    cg = empty(n_cand, np.float64)
+    alive = zeros(n_cand, np.bool_)
     m = 0
     for t in range(n):
         b = skeleton.priority[t]
@@ -485,10 +485,10 @@ def _orient_remaining(E, K, skeleton, g, undirected, tmp):
     for u in range(n):
         for v in range(u + 1, n):
             n_edges += undirected[u, v]
-    eu = np.empty(n_edges, dtype=np.int64)  # the edge eu - ev, eu first in priority order
-    ev = np.empty(n_edges, dtype=np.int64)
-    g_uv = np.empty(n_edges)  # gain of orienting eu -> ev (changes only with Pa(ev))
-    g_vu = np.empty(n_edges)
+    eu = empty(n_edges, np.int64)  # the edge eu - ev, eu first in priority order
+    ev = empty(n_edges, np.int64)
+    g_uv = empty(n_edges, np.float64)  # gain of orienting eu -> ev (changes only with Pa(ev))
+    g_vu = empty(n_edges, np.float64)
     open_ = np.ones(n_edges, dtype=np.bool_)
     e = 0
     for s in range(n):
@@ -579,10 +579,10 @@ def skeleton_reorient(E, adj_in, K, log_gamma, perm, out, col_log):
     n = adj_in.shape[0]
     n_words = (n + 63) // 64
     out[:, :] = 0
-    g = GraphState(out, np.zeros((n, n_words), dtype=np.uint64), np.zeros(n, dtype=np.int64),
-                   np.zeros((n, n_words), dtype=np.uint64))  # the edges oriented so far
-    tmp = np.zeros(n_words, dtype=np.uint64)
-    undirected = np.zeros((n, n), dtype=np.bool_)
+    g = GraphState(out, zeros((n, n_words), np.uint64), zeros(n, np.int64),
+                   zeros((n, n_words), np.uint64))  # the edges oriented so far
+    tmp = zeros(n_words, np.uint64)
+    undirected = zeros((n, n), np.bool_)
     skeleton = _skeleton(adj_in, perm)
     _keep_forced(adj_in, K, g, undirected)
     n_col = _orient_colliders(E, K, log_gamma, skeleton, g, undirected, tmp, col_log)
