@@ -27,7 +27,7 @@ from numba.core.typing.npydecl import parse_dtype, parse_shape
 from numba.extending import intrinsic
 from numba.np.arrayobj import _empty_nd_impl, _parse_shape
 
-__all__ = ["InnerDispatcher", "inner", "empty", "zeros"]
+__all__ = ["InnerDispatcher", "inner", "inlined", "empty", "zeros"]
 
 
 class InnerDispatcher(CPUDispatcher):
@@ -45,6 +45,17 @@ def inner(func: Callable) -> InnerDispatcher:
     dispatcher = nb.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)(func)
     dispatcher.__class__ = InnerDispatcher
     return dispatcher
+
+
+def inlined(kernel: CPUDispatcher) -> CPUDispatcher:
+    """A twin of ``kernel`` that numba inlines into its callers (``inline="always"``, at IR level).
+
+    numba links every callee's compiled module into its caller and optimises the linked whole
+    again at every level of the call tree, so a kernel called from one loop costs its compile
+    once more there; inlined, it is compiled only as part of the loop. ``kernel`` itself keeps
+    its own entry point (for Python and other kernels). The twin is never compiled on its own.
+    """
+    return nb.njit(inline="always")(kernel.py_func)
 
 
 def _alloc_signature(shape, dtype):
