@@ -164,7 +164,7 @@ def _histogram(keys, span, counts):
             counts[keys[s]] += 1
 
 
-@nb.njit(cache=True)
+@inner
 def _local_score(cols, arities, child, parents, n_parents, kind, ess, keys, counts):
     # two passes (vectorisable key arithmetic, then a scatter count) beat one fused loop
     span = _family_keys(cols, arities, child, parents, n_parents, keys)

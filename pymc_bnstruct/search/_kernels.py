@@ -47,6 +47,8 @@ NO_MOVE = 3  # no legal (non-tabu) move at all
 # score-equivalent moves such as covered-edge reversals give ~1e-12 relative noise).
 REL_TOL = 1e-9
 
+NO_MOVE_KIND = np.int64(-1)  # _best_move's "no move" (kind and nodes)
+
 
 class ClimbState(NamedTuple):
     """The current graph and its delta table (updated in place by the kernels)."""
@@ -82,7 +84,7 @@ class TabuState(NamedTuple):
     best: np.ndarray
 
 
-@inner
+@nb.njit(cache=True, inline="always")
 def refresh(E, S, K, v):
     """Recompute ``local[v]`` and column ``v`` of ``delta``."""
     adj = S.graph.adj
@@ -126,7 +128,7 @@ def refresh_all(E, S, K):
     return total
 
 
-@inner
+@nb.njit(cache=True, inline="always")
 def _in_tabu(T, h):
     for t in range(T.count[0]):
         if T.recent[t] == h:
@@ -134,7 +136,7 @@ def _in_tabu(T, h):
     return False
 
 
-@inner
+@nb.njit(cache=True, inline="always")
 def _push_tabu(T, h):
     size = T.recent.shape[0]
     T.recent[T.pos[0]] = h
@@ -143,7 +145,7 @@ def _push_tabu(T, h):
         T.count[0] += 1
 
 
-@inner
+@nb.njit(cache=True, inline="always")
 def _best_move(S, K, T, use_add, use_del, use_rev, use_tabu):
     """The best legal (non-tabu) move: ``(delta, kind, u, v)``, kind -1 if there is none."""
     adj = S.graph.adj
@@ -157,9 +159,11 @@ def _best_move(S, K, T, use_add, use_del, use_rev, use_tabu):
     h = T.hash[0]
     n = adj.shape[0]
     best_d = -np.inf
-    bk = -1
-    bu = -1
-    bv = -1
+    # typed, not the literal -1: inlined into climb, a literal would first compile
+    # apply_move for Literal[int](-1) arguments
+    bk = NO_MOVE_KIND
+    bu = NO_MOVE_KIND
+    bv = NO_MOVE_KIND
     for u in range(n):
         for v in range(n):
             if u == v:
@@ -183,7 +187,7 @@ def _best_move(S, K, T, use_add, use_del, use_rev, use_tabu):
     return best_d, bk, bu, bv
 
 
-@inner
+@nb.njit(cache=True, inline="always")
 def _copy2d(src, dst):
     """``dst[:, :] = src`` as a loop: numba's array-to-array assignment compiles its
     shape-mismatch error message (string formatting), seconds of cold-start compile."""
