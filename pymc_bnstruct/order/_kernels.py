@@ -219,7 +219,7 @@ def cached_node_log_sum(v, offsets, bits, scores, cutoffs, notpred, cand, keys, 
     return val
 
 
-@inner
+@nb.njit(cache=True, inline="always")
 def cached_node_scores(order, offsets, bits, scores, cutoffs, cand, keys, vals, used, shift, notpred, out):
     """:func:`node_scores` through the per-node caches (``notpred`` is scratch)."""
     _clear(notpred)
@@ -232,7 +232,7 @@ def cached_node_scores(order, offsets, bits, scores, cutoffs, cand, keys, vals, 
     return total
 
 
-@inner
+@nb.njit(cache=True, inline="always")
 def cached_rescore_range(order, a, b, offsets, bits, scores, cutoffs, cand, keys, vals, used, shift,
                          notpred, out):
     """:func:`rescore_range` through the per-node caches."""
