@@ -19,7 +19,7 @@ from typing import NamedTuple
 import numba as nb
 import numpy as np
 
-from .._jit import empty, inner, zeros
+from .._jit import empty, inlined, inner, zeros
 from ..moves._cache import family_score
 from ..moves._kernels import (
     ADD,
@@ -128,6 +128,9 @@ def refresh_all(E, S, K):
     return total
 
 
+_refresh_all_inline = inlined(refresh_all)
+
+
 @nb.njit(cache=True, inline="always")
 def _in_tabu(T, h):
     for t in range(T.count[0]):
@@ -207,7 +210,8 @@ def climb(E, S, K, T, use_add, use_del, use_rev, min_gain, max_steps, tabu_len, 
     ``T`` and the climb stops after ``max_no_improve`` moves without a new best.
 
     ``trace[t]`` receives the score after step ``t + 1`` (at most ``len(trace)`` steps
-    are made per call). Returns ``(status, n_steps, score)``.
+    are made per call). Returns ``(status, n_steps, score)``; with ``max_steps == 0`` it only
+    refreshes the dirty columns and returns the current score (as :func:`refresh_all`).
     """
     g = S.graph
     zob = T.zobrist
@@ -215,8 +219,26 @@ def climb(E, S, K, T, use_add, use_del, use_rev, min_gain, max_steps, tabu_len, 
     steps = 0
     limit = min(max_steps, trace.shape[0])
     status = CONVERGED
-    cur = refresh_all(E, S, K)
+    moved = False
+    tol = 0.0
     while True:
+        # the one refresh of the loop (at the start, then after each move): inlined, a
+        # second call site would compile refresh_all's body twice
+        cur = _refresh_all_inline(E, S, K)
+        if moved:
+            trace[steps] = cur
+            steps += 1
+            if use_tabu:
+                _push_tabu(T, T.hash[0])
+                if cur > T.best[0] + tol:
+                    T.best[0] = cur
+                    _copy2d(g.adj, T.best_adj)
+                    T.no_improve[0] = 0
+                else:
+                    T.no_improve[0] += 1
+                    if T.no_improve[0] >= max_no_improve:
+                        status = PATIENCE
+                        break
         if steps >= limit:
             status = STEP_LIMIT
             break
@@ -236,20 +258,7 @@ def climb(E, S, K, T, use_add, use_del, use_rev, min_gain, max_steps, tabu_len, 
             S.dirty[bu] = True
             h ^= zob[bv, bu]
         T.hash[0] = h
-        cur = refresh_all(E, S, K)
-        trace[steps] = cur
-        steps += 1
-        if use_tabu:
-            _push_tabu(T, h)
-            if cur > T.best[0] + tol:
-                T.best[0] = cur
-                _copy2d(g.adj, T.best_adj)
-                T.no_improve[0] = 0
-            else:
-                T.no_improve[0] += 1
-                if T.no_improve[0] >= max_no_improve:
-                    status = PATIENCE
-                    break
+        moved = True
     return status, steps, cur
 
 
