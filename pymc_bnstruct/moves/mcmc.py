@@ -63,7 +63,7 @@ import math
 import numba as nb
 import numpy as np
 
-from .._jit import empty, inlined, inner, zeros
+from .._jit import empty, inlined, inner, inplace_alloc_twin, zeros
 from ..rng import randint, seed_state, uniform
 from ._cache import family_score
 from ._kernels import (
@@ -371,6 +371,9 @@ _propose_inline = inlined(propose)
 _accept_inline = inlined(accept)
 _rev_propose_inline = inlined(rev_propose)
 _rev_accept_inline = inlined(rev_accept)
+# rev_workspace with its np.zeros emitted in place (see _jit.empty): six (shape, dtype) pairs,
+# 18 small functions (np.zeros, np.empty, fill), about 1 s of the loop's first compile
+_rev_workspace_inplace = nb.njit(cache=True, inline="always")(inplace_alloc_twin(rev_workspace.py_func, "_inplace"))
 
 
 @nb.njit(cache=True)
@@ -408,7 +411,7 @@ def structure_metropolis(adj, pbits, npar, desc, E, allowed, required, max_paren
     if p_rev > 0.0:
         for x in range(offsets.shape[0] - 1):
             max_rows = max(max_rows, offsets[x + 1] - offsets[x])
-    W = rev_workspace(n, pbits.shape[1], max_rows)
+    W = _rev_workspace_inplace(n, pbits.shape[1], max_rows)
     m = edge_list(adj, eu, ev, pos)
     change = 0.0
     beta_step = (beta_to - beta_from) / n_moves if n_moves > 0 else 0.0
