@@ -8,16 +8,28 @@ arrays), about half of a small helper's first-use compile time (issue 14's cold 
 A function compiled without a CPython wrapper has no Python entry point: numba would
 crash if Python called it, so :class:`InnerDispatcher` turns such a call into a clear
 ``TypeError``. Calls from compiled code do not go through ``__call__`` and are unaffected.
+
+Kernels allocate with :func:`empty` and :func:`zeros` instead of ``np.empty`` / ``np.zeros``:
+numba compiles ``np.empty`` as a separate function (its whole pipeline, LLVM included) for
+every distinct (shape type, dtype) and ``np.zeros`` as two more, about 40-50 ms each on a
+cold cache and 10 to 30 of them per entry point. These two are intrinsics, the same
+allocation code emitted in place, so nothing extra is compiled.
 """
 
 from __future__ import annotations
 
+import types as pytypes
 from collections.abc import Callable
 
 import numba as nb
+import numpy as np
+from numba.core import cgutils, types
 from numba.core.registry import CPUDispatcher
+from numba.core.typing.npydecl import parse_dtype, parse_shape
+from numba.extending import intrinsic
+from numba.np.arrayobj import _empty_nd_impl, _parse_shape
 
-__all__ = ["InnerDispatcher", "inner"]
+__all__ = ["InnerDispatcher", "inner", "inlined", "empty", "zeros", "inplace_alloc_twin"]
 
 
 class InnerDispatcher(CPUDispatcher):
@@ -35,3 +47,68 @@ def inner(func: Callable) -> InnerDispatcher:
     dispatcher = nb.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)(func)
     dispatcher.__class__ = InnerDispatcher
     return dispatcher
+
+
+def inlined(kernel: CPUDispatcher) -> CPUDispatcher:
+    """A twin of ``kernel`` that numba inlines into its callers (``inline="always"``, at IR level).
+
+    numba links every callee's compiled module into its caller and optimises the linked whole
+    again at every level of the call tree, so a kernel called from one loop costs its compile
+    once more there; inlined, it is compiled only as part of the loop. ``kernel`` itself keeps
+    its own entry point (for Python and other kernels). The twin is never compiled on its own.
+    """
+    return nb.njit(inline="always")(kernel.py_func)
+
+
+def _alloc_signature(shape, dtype):
+    nb_dtype = parse_dtype(dtype)
+    ndim = parse_shape(shape)
+    if nb_dtype is None or ndim is None:
+        return None  # numba reports a typing error at the call site
+    return types.Array(nb_dtype, ndim, "C")(shape, dtype)
+
+
+def _alloc_codegen(zero: bool):
+    # numpy_empty_nd's code generation (numba.np.arrayobj), plus np.zeros' memset
+    def codegen(context, builder, sig, args):
+        shapes = _parse_shape(context, builder, sig.args[0], args[0])
+        ary = _empty_nd_impl(context, builder, sig.return_type, shapes)
+        if zero:
+            cgutils.memset(builder, ary.data, builder.mul(ary.itemsize, ary.nitems), 0)
+        return ary._getvalue()
+    return codegen
+
+
+@intrinsic
+def empty(typingctx, shape, dtype):
+    """``np.empty(shape, dtype)`` inside a kernel (``dtype`` required), compiled in place."""
+    sig = _alloc_signature(shape, dtype)
+    return None if sig is None else (sig, _alloc_codegen(False))
+
+
+@intrinsic
+def zeros(typingctx, shape, dtype):
+    """``np.zeros(shape, dtype)`` inside a kernel (``dtype`` required), compiled in place."""
+    sig = _alloc_signature(shape, dtype)
+    return None if sig is None else (sig, _alloc_codegen(True))
+
+
+# numpy as inplace_alloc_twin's functions see it: np.empty / np.zeros are the intrinsics above
+_numpy_inplace = pytypes.ModuleType("numpy")
+_numpy_inplace.__dict__.update(np.__dict__)
+_numpy_inplace.empty = empty
+_numpy_inplace.zeros = zeros
+
+
+def inplace_alloc_twin(func: Callable, suffix: str) -> Callable:
+    """``func`` (a Python function) with ``np.empty`` / ``np.zeros`` read as :func:`empty` /
+    :func:`zeros`: for a kernel whose source keeps numpy's calls (e.g. the REV workspace, whose
+    code other work owns). Its ``np.empty`` / ``np.zeros`` must give the dtype. The twin is
+    named ``<name><suffix>`` so that numba caches it apart from ``func``; jit it as usual."""
+    g = dict(func.__globals__)
+    g["np"] = _numpy_inplace
+    twin = pytypes.FunctionType(func.__code__, g, func.__name__ + suffix, func.__defaults__, func.__closure__)
+    twin.__qualname__ = func.__qualname__ + suffix
+    twin.__doc__ = func.__doc__
+    twin.__module__ = func.__module__
+    return twin

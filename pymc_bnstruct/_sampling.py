@@ -17,6 +17,8 @@ from typing import Any
 import numba as nb
 import numpy as np
 
+from ._jit import empty, zeros
+
 __all__ = ["sample_dags_given_orders"]
 
 _MAX_SEED = 2**32
@@ -32,11 +34,11 @@ def _sample_kernel(child_start, family_parents, family_log_score, n_vars, orders
     np.random.seed(seed)
     n_orders = orders.shape[0]
     k = family_parents.shape[1]
-    out = np.zeros((n_orders * dags_per_order, n_vars, n_vars), dtype=np.uint8)
-    rank = np.empty(n_vars, dtype=np.int64)
+    out = zeros((n_orders * dags_per_order, n_vars, n_vars), np.uint8)
+    rank = empty(n_vars, np.int64)
     n_fam = family_log_score.shape[0]
-    rows = np.empty(n_fam, dtype=np.int64)  # allowed families of the current node
-    cum = np.empty(n_fam)  # their cumulative weights
+    rows = empty(n_fam, np.int64)  # allowed families of the current node
+    cum = empty(n_fam, np.float64)  # their cumulative weights
     for o in range(n_orders):
         for pos in range(n_vars):
             rank[orders[o, pos]] = pos

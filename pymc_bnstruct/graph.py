@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from ._jit import inner
+from ._jit import empty, inner, zeros
 
 __all__ = [
     "to_adjacency", "edges_to_indices", "find_cycle", "is_acyclic", "topological_order", "adjacency_dataarray", "covered_edges",
@@ -140,7 +140,7 @@ def topological_order_kernel(adj, order):
     algorithm, O(n^2), ties by index); return False, with ``order`` partly filled, if the
     graph has a directed cycle. The one topological sort behind every acyclicity check."""
     n = adj.shape[0]
-    indeg = np.zeros(n, dtype=np.int64)
+    indeg = zeros(n, np.int64)
     for u in range(n):
         for v in range(n):
             if adj[u, v] != 0:
@@ -166,7 +166,7 @@ def topological_order_kernel(adj, order):
 @nb.njit(cache=True)
 def acyclic_kernel(adj):
     """Numba: True if the adjacency has no directed cycle."""
-    return topological_order_kernel(adj, np.empty(adj.shape[0], dtype=np.int64))
+    return topological_order_kernel(adj, empty(adj.shape[0], np.int64))
 
 
 def topological_order(adjacency: Any, rng: np.random.Generator | None = None,

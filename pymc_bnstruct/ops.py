@@ -25,6 +25,7 @@ from pytensor.graph.basic import Apply
 from pytensor.graph.op import Op
 from pytensor.link.numba.dispatch import numba_funcify
 
+from ._jit import empty, zeros
 from .constraints import StructureConstraints
 from .graph import topological_order_kernel
 from .moves import ScoreCache
@@ -185,8 +186,8 @@ def _engine(engine: cache_kernels.CacheEngine, arrays: list) -> cache_kernels.Ca
 def _cached_dag_log_score(adj, allowed, required, max_parents, E):
     """Score of the graph ``adj`` from the cache ``E``; ``-inf`` unless it is an allowed 0/1 DAG."""
     n = allowed.shape[0]
-    a8 = np.zeros((n, n), dtype=np.int8)
-    pbits = np.zeros((n, (n + 63) // 64), dtype=np.uint64)
+    a8 = zeros((n, n), np.int8)
+    pbits = zeros((n, (n + 63) // 64), np.uint64)
     for v in range(n):
         k = 0
         for u in range(n):
@@ -204,7 +205,7 @@ def _cached_dag_log_score(adj, allowed, required, max_parents, E):
                 return -np.inf
         if k > max_parents:
             return -np.inf
-    if not topological_order_kernel(a8, np.empty(n, dtype=np.int64)):
+    if not topological_order_kernel(a8, empty(n, np.int64)):
         return -np.inf
     return cache_kernels.graph_score(E, pbits)
 

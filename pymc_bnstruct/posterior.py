@@ -28,6 +28,7 @@ import numpy as np
 import xarray as xr
 
 from ._idata import get_group, has_group, select_draws
+from ._jit import empty, zeros
 from ._sampling import sample_dags_given_orders
 from .contract import (
     EDGE_DIMS,
@@ -66,8 +67,8 @@ def _closure_kernel(dags):
     with ``bad`` the index of the first cyclic graph, or -1.
     """
     m, n = dags.shape[0], dags.shape[1]
-    reach = np.zeros((m, n, n), dtype=np.uint8)
-    topo = np.empty(n, dtype=np.int64)
+    reach = zeros((m, n, n), np.uint8)
+    topo = empty(n, np.int64)
     for g in range(m):
         if not topological_order_kernel(dags[g], topo):
             return reach, g
@@ -87,7 +88,7 @@ def _markov_blanket_kernel(dags):
     """Markov-blanket indicators: ``mb[g, u, v] = 1`` when u is a parent, a child or a
     co-parent (another parent of a common child) of v in graph g; symmetric, zero diagonal."""
     m, n = dags.shape[0], dags.shape[1]
-    mb = np.zeros((m, n, n), dtype=np.uint8)
+    mb = zeros((m, n, n), np.uint8)
     for g in range(m):
         for c in range(n):
             for u in range(n):
@@ -106,7 +107,7 @@ def _mean_over_groups(x, group):
     """Average consecutive blocks of ``group`` graphs: (m * group, n, n) uint8 -> (m, n, n)."""
     m = x.shape[0] // group
     n = x.shape[1]
-    out = np.zeros((m, n, n))
+    out = zeros((m, n, n), np.float64)
     for i in range(m):
         for d in range(group):
             g = i * group + d

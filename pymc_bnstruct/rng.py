@@ -17,7 +17,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from ._jit import inner
+from ._jit import empty, inner
 
 _U1 = np.uint64(1)
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -36,7 +36,7 @@ def _rotl(x, k):
 @nb.njit(cache=True)
 def seed_state(seed):
     """A fresh ``uint64[4]`` xoshiro256** state from an integer seed (splitmix64 expansion)."""
-    state = np.empty(4, dtype=np.uint64)
+    state = empty(4, np.uint64)
     z = np.uint64(seed)
     for i in range(4):
         z = z + _GOLDEN

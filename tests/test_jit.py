@@ -1,5 +1,6 @@
 """Helpers compiled with :func:`pymc_bnstruct._jit.inner` (no Python wrapper, for a cheaper
-first compile) run inside kernels and refuse, with a clear error, to be called from Python."""
+first compile) run inside kernels and refuse, with a clear error, to be called from Python;
+the in-place allocations :func:`~pymc_bnstruct._jit.empty` and :func:`~pymc_bnstruct._jit.zeros`."""
 
 import numpy as np
 import pytest
@@ -29,3 +30,36 @@ def test_inner_helpers_work_inside_kernels():
 
     expected = lgamma(1.0) - lgamma(1.0 + 6) + 2 * (lgamma(0.5 + 3) - lgamma(0.5))
     assert empty == pytest.approx(expected, rel=1e-12)
+
+
+def test_in_place_allocation_matches_numpy():
+    import numba as nb
+
+    @nb.njit
+    def alloc(n):
+        return (_jit.zeros(n, np.float64), _jit.zeros((n, 3), np.uint64), _jit.zeros(n, np.bool_),
+                _jit.zeros((2, n), np.int8), _jit.empty(n, np.int32), _jit.empty((n, 2), np.int64))
+
+    arrays = alloc(5)
+    expected = [((5,), np.float64), ((5, 3), np.uint64), ((5,), np.bool_), ((2, 5), np.int8),
+                ((5,), np.int32), ((5, 2), np.int64)]
+    for a, (shape, dtype) in zip(arrays, expected):
+        assert a.shape == shape and a.dtype == dtype and a.flags.c_contiguous and a.flags.writeable
+    for a in arrays[:4]:
+        assert not a.any()
+    with pytest.raises(ValueError, match="negative dimensions"):
+        alloc(-1)
+
+
+def _workspace(n):
+    return np.zeros((n, 2), dtype=np.int8), np.zeros(n, dtype=np.float64)
+
+
+def test_inplace_alloc_twin_allocates_like_numpy():
+    import numba as nb
+
+    twin = _jit.inplace_alloc_twin(_workspace, "_inplace")
+    assert twin.__qualname__ == "_workspace_inplace" and twin.__globals__["np"].zeros is _jit.zeros
+    a, b = nb.njit(twin)(3)
+    assert a.shape == (3, 2) and a.dtype == np.int8 and not a.any()
+    assert b.shape == (3,) and b.dtype == np.float64 and not b.any()

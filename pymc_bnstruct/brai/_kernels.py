@@ -21,7 +21,7 @@ import numpy as np
 from numba import types
 from numba.typed import Dict
 
-from .._jit import inner
+from .._jit import empty, inner, zeros
 from ..scores._kernels import _family_keys, _histogram, _renumber
 
 G_SQUARE = 0
@@ -108,10 +108,10 @@ def g_square(cols, arities, x, y, z, n, keys, counts):
         keys[s] = keys[s] * rxy + cx[s] * ry32 + cy[s]
     span = u * rx * ry
     if counts.shape[0] < 4 * span:
-        counts = np.empty(4 * span, dtype=np.int64)
+        counts = empty(4 * span, np.int64)
     _histogram(keys, span, counts)
-    nx = np.empty(rx, dtype=np.int64)
-    ny = np.empty(ry, dtype=np.int64)
+    nx = empty(rx, np.int64)
+    ny = empty(ry, np.int64)
     g2 = 0.0
     df = 0
     for j in range(u):
@@ -169,7 +169,7 @@ def _decide(cols, arities, x, y, z, n, kind, threshold, min_rows, chi2_isf, keys
 def _min_full_df(arities, x, y, cand, lo, hi, skip, n):
     """Smallest full df over the size-n subsets of cand[lo:hi] (minus ``skip``)."""
     m = 0
-    tmp = np.empty(hi - lo, dtype=np.int64)
+    tmp = empty(hi - lo, np.int64)
     for i in range(lo, hi):
         if cand[i] != skip:
             tmp[m] = arities[cand[i]]
@@ -204,12 +204,12 @@ def refine_pairs(cols, arities, pairs, cand, cand_ptr, n, kind, threshold, min_r
     """
     n_rows = cols.shape[1]
     n_vars = cols.shape[0]
-    keys = np.empty(n_rows, dtype=np.int32)
-    counts = np.empty(1024, dtype=np.int64)
-    in_first = np.zeros(n_vars, dtype=np.bool_)
-    z = np.empty(max(n, 1), dtype=np.int64)
-    zs = np.empty(max(n, 1), dtype=np.int64)
-    comb = np.empty(max(n, 1), dtype=np.int64)
+    keys = empty(n_rows, np.int32)
+    counts = empty(1024, np.int64)
+    in_first = zeros(n_vars, np.bool_)
+    z = empty(max(n, 1), np.int64)
+    zs = empty(max(n, 1), np.int64)
+    comb = empty(max(n, 1), np.int64)
     for e in range(pairs.shape[0]):
         x = pairs[e, 0]
         y = pairs[e, 1]
@@ -285,8 +285,8 @@ def refine_pairs(cols, arities, pairs, cand, cand_ptr, n, kind, threshold, min_r
 @nb.njit(cache=True)
 def ci_statistic(cols, arities, x, y, z):
     """``(G², reduced df)`` of one test (for users and tests)."""
-    keys = np.empty(cols.shape[1], dtype=np.int32)
-    counts = np.empty(1024, dtype=np.int64)
+    keys = empty(cols.shape[1], np.int32)
+    counts = empty(1024, np.int64)
     zs = np.sort(z)
     g2, df, counts = g_square(cols, arities, x, y, zs, zs.shape[0], keys, counts)
     return g2, df
@@ -297,8 +297,8 @@ def ci_statistic(cols, arities, x, y, z):
 def _reaches(sub, start, target):
     """A directed path ``start ~> target`` in the PDAG ``sub`` (directed edges only)."""
     m = sub.shape[0]
-    seen = np.zeros(m, dtype=np.bool_)
-    stack = np.empty(m, dtype=np.int64)
+    seen = zeros(m, np.bool_)
+    stack = empty(m, np.int64)
     top = 0
     stack[top] = start
     top += 1
@@ -321,12 +321,12 @@ def _reaches(sub, start, target):
 def _cyclic_nodes(sub):
     """Nodes left after Kahn's algorithm on the directed edges (empty when acyclic)."""
     m = sub.shape[0]
-    indeg = np.zeros(m, dtype=np.int64)
+    indeg = zeros(m, np.int64)
     for u in range(m):
         for v in range(m):
             if sub[u, v] != 0 and sub[v, u] == 0:
                 indeg[v] += 1
-    queue = np.empty(m, dtype=np.int64)
+    queue = empty(m, np.int64)
     head = 0
     tail = 0
     for v in range(m):
@@ -342,7 +342,7 @@ def _cyclic_nodes(sub):
                 if indeg[v] == 0:
                     queue[tail] = v
                     tail += 1
-    out = np.zeros(m, dtype=np.bool_)
+    out = zeros(m, np.bool_)
     for v in range(m):
         out[v] = indeg[v] > 0
     return out
@@ -389,8 +389,8 @@ def orient_kernel(sub, endo, locked, marginal, sep_ptr, sep_flat, view):
             if locked[u, v] and endo[u] and endo[v] and sub[u, v] != 0:
                 sub[v, u] = 0
     # v-structures x -> z <- y, collected on the graph as it is
-    want = np.zeros((m, m), dtype=np.bool_)
-    pa = np.empty(m, dtype=np.int64)
+    want = zeros((m, m), np.bool_)
+    pa = empty(m, np.int64)
     for z in range(m):
         if not endo[z]:
             continue
@@ -419,7 +419,7 @@ def orient_kernel(sub, endo, locked, marginal, sep_ptr, sep_flat, view):
                 if collider:
                     want[x, z] = True
                     want[y, z] = True
-    fresh = np.zeros((m, m), dtype=np.bool_)
+    fresh = zeros((m, m), np.bool_)
     for u in range(m):
         for v in range(m):
             # conflicting requests leave the edge alone; exogenous edges are directed already

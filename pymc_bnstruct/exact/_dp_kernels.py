@@ -37,6 +37,8 @@ from typing import NamedTuple
 import numba as nb
 import numpy as np
 
+from .._jit import empty, zeros
+
 EZERO = -(1 << 40)  # exponent of an exact zero
 _P2_OFF = 1100
 # 2**k for k in [-1100, 1100] (passed to the kernels as ``p2``); below 2**-1074 the entries are 0.0, above 2**1023 inf
@@ -179,9 +181,13 @@ def max_dps(n, best_log):
     """
     size = np.int64(1) << n
     full = size - 1
-    mh = np.full(size, -math.inf)
-    mr = np.full(size, -math.inf)
-    sink = np.full(size, -1, dtype=np.int64)
+    mh = empty(size, np.float64)
+    mr = empty(size, np.float64)
+    sink = empty(size, np.int64)
+    for s in range(size):  # np.full would compile a function of its own per dtype
+        mh[s] = -math.inf
+        mr[s] = -math.inf
+        sink[s] = -1
     mh[0] = 0.0
     mr[0] = 0.0
     for s in range(1, size):
@@ -477,8 +483,8 @@ def superset_sums(n, g_m, g_e, p2):
 def edge_sums(n, offsets, masks, log_w, gam_m, gam_e, log_z):
     """``P(u -> v | D) = Σ_{Pa ∋ u} B_v(Pa) Γ_v(Pa) / Z`` for all edges, and for each ``v``
     the total ``Σ_Pa B_v(Pa) Γ_v(Pa) / Z``, which must be 1 (a consistency check)."""
-    probs = np.zeros((n, n))
-    totals = np.zeros(n)
+    probs = zeros((n, n), np.float64)
+    totals = zeros(n, np.float64)
     for v in range(n):
         for f in range(offsets[v], offsets[v + 1]):
             mask = np.int64(masks[f])
@@ -506,10 +512,13 @@ def order_forward_backward(n, a_m, a_e, p2):
     ``L(V) = R(V) = Σ_≺ Π_i A_i(pred_≺(i))``."""
     size = np.int64(1) << n
     full = size - 1
-    l_m = np.zeros(size)
-    l_e = np.full(size, EZERO, dtype=np.int64)
-    r_m = np.zeros(size)
-    r_e = np.full(size, EZERO, dtype=np.int64)
+    l_m = zeros(size, np.float64)
+    l_e = empty(size, np.int64)
+    r_m = zeros(size, np.float64)
+    r_e = empty(size, np.int64)
+    for s in range(size):  # not np.full: it compiles a function of its own
+        l_e[s] = EZERO
+        r_e[s] = EZERO
     l_m[0], l_e[0] = 0.5, 1
     r_m[0], r_e[0] = 0.5, 1
     for s in range(1, size):
@@ -545,8 +554,8 @@ def sample_orders(n, a_m, a_e, l_m, l_e, n_orders, seed):
     ``j`` with probability ``L(S - j) A_j(S - j) / L(S)``."""
     np.random.seed(seed)
     full = (np.int64(1) << n) - 1
-    out = np.empty((n_orders, n), dtype=np.int64)
-    logs = np.empty(n)
+    out = empty((n_orders, n), np.int64)
+    logs = empty(n, np.float64)
     for k in range(n_orders):
         s = full
         for pos in range(n - 1, -1, -1):

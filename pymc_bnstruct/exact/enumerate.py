@@ -29,7 +29,7 @@ import numba
 import numpy as np
 import xarray as xr
 
-from .._jit import inner
+from .._jit import inner, zeros
 from ..constraints import DEFAULT_MAX_PARENTS
 from ..data import DiscreteData, as_discrete_data
 from ..graph import adjacency_dataarray, find_cycle, to_adjacency
@@ -99,12 +99,12 @@ def _enumerate_dags(
     -1 if the output arrays were too small.
     """
     cap = out_log_w.shape[0]
-    ptr = np.zeros(n, dtype=np.int64)  # next table row to try for each node
-    desc = np.zeros((n + 1, n), dtype=np.int64)
-    acc_w = np.zeros(n + 1)
-    acc_p = np.zeros(n + 1)
-    chosen = np.zeros(n, dtype=np.int64)
-    ways = np.zeros(1 << n, dtype=np.int64)
+    ptr = zeros(n, np.int64)  # next table row to try for each node
+    desc = zeros((n + 1, n), np.int64)
+    acc_w = zeros(n + 1, np.float64)
+    acc_p = zeros(n + 1, np.float64)
+    chosen = zeros(n, np.int64)
+    ways = zeros(1 << n, np.int64)
     count = 0
     k = 0
     ptr[0] = offsets[0]
@@ -151,11 +151,11 @@ def _feature_probabilities(masks: np.ndarray, probs: np.ndarray, n: int):
     ``edge[u, v]``: u -> v. ``mb[u, v]``: u in MB(v) (parent, child or co-parent).
     ``path[u, v]``: a directed path u -> ... -> v of length >= 1 (transitive closure).
     """
-    edge = np.zeros((n, n))
-    mb = np.zeros((n, n))
-    path = np.zeros((n, n))
-    anc = np.zeros(n, dtype=np.int64)
-    blanket = np.zeros(n, dtype=np.int64)
+    edge = zeros((n, n), np.float64)
+    mb = zeros((n, n), np.float64)
+    path = zeros((n, n), np.float64)
+    anc = zeros(n, np.int64)
+    blanket = zeros(n, np.int64)
     full = (1 << n) - 1
     for g in range(masks.shape[0]):
         p = probs[g]

@@ -97,7 +97,7 @@ def bits_to_parents(bits, out):
     return k
 
 
-@nb.njit(cache=True)
+@inner
 def family_score(E, child, bits):
     """``local score + log prior`` of the family ``(child, bits)``, from the cache or computed."""
     slot_child = E.slot_child

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from .._jit import inner
+from .._jit import empty, inner, zeros
 from ..graph import topological_order_kernel as topological_order
 from ._cache import family_score
 
@@ -147,11 +147,11 @@ def legal_moves(adj, allowed, required, max_parents, kinds, us, vs):
     """
     n = adj.shape[0]
     n_words = (n + 63) // 64
-    desc = np.zeros((n, n_words), dtype=np.uint64)
-    order = np.empty(n, dtype=np.int64)
+    desc = zeros((n, n_words), np.uint64)
+    order = empty(n, np.int64)
     if not descendant_bitsets(adj, desc, order):
         return -1
-    npar = np.zeros(n, dtype=np.int64)
+    npar = zeros(n, np.int64)
     for v in range(n):
         for u in range(n):
             npar[v] += adj[u, v] != 0
@@ -183,8 +183,8 @@ def legal_moves(adj, allowed, required, max_parents, kinds, us, vs):
 def count_legal_moves(adj, allowed, required, max_parents):
     """Number of legal moves of ``adj`` (-1 if it is cyclic): :func:`legal_moves` into scratch."""
     k = max(adj.shape[0] * (adj.shape[0] - 1), 1)
-    return legal_moves(adj, allowed, required, max_parents, np.empty(k, dtype=np.int64),
-                       np.empty(k, dtype=np.int64), np.empty(k, dtype=np.int64))
+    return legal_moves(adj, allowed, required, max_parents, empty(k, np.int64),
+                       empty(k, np.int64), empty(k, np.int64))
 
 
 @nb.njit(cache=True)

@@ -19,7 +19,7 @@ from ..graph import find_cycle, to_adjacency
 from ..priors import StructurePrior, Uniform
 from ..scores import BDeu, Score, check_prior, check_score, family_indices
 from ..scores._kernels import _DENSE_LIMIT
-from . import _cache, _kernels
+from . import _cache, state
 
 __all__ = ["ScoreCache", "DEFAULT_MAX_BYTES"]
 
@@ -161,8 +161,4 @@ class ScoreCache:
 
 def parent_bitsets(adj: np.ndarray) -> np.ndarray:
     """``(n, ceil(n / 64))`` uint64 parent bitsets of an adjacency (row = parent)."""
-    adj = np.ascontiguousarray(adj, dtype=np.int8)
-    n = adj.shape[0]
-    out = np.zeros((n, (n + 63) // 64), dtype=np.uint64)
-    _kernels.graph_state(adj, out, np.zeros(n, dtype=np.int64))
-    return out
+    return state.parent_bitsets(np.ascontiguousarray(adj, dtype=np.int8))

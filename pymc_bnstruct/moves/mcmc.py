@@ -63,7 +63,7 @@ import math
 import numba as nb
 import numpy as np
 
-from .._jit import inner
+from .._jit import empty, inlined, inner, inplace_alloc_twin, zeros
 from ..rng import randint, seed_state, uniform
 from ._cache import family_score
 from ._kernels import (
@@ -86,6 +86,9 @@ REV = 3  # Grzegorczyk & Husmeier's new edge reversal (index into probs and stat
 # "no forced parent" for _parent_sets; a numpy scalar types as int64, where a bare -1 would be
 # a literal and give the function a second compiled specialisation
 NO_NODE = np.int64(-1)
+# propose's delta, inlined: only propose needs it in structure MCMC, and a call would compile
+# it on its own first (see _jit.inlined)
+_move_delta_inline = inlined(move_delta)
 
 
 @nb.njit(cache=True)
@@ -162,7 +165,7 @@ def propose(adj, pbits, npar, desc, eu, ev, m, E, allowed, required, max_parents
             if not can_reverse(adj, npar, desc, allowed, required, max_parents, u, v):
                 return kind, u, v, False, 0.0, 0.0
             log_h = 0.0
-    return kind, u, v, True, move_delta(E, pbits, kind, u, v, tmp), log_h
+    return kind, u, v, True, _move_delta_inline(E, pbits, kind, u, v, tmp), log_h
 
 
 @nb.njit(cache=True)
@@ -378,6 +381,17 @@ def rev_accept(adj, pbits, npar, desc, eu, ev, pos, order_buf, i, j, new):
 
 
 # --------------------------------------------------------------------------- the chain
+# The loop runs its four move kernels inlined: called, each would be compiled on its own and
+# then again, linked, as part of the loop (about 2 s of the loop's first compile).
+_propose_inline = inlined(propose)
+_accept_inline = inlined(accept)
+_rev_propose_inline = inlined(rev_propose)
+_rev_accept_inline = inlined(rev_accept)
+# rev_workspace with its np.zeros emitted in place (see _jit.empty): six (shape, dtype) pairs,
+# 18 small functions (np.zeros, np.empty, fill), about 1 s of the loop's first compile
+_rev_workspace_inplace = nb.njit(cache=True, inline="always")(inplace_alloc_twin(rev_workspace.py_func, "_inplace"))
+
+
 @nb.njit(cache=True)
 def structure_metropolis(adj, pbits, npar, desc, E, allowed, required, max_parents, probs,
                          n_moves, seed, stats, offsets, fbits, fscores, beta_from, beta_to):
@@ -400,20 +414,20 @@ def structure_metropolis(adj, pbits, npar, desc, E, allowed, required, max_paren
     ``β`` anneals a chain into the high-posterior region (``StructureChain.anneal``)."""
     rng = seed_state(seed)
     n = adj.shape[0]
-    eu = np.empty(n * n, dtype=np.int64)
-    ev = np.empty(n * n, dtype=np.int64)
-    pos = np.empty((n, n), dtype=np.int64)
-    order_buf = np.empty(n, dtype=np.int64)
-    tmp = np.zeros(pbits.shape[1], dtype=np.uint64)
+    eu = empty(n * n, np.int64)
+    ev = empty(n * n, np.int64)
+    pos = empty((n, n), np.int64)
+    order_buf = empty(n, np.int64)
+    tmp = zeros(pbits.shape[1], np.uint64)
     p_rev = probs[REV]
-    single = np.zeros(3, dtype=np.float64)  # add / delete / reverse given "not REV"
+    single = zeros(3, np.float64)  # add / delete / reverse given "not REV"
     for k in range(3):
         single[k] = probs[k] / (1.0 - p_rev) if p_rev < 1.0 else 1.0 / 3.0
     max_rows = np.int64(0)  # typed, not the literal 0: one specialisation of rev_workspace
     if p_rev > 0.0:
         for x in range(offsets.shape[0] - 1):
             max_rows = max(max_rows, offsets[x + 1] - offsets[x])
-    W = rev_workspace(n, pbits.shape[1], max_rows)
+    W = _rev_workspace_inplace(n, pbits.shape[1], max_rows)
     m = edge_list(adj, eu, ev, pos)
     change = 0.0
     beta_step = (beta_to - beta_from) / n_moves if n_moves > 0 else 0.0
@@ -421,17 +435,17 @@ def structure_metropolis(adj, pbits, npar, desc, E, allowed, required, max_paren
         beta = beta_from + beta_step * t
         if p_rev > 0.0 and uniform(rng) < p_rev:
             stats[REV] += 1
-            legal, i, j, delta, log_h = rev_propose(adj, pbits, eu, ev, m, E, offsets, fbits, fscores, W, rng)
+            legal, i, j, delta, log_h = _rev_propose_inline(adj, pbits, eu, ev, m, E, offsets, fbits, fscores, W, rng)
             if legal and math.log(uniform(rng)) < beta * delta + log_h:
                 stats[4 + REV] += 1
                 change += delta
-                m = rev_accept(adj, pbits, npar, desc, eu, ev, pos, order_buf, i, j, W[5])
+                m = _rev_accept_inline(adj, pbits, npar, desc, eu, ev, pos, order_buf, i, j, W[5])
             continue
-        kind, u, v, legal, delta, log_h = propose(adj, pbits, npar, desc, eu, ev, m, E, allowed, required,
+        kind, u, v, legal, delta, log_h = _propose_inline(adj, pbits, npar, desc, eu, ev, m, E, allowed, required,
                                                   max_parents, single, tmp, rng)
         stats[kind] += 1
         if legal and math.log(uniform(rng)) < beta * delta + log_h:
             stats[4 + kind] += 1
             change += delta
-            m = accept(adj, pbits, npar, desc, eu, ev, pos, m, order_buf, kind, u, v)
+            m = _accept_inline(adj, pbits, npar, desc, eu, ev, pos, m, order_buf, kind, u, v)
     return change

@@ -35,7 +35,7 @@ import math
 import numba as nb
 import numpy as np
 
-from .._jit import inner
+from .._jit import empty, inner, zeros
 
 _Z = np.uint64(0)
 _U1 = np.uint64(1)
@@ -113,7 +113,7 @@ def is_permutation(order, n):
     """True if ``order`` holds each of ``0 .. n-1`` exactly once."""
     if order.shape[0] != n:
         return False
-    seen = np.zeros(n, dtype=np.bool_)
+    seen = zeros(n, np.bool_)
     for k in range(n):
         v = order[k]
         if v < 0 or v >= n or seen[v]:
@@ -126,7 +126,7 @@ def is_permutation(order, n):
 def node_scores(order, offsets, bits, scores, cutoffs, out):
     """Fill ``out[i]`` with node ``i``'s term of the order score; return their sum (eq. 7)."""
     n = order.shape[0]
-    notpred = np.empty(bits.shape[1], dtype=np.uint64)
+    notpred = empty(bits.shape[1], np.uint64)
     _clear(notpred)
     total = 0.0
     for k in range(n):
@@ -143,7 +143,7 @@ def order_log_score(order, offsets, bits, scores, cutoffs):
     n = offsets.shape[0] - 1
     if not is_permutation(order, n):
         return NEG_INF
-    out = np.empty(n, dtype=np.float64)
+    out = empty(n, np.float64)
     return node_scores(order, offsets, bits, scores, cutoffs, out)
 
 
@@ -183,7 +183,7 @@ _HASH = np.uint64(0x9E3779B97F4A7C15)
 def candidate_masks(offsets, bits):
     """``(n, W)`` union of the parent bitsets of each node's families."""
     n = offsets.shape[0] - 1
-    out = np.zeros((n, bits.shape[1]), dtype=np.uint64)
+    out = zeros((n, bits.shape[1]), np.uint64)
     for v in range(n):
         for f in range(offsets[v], offsets[v + 1]):
             for w in range(bits.shape[1]):
@@ -219,7 +219,7 @@ def cached_node_log_sum(v, offsets, bits, scores, cutoffs, notpred, cand, keys, 
     return val
 
 
-@inner
+@nb.njit(cache=True, inline="always")
 def cached_node_scores(order, offsets, bits, scores, cutoffs, cand, keys, vals, used, shift, notpred, out):
     """:func:`node_scores` through the per-node caches (``notpred`` is scratch)."""
     _clear(notpred)
@@ -232,7 +232,7 @@ def cached_node_scores(order, offsets, bits, scores, cutoffs, cand, keys, vals, 
     return total
 
 
-@inner
+@nb.njit(cache=True, inline="always")
 def cached_rescore_range(order, a, b, offsets, bits, scores, cutoffs, cand, keys, vals, used, shift,
                          notpred, out):
     """:func:`rescore_range` through the per-node caches."""
@@ -255,7 +255,7 @@ def family_weights(order, offsets, bits, scores, cutoffs, node_scores_, weights)
     """``weights[f] = P(Pa_i = U_f | ≺, D)`` (prop. 3.1) for every row; 0 if inconsistent or truncated."""
     n = order.shape[0]
     n_words = bits.shape[1]
-    notpred = np.empty(n_words, dtype=np.uint64)
+    notpred = empty(n_words, np.uint64)
     _clear(notpred)
     weights[:] = 0.0
     for k in range(n):
@@ -349,11 +349,11 @@ def _feature_pass(order, offsets, bits, scores, parents, cutoffs, edge, log_none
     """
     n = order.shape[0]
     n_words = bits.shape[1]
-    notpred = np.empty(n_words, dtype=np.uint64)
+    notpred = empty(n_words, np.uint64)
     _clear(notpred)
     edge[:, :] = 0.0
-    pair = np.zeros((n, n), dtype=np.float64) if want_pairs else np.zeros((1, 1), dtype=np.float64)
-    touched = np.empty((n * n if want_pairs else 1, 2), dtype=np.int64)
+    pair = zeros((n, n), np.float64) if want_pairs else zeros((1, 1), np.float64)
+    touched = empty((n * n if want_pairs else 1, 2), np.int64)
     for pos in range(n):
         v = order[pos]
         lo, hi = offsets[v], offsets[v + 1]
@@ -382,7 +382,7 @@ def _feature_pass(order, offsets, bits, scores, parents, cutoffs, edge, log_none
 @nb.njit(cache=True)
 def edge_probabilities(order, offsets, bits, scores, parents, cutoffs, out):
     """``out[u, v] = P(u -> v | ≺, D)`` (prop. 3.2): the weight of v's consistent families containing u."""
-    dummy = np.zeros((1, 1), dtype=np.float64)
+    dummy = zeros((1, 1), np.float64)
     _feature_pass(order, offsets, bits, scores, parents, cutoffs, out, dummy, np.bool_(False))
 
 
@@ -395,6 +395,6 @@ def order_features(order, offsets, bits, scores, parents, cutoffs, edge, mb):
     is allowed. Symmetric with a zero diagonal.
     """
     n = order.shape[0]
-    log_none = np.zeros((n, n), dtype=np.float64)  # Σ_w log(1 - P({u, v} ⊆ Pa_w)), u < v
+    log_none = zeros((n, n), np.float64)  # Σ_w log(1 - P({u, v} ⊆ Pa_w)), u < v
     _feature_pass(order, offsets, bits, scores, parents, cutoffs, edge, log_none, np.bool_(True))
     markov_blanket_from(edge, log_none, mb)

@@ -28,6 +28,7 @@ import math
 import numba as nb
 import numpy as np
 
+from .._jit import empty
 from ..rng import randint, seed_state, uniform
 from ._kernels import cached_node_scores, cached_rescore_range
 
@@ -45,9 +46,9 @@ def order_metropolis(order, terms, offsets, bits, scores, cutoffs, cand, keys, v
     """
     n = order.shape[0]
     rng = seed_state(seed)
-    notpred = np.empty(bits.shape[1], dtype=np.uint64)
-    new_terms = np.empty(n, dtype=np.float64)
-    rotated = np.empty(n, dtype=np.int64)
+    notpred = empty(bits.shape[1], np.uint64)
+    new_terms = empty(n, np.float64)
+    rotated = empty(n, np.int64)
     total = 0.0
     for v in range(n):
         total += terms[v]

@@ -16,6 +16,7 @@ from pytensor.graph.basic import Apply
 from pytensor.graph.op import Op
 from pytensor.link.numba.dispatch import numba_funcify
 
+from .._jit import empty, zeros
 from ..contract import ORDER_FEATURES
 from . import _kernels
 from .scorer import OrderScorer
@@ -120,15 +121,18 @@ class OrderFeatures(Op):
 @nb.njit(cache=True)
 def _features(order, offsets, bits, scores, parents, cutoffs, want_edge):
     n = offsets.shape[0] - 1
-    edge = np.empty((n, n), dtype=np.float64)
+    edge = empty((n, n), np.float64)
     if not _kernels.is_permutation(order, n):
         edge[:, :] = np.nan
         return edge
+    # the feature pass itself, as edge_probabilities / order_features run it: through them,
+    # the first draw compiled both of them on top of the pass
+    log_none = zeros((1, 1) if want_edge else (n, n), np.float64)
+    _kernels._feature_pass(order, offsets, bits, scores, parents, cutoffs, edge, log_none, not want_edge)
     if want_edge:
-        _kernels.edge_probabilities(order, offsets, bits, scores, parents, cutoffs, edge)
         return edge
-    mb = np.empty((n, n), dtype=np.float64)
-    _kernels.order_features(order, offsets, bits, scores, parents, cutoffs, edge, mb)
+    mb = empty((n, n), np.float64)
+    _kernels.markov_blanket_from(edge, log_none, mb)
     return mb
 
 

@@ -51,7 +51,7 @@ from typing import NamedTuple
 import numba as nb
 import numpy as np
 
-from .._jit import inner
+from .._jit import empty, inner, zeros
 from ..moves._kernels import REVERSE
 from ..moves.mcmc import accept, edge_list, propose
 from ..rng import seed_state, uniform
@@ -262,17 +262,17 @@ def weight_update(j_new, a, pi_upd, bounds, w):
 @inner
 def _workspace(adj, n_words):
     n = adj.shape[0]
-    return Workspace(np.empty(n * n, dtype=np.int64), np.empty(n * n, dtype=np.int64),
-                     np.empty((n, n), dtype=np.int64), np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64),
-                     np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64), np.empty(n, dtype=np.uint8),
-                     np.zeros((2, 3), dtype=np.int64), np.zeros(n_words, dtype=np.uint64))
+    return Workspace(empty(n * n, np.int64), empty(n * n, np.int64),
+                     empty((n, n), np.int64), empty(n, np.int64), empty(n, np.int64),
+                     empty(n, np.int64), empty(n, np.int64), empty(n, np.uint8),
+                     zeros((2, 3), np.int64), zeros(n_words, np.uint64))
 
 
 @inner
 def _single_edge_probs(kind_probs):
     """Probabilities of add, delete and reverse within the single-edge moves (skeletal, reversal)."""
     p_single = kind_probs[SKELETAL] + kind_probs[REVERSAL]
-    probs3 = np.zeros(3)
+    probs3 = zeros(3, np.float64)
     if p_single > 0.0:
         probs3[0] = 0.5 * kind_probs[SKELETAL] / p_single
         probs3[1] = probs3[0]

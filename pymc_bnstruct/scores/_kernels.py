@@ -21,7 +21,7 @@ import math
 import numba as nb
 import numpy as np
 
-from .._jit import inner
+from .._jit import empty, inner, zeros
 from ..graph import acyclic_kernel as _acyclic
 
 BDEU = 0
@@ -36,7 +36,9 @@ _DENSE_LIMIT = 4096
 @inner
 def _renumber(keys, span):
     """Map the values of ``keys`` (all < span) to 0..u-1 in place; return u."""
-    table = np.full(span, -1, dtype=np.int32)
+    table = empty(span, np.int32)
+    for k in range(span):  # not np.full: it compiles a function of its own
+        table[k] = -1
     u = 0
     for s in range(keys.shape[0]):
         k = keys[s]
@@ -162,12 +164,12 @@ def _histogram(keys, span, counts):
             counts[keys[s]] += 1
 
 
-@nb.njit(cache=True)
+@inner
 def _local_score(cols, arities, child, parents, n_parents, kind, ess, keys, counts):
     # two passes (vectorisable key arithmetic, then a scatter count) beat one fused loop
     span = _family_keys(cols, arities, child, parents, n_parents, keys)
     if counts.shape[0] < span:
-        counts = np.empty(span, dtype=np.int64)
+        counts = empty(span, np.int64)
     _histogram(keys, span, counts)
     q = _n_configs(arities, parents, n_parents)
     return _score_from_counts(counts, span, arities[child], kind, ess, q, math.log(cols.shape[1]))
@@ -176,8 +178,8 @@ def _local_score(cols, arities, child, parents, n_parents, kind, ess, keys, coun
 @nb.njit(cache=True)
 def local_score(cols, arities, child, parents, kind, ess):
     """Score of one family; ``parents`` is a 1-D int64 array."""
-    keys = np.empty(cols.shape[1], dtype=np.int32)
-    counts = np.empty(1024, dtype=np.int64)
+    keys = empty(cols.shape[1], np.int32)
+    counts = empty(1024, np.int64)
     return _local_score(cols, arities, child, parents, parents.shape[0], kind, ess, keys, counts)
 
 
@@ -185,9 +187,9 @@ def local_score(cols, arities, child, parents, kind, ess):
 def local_scores_serial(cols, arities, children, parent_sets, n_parents, kind, ess):
     """:func:`local_scores` in one thread: for small batches, where compiling the parallel
     kernel (seconds on a cold cache) costs far more than it saves."""
-    out = np.empty(children.shape[0], dtype=np.float64)
-    keys = np.empty(cols.shape[1], dtype=np.int32)
-    counts = np.empty(1024, dtype=np.int64)
+    out = empty(children.shape[0], np.float64)
+    keys = empty(cols.shape[1], np.int32)
+    counts = empty(1024, np.int64)
     for f in range(children.shape[0]):
         out[f] = _local_score(cols, arities, children[f], parent_sets[f], n_parents[f], kind, ess, keys, counts)
     return out
@@ -228,9 +230,9 @@ def enumerate_parent_sets(free, fixed, k_max, out, n_parents, start):
     """
     m = free.shape[0]
     n_fixed = fixed.shape[0]
-    comb = np.empty(max(k_max, 1), dtype=np.int64)
+    comb = empty(max(k_max, 1), np.int64)
     row = start
-    merged = np.empty(n_fixed + max(k_max, 1), dtype=np.int64)
+    merged = empty(n_fixed + max(k_max, 1), np.int64)
     for k in range(min(k_max, m) + 1):
         for t in range(k):
             comb[t] = t
@@ -268,7 +270,7 @@ def enumerate_parent_sets(free, fixed, k_max, out, n_parents, start):
 @nb.njit(cache=True)
 def parent_bitsets(parent_sets, n_parents, n_words):
     """``(F, n_words)`` uint64 bitsets of padded parent sets."""
-    out = np.zeros((parent_sets.shape[0], n_words), dtype=np.uint64)
+    out = zeros((parent_sets.shape[0], n_words), np.uint64)
     for f in range(parent_sets.shape[0]):
         for t in range(n_parents[f]):
             p = parent_sets[f, t]
@@ -313,7 +315,7 @@ def dag_log_score(adj, offsets, bitsets, log_scores):
     if not _acyclic(adj):
         return -np.inf
     n_words = bitsets.shape[1]
-    key = np.zeros(n_words, dtype=np.uint64)
+    key = zeros(n_words, np.uint64)
     total = 0.0
     for v in range(n):
         for w in range(n_words):

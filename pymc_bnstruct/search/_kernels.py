@@ -19,7 +19,7 @@ from typing import NamedTuple
 import numba as nb
 import numpy as np
 
-from .._jit import inner
+from .._jit import empty, inlined, inner, zeros
 from ..moves._cache import family_score
 from ..moves._kernels import (
     ADD,
@@ -46,6 +46,8 @@ NO_MOVE = 3  # no legal (non-tabu) move at all
 # Relative tolerance under which a score change counts as zero (rounding of lgamma sums:
 # score-equivalent moves such as covered-edge reversals give ~1e-12 relative noise).
 REL_TOL = 1e-9
+
+NO_MOVE_KIND = np.int64(-1)  # _best_move's "no move" (kind and nodes)
 
 
 class ClimbState(NamedTuple):
@@ -82,7 +84,7 @@ class TabuState(NamedTuple):
     best: np.ndarray
 
 
-@inner
+@nb.njit(cache=True, inline="always")
 def refresh(E, S, K, v):
     """Recompute ``local[v]`` and column ``v`` of ``delta``."""
     adj = S.graph.adj
@@ -126,7 +128,10 @@ def refresh_all(E, S, K):
     return total
 
 
-@inner
+_refresh_all_inline = inlined(refresh_all)
+
+
+@nb.njit(cache=True, inline="always")
 def _in_tabu(T, h):
     for t in range(T.count[0]):
         if T.recent[t] == h:
@@ -134,7 +139,7 @@ def _in_tabu(T, h):
     return False
 
 
-@inner
+@nb.njit(cache=True, inline="always")
 def _push_tabu(T, h):
     size = T.recent.shape[0]
     T.recent[T.pos[0]] = h
@@ -143,7 +148,7 @@ def _push_tabu(T, h):
         T.count[0] += 1
 
 
-@inner
+@nb.njit(cache=True, inline="always")
 def _best_move(S, K, T, use_add, use_del, use_rev, use_tabu):
     """The best legal (non-tabu) move: ``(delta, kind, u, v)``, kind -1 if there is none."""
     adj = S.graph.adj
@@ -157,9 +162,11 @@ def _best_move(S, K, T, use_add, use_del, use_rev, use_tabu):
     h = T.hash[0]
     n = adj.shape[0]
     best_d = -np.inf
-    bk = -1
-    bu = -1
-    bv = -1
+    # typed, not the literal -1: inlined into climb, a literal would first compile
+    # apply_move for Literal[int](-1) arguments
+    bk = NO_MOVE_KIND
+    bu = NO_MOVE_KIND
+    bv = NO_MOVE_KIND
     for u in range(n):
         for v in range(n):
             if u == v:
@@ -183,7 +190,7 @@ def _best_move(S, K, T, use_add, use_del, use_rev, use_tabu):
     return best_d, bk, bu, bv
 
 
-@inner
+@nb.njit(cache=True, inline="always")
 def _copy2d(src, dst):
     """``dst[:, :] = src`` as a loop: numba's array-to-array assignment compiles its
     shape-mismatch error message (string formatting), seconds of cold-start compile."""
@@ -203,7 +210,8 @@ def climb(E, S, K, T, use_add, use_del, use_rev, min_gain, max_steps, tabu_len, 
     ``T`` and the climb stops after ``max_no_improve`` moves without a new best.
 
     ``trace[t]`` receives the score after step ``t + 1`` (at most ``len(trace)`` steps
-    are made per call). Returns ``(status, n_steps, score)``.
+    are made per call). Returns ``(status, n_steps, score)``; with ``max_steps == 0`` it only
+    refreshes the dirty columns and returns the current score (as :func:`refresh_all`).
     """
     g = S.graph
     zob = T.zobrist
@@ -211,8 +219,26 @@ def climb(E, S, K, T, use_add, use_del, use_rev, min_gain, max_steps, tabu_len, 
     steps = 0
     limit = min(max_steps, trace.shape[0])
     status = CONVERGED
-    cur = refresh_all(E, S, K)
+    moved = False
+    tol = 0.0
     while True:
+        # the one refresh of the loop (at the start, then after each move): inlined, a
+        # second call site would compile refresh_all's body twice
+        cur = _refresh_all_inline(E, S, K)
+        if moved:
+            trace[steps] = cur
+            steps += 1
+            if use_tabu:
+                _push_tabu(T, T.hash[0])
+                if cur > T.best[0] + tol:
+                    T.best[0] = cur
+                    _copy2d(g.adj, T.best_adj)
+                    T.no_improve[0] = 0
+                else:
+                    T.no_improve[0] += 1
+                    if T.no_improve[0] >= max_no_improve:
+                        status = PATIENCE
+                        break
         if steps >= limit:
             status = STEP_LIMIT
             break
@@ -232,20 +258,7 @@ def climb(E, S, K, T, use_add, use_del, use_rev, min_gain, max_steps, tabu_len, 
             S.dirty[bu] = True
             h ^= zob[bv, bu]
         T.hash[0] = h
-        cur = refresh_all(E, S, K)
-        trace[steps] = cur
-        steps += 1
-        if use_tabu:
-            _push_tabu(T, h)
-            if cur > T.best[0] + tol:
-                T.best[0] = cur
-                _copy2d(g.adj, T.best_adj)
-                T.no_improve[0] = 0
-            else:
-                T.no_improve[0] += 1
-                if T.no_improve[0] >= max_no_improve:
-                    status = PATIENCE
-                    break
+        moved = True
     return status, steps, cur
 
 
@@ -272,9 +285,9 @@ def collider_scores(E, opbits, a, b, c, tmp):
     ``(G_left, G_right, G_fork)``: the collider's score minus each alternative's.
     """
     n_words = opbits.shape[1]
-    pa_b = np.empty(n_words, dtype=np.uint64)
-    pa_a = np.empty(n_words, dtype=np.uint64)
-    pa_c = np.empty(n_words, dtype=np.uint64)
+    pa_b = empty(n_words, np.uint64)
+    pa_a = empty(n_words, np.uint64)
+    pa_c = empty(n_words, np.uint64)
     for w in range(n_words):
         pa_b[w] = opbits[b, w]
         pa_a[w] = opbits[a, w]
@@ -353,17 +366,17 @@ class Skeleton(NamedTuple):
 @nb.njit(cache=True)
 def _skeleton(adj_in, perm):
     n = adj_in.shape[0]
-    rank = np.empty(n, dtype=np.int64)
+    rank = empty(n, np.int64)
     for t in range(n):
         rank[perm[t]] = t
-    skel = np.zeros((n, n), dtype=np.bool_)
+    skel = zeros((n, n), np.bool_)
     for u in range(n):
         for v in range(n):
             if adj_in[u, v] != 0:
                 skel[u, v] = True
                 skel[v, u] = True
-    deg = np.zeros(n, dtype=np.int64)
-    nbr = np.empty((n, max(n - 1, 1)), dtype=np.int64)
+    deg = zeros(n, np.int64)
+    nbr = empty((n, max(n - 1, 1)), np.int64)
     for t in range(n):
         v = perm[t]
         for s in range(n):
@@ -409,11 +422,11 @@ def _orient_colliders(E, K, log_gamma, skeleton, g, undirected, tmp, col_log):
     n_cand = 0
     for b in range(n):
         n_cand += deg[b] * (deg[b] - 1) // 2
-    ca = np.empty(n_cand, dtype=np.int64)
-    cb = np.empty(n_cand, dtype=np.int64)
-    cc = np.empty(n_cand, dtype=np.int64)
-    cg = np.empty(n_cand)
-    alive = np.zeros(n_cand, dtype=np.bool_)
+    ca = empty(n_cand, np.int64)
+    cb = empty(n_cand, np.int64)
+    cc = empty(n_cand, np.int64)
+    cg = empty(n_cand, np.float64)
+    alive = zeros(n_cand, np.bool_)
     m = 0
     for t in range(n):
         b = skeleton.priority[t]
@@ -485,10 +498,10 @@ def _orient_remaining(E, K, skeleton, g, undirected, tmp):
     for u in range(n):
         for v in range(u + 1, n):
             n_edges += undirected[u, v]
-    eu = np.empty(n_edges, dtype=np.int64)  # the edge eu - ev, eu first in priority order
-    ev = np.empty(n_edges, dtype=np.int64)
-    g_uv = np.empty(n_edges)  # gain of orienting eu -> ev (changes only with Pa(ev))
-    g_vu = np.empty(n_edges)
+    eu = empty(n_edges, np.int64)  # the edge eu - ev, eu first in priority order
+    ev = empty(n_edges, np.int64)
+    g_uv = empty(n_edges, np.float64)  # gain of orienting eu -> ev (changes only with Pa(ev))
+    g_vu = empty(n_edges, np.float64)
     open_ = np.ones(n_edges, dtype=np.bool_)
     e = 0
     for s in range(n):
@@ -579,10 +592,10 @@ def skeleton_reorient(E, adj_in, K, log_gamma, perm, out, col_log):
     n = adj_in.shape[0]
     n_words = (n + 63) // 64
     out[:, :] = 0
-    g = GraphState(out, np.zeros((n, n_words), dtype=np.uint64), np.zeros(n, dtype=np.int64),
-                   np.zeros((n, n_words), dtype=np.uint64))  # the edges oriented so far
-    tmp = np.zeros(n_words, dtype=np.uint64)
-    undirected = np.zeros((n, n), dtype=np.bool_)
+    g = GraphState(out, zeros((n, n_words), np.uint64), zeros(n, np.int64),
+                   zeros((n, n_words), np.uint64))  # the edges oriented so far
+    tmp = zeros(n_words, np.uint64)
+    undirected = zeros((n, n), np.bool_)
     skeleton = _skeleton(adj_in, perm)
     _keep_forced(adj_in, K, g, undirected)
     n_col = _orient_colliders(E, K, log_gamma, skeleton, g, undirected, tmp, col_log)

@@ -60,6 +60,7 @@ class Climber:
             best_adj=np.zeros((n, n), dtype=np.int8),
             best=np.full(1, -np.inf),
         )
+        self._no_trace = np.empty(0)  # score(): a climb of no steps
         self._restart_walk()
 
     @property
@@ -95,7 +96,10 @@ class Climber:
 
     def score(self) -> float:
         """Current score (refreshes dirty columns)."""
-        return float(search_kernels.refresh_all(self.cache.engine, self.state, self.limits))
+        # a climb of 0 steps (refresh_all): the searches then compile one kernel, not two
+        _, _, score = search_kernels.climb(self.cache.engine, self.state, self.limits, self.tabu, False, False,
+                                           False, 0.0, np.int64(0), np.int64(0), np.int64(0), self._no_trace)
+        return float(score)
 
     def climb(
         self,
