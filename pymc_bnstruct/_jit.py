@@ -18,18 +18,16 @@ allocation code emitted in place, so nothing extra is compiled.
 
 from __future__ import annotations
 
-import types as pytypes
 from collections.abc import Callable
 
 import numba as nb
-import numpy as np
 from numba.core import cgutils, types
 from numba.core.registry import CPUDispatcher
 from numba.core.typing.npydecl import parse_dtype, parse_shape
 from numba.extending import intrinsic
 from numba.np.arrayobj import _empty_nd_impl, _parse_shape
 
-__all__ = ["InnerDispatcher", "inner", "inlined", "empty", "zeros", "inplace_alloc_twin"]
+__all__ = ["InnerDispatcher", "inner", "inlined", "empty", "zeros"]
 
 
 class InnerDispatcher(CPUDispatcher):
@@ -91,24 +89,3 @@ def zeros(typingctx, shape, dtype):
     """``np.zeros(shape, dtype)`` inside a kernel (``dtype`` required), compiled in place."""
     sig = _alloc_signature(shape, dtype)
     return None if sig is None else (sig, _alloc_codegen(True))
-
-
-# numpy as inplace_alloc_twin's functions see it: np.empty / np.zeros are the intrinsics above
-_numpy_inplace = pytypes.ModuleType("numpy")
-_numpy_inplace.__dict__.update(np.__dict__)
-_numpy_inplace.empty = empty
-_numpy_inplace.zeros = zeros
-
-
-def inplace_alloc_twin(func: Callable, suffix: str) -> Callable:
-    """``func`` (a Python function) with ``np.empty`` / ``np.zeros`` read as :func:`empty` /
-    :func:`zeros`: for a kernel whose source keeps numpy's calls (e.g. the REV workspace, whose
-    code other work owns). Its ``np.empty`` / ``np.zeros`` must give the dtype. The twin is
-    named ``<name><suffix>`` so that numba caches it apart from ``func``; jit it as usual."""
-    g = dict(func.__globals__)
-    g["np"] = _numpy_inplace
-    twin = pytypes.FunctionType(func.__code__, g, func.__name__ + suffix, func.__defaults__, func.__closure__)
-    twin.__qualname__ = func.__qualname__ + suffix
-    twin.__doc__ = func.__doc__
-    twin.__module__ = func.__module__
-    return twin

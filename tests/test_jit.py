@@ -49,17 +49,3 @@ def test_in_place_allocation_matches_numpy():
         assert not a.any()
     with pytest.raises(ValueError, match="negative dimensions"):
         alloc(-1)
-
-
-def _workspace(n):
-    return np.zeros((n, 2), dtype=np.int8), np.zeros(n, dtype=np.float64)
-
-
-def test_inplace_alloc_twin_allocates_like_numpy():
-    import numba as nb
-
-    twin = _jit.inplace_alloc_twin(_workspace, "_inplace")
-    assert twin.__qualname__ == "_workspace_inplace" and twin.__globals__["np"].zeros is _jit.zeros
-    a, b = nb.njit(twin)(3)
-    assert a.shape == (3, 2) and a.dtype == np.int8 and not a.any()
-    assert b.shape == (3,) and b.dtype == np.float64 and not b.any()

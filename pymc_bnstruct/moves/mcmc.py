@@ -63,7 +63,7 @@ import math
 import numba as nb
 import numpy as np
 
-from .._jit import empty, inlined, inner, inplace_alloc_twin, zeros
+from .._jit import empty, inlined, inner, zeros
 from ..rng import randint, seed_state, uniform
 from ._cache import family_score
 from ._kernels import (
@@ -188,12 +188,12 @@ def accept(adj, pbits, npar, desc, eu, ev, pos, m, order_buf, kind, u, v):
 def rev_workspace(n, n_words, max_rows):
     """Scratch arrays of :func:`rev_propose` for graphs of ``n`` nodes and a family table
     with at most ``max_rows`` families per child."""
-    return (np.zeros((n, n), dtype=np.int8),                  # 0: the graph being rebuilt
-            np.zeros(n, dtype=np.bool_),                      # 1: descendant marks
-            np.zeros(n + 1, dtype=np.int64),                  # 2: DFS stack
-            np.zeros(n_words, dtype=np.uint64),               # 3: forbidden parents (bitset)
-            np.zeros(max(max_rows, 1), dtype=np.float64),     # 4: family values, -inf if not eligible
-            np.zeros((2, n_words), dtype=np.uint64))          # 5: proposed Pa(i), Pa(j)
+    return (zeros((n, n), np.int8),                   # 0: the graph being rebuilt
+            zeros(n, np.bool_),                       # 1: descendant marks
+            zeros(n + 1, np.int64),                   # 2: DFS stack
+            zeros(n_words, np.uint64),                # 3: forbidden parents (bitset)
+            zeros(max(max_rows, 1), np.float64),      # 4: family values, -inf if not eligible
+            zeros((2, n_words), np.uint64))           # 5: proposed Pa(i), Pa(j)
 
 
 @inner
@@ -324,6 +324,10 @@ def rev_draw(adj, pbits, eu, ev, m, offsets, fbits, fscores, W, rng):
     return True, i, j, log_accept, row_i, row_j
 
 
+# inlined: rev_propose runs inside structure_metropolis's loop (see below)
+_rev_draw_inline = inlined(rev_draw)
+
+
 @nb.njit(cache=True)
 def rev_propose(adj, pbits, eu, ev, m, E, offsets, fbits, fscores, W, rng):
     """Draw a REV move (Grzegorczyk & Husmeier 2008); return ``(legal, i, j, delta, log_hastings)``.
@@ -346,7 +350,7 @@ def rev_propose(adj, pbits, eu, ev, m, E, offsets, fbits, fscores, W, rng):
     ``legal`` is False (the chain stays) when there is no edge or no parent set fits (e.g.
     a white-listed ``i -> j`` or a black-listed ``j -> i``).
     """
-    legal, i, j, log_accept, _, _ = rev_draw(adj, pbits, eu, ev, m, offsets, fbits, fscores, W, rng)
+    legal, i, j, log_accept, _, _ = _rev_draw_inline(adj, pbits, eu, ev, m, offsets, fbits, fscores, W, rng)
     if not legal:
         return False, i, j, 0.0, 0.0
     new = W[5]
@@ -387,9 +391,7 @@ _propose_inline = inlined(propose)
 _accept_inline = inlined(accept)
 _rev_propose_inline = inlined(rev_propose)
 _rev_accept_inline = inlined(rev_accept)
-# rev_workspace with its np.zeros emitted in place (see _jit.empty): six (shape, dtype) pairs,
-# 18 small functions (np.zeros, np.empty, fill), about 1 s of the loop's first compile
-_rev_workspace_inplace = nb.njit(cache=True, inline="always")(inplace_alloc_twin(rev_workspace.py_func, "_inplace"))
+_rev_workspace_inline = inlined(rev_workspace)
 
 
 @nb.njit(cache=True)
@@ -427,7 +429,7 @@ def structure_metropolis(adj, pbits, npar, desc, E, allowed, required, max_paren
     if p_rev > 0.0:
         for x in range(offsets.shape[0] - 1):
             max_rows = max(max_rows, offsets[x + 1] - offsets[x])
-    W = _rev_workspace_inplace(n, pbits.shape[1], max_rows)
+    W = _rev_workspace_inline(n, pbits.shape[1], max_rows)
     m = edge_list(adj, eu, ev, pos)
     change = 0.0
     beta_step = (beta_to - beta_from) / n_moves if n_moves > 0 else 0.0

@@ -66,7 +66,7 @@ import math
 import numba as nb
 import numpy as np
 
-from .._jit import inner
+from .._jit import empty, inner, zeros
 from ..moves.mcmc import edge_list, rev_draw, rev_workspace
 from ..rng import randint, seed_state, uniform
 from ._kernels import NEG_INF, _compatible, cached_node_term, layer_sets_into
@@ -90,7 +90,7 @@ def layout(layer, sizes, order, start):
     start[0] = 0
     for j in range(m):
         start[j + 1] = start[j] + sizes[j]
-    fill = np.empty(m, dtype=np.int64)
+    fill = empty(m, np.int64)
     for j in range(m):
         fill[j] = start[j]
     for v in range(n):
@@ -117,7 +117,7 @@ def node_options(k, m):
 
 @inner
 def _sizes_of(layer, m_max):
-    sizes = np.zeros(m_max + 1, dtype=np.int64)
+    sizes = zeros(m_max + 1, np.int64)
     m = 0
     for v in range(layer.shape[0]):
         sizes[layer[v]] += 1
@@ -316,7 +316,7 @@ def covered_edges(pa, out):
 def parents_partition(pa, out):
     """The labelled partition of the DAG ``pa`` (longest path from a source, in edges)."""
     n = pa.shape[0]
-    done = np.zeros(n, dtype=np.bool_)
+    done = zeros(n, np.bool_)
     for v in range(n):
         out[v] = 0
     n_done = 0
@@ -422,30 +422,30 @@ def partition_metropolis(layer, terms, pred, prev, offsets, bits, scores, cutoff
     n = layer.shape[0]
     n_words = bits.shape[1]
     rng = seed_state(seed)
-    sizes = np.zeros(n + 1, dtype=np.int64)
-    order = np.empty(n, dtype=np.int64)
-    start = np.zeros(n + 1, dtype=np.int64)
-    new_layer = np.empty(n, dtype=np.int64)
-    new_pred = np.empty((n, n_words), dtype=np.uint64)
-    new_prev = np.empty((n, n_words), dtype=np.uint64)
-    new_terms = np.empty(n, dtype=np.float64)
-    masks = np.empty((n + 1, n_words), dtype=np.uint64)
-    cum = np.empty((n + 1, n_words), dtype=np.uint64)
-    cprobs = np.empty(N_KINDS, dtype=np.float64)
+    sizes = zeros(n + 1, np.int64)
+    order = empty(n, np.int64)
+    start = zeros(n + 1, np.int64)
+    new_layer = empty(n, np.int64)
+    new_pred = empty((n, n_words), np.uint64)
+    new_prev = empty((n, n_words), np.uint64)
+    new_terms = empty(n, np.float64)
+    masks = empty((n + 1, n_words), np.uint64)
+    cum = empty((n + 1, n_words), np.uint64)
+    cprobs = empty(N_KINDS, np.float64)
     # REVERSE keeps a DAG G drawn from P(G | Λ, D) while Λ does not change: (Λ, G) is a state of
     # the joint chain with target P(G | D) 1[Λ = Λ(G)]; a partition move draws G afresh (lazily,
     # at the next REVERSE), a rejected move keeps (Λ, G), an accepted reversal moves to (Λ(G'), G')
-    pa = np.zeros((n, n_words), dtype=np.uint64)
-    fam_score = np.empty(n, dtype=np.float64)
-    edges = np.empty((n * n, 2), dtype=np.int64)
-    pa_new = np.zeros((n, n_words), dtype=np.uint64)
-    fs_new = np.empty(n, dtype=np.float64)
-    edges_new = np.empty((n * n, 2), dtype=np.int64)
+    pa = zeros((n, n_words), np.uint64)
+    fam_score = empty(n, np.float64)
+    edges = empty((n * n, 2), np.int64)
+    pa_new = zeros((n, n_words), np.uint64)
+    fs_new = empty(n, np.float64)
+    edges_new = empty((n * n, 2), np.int64)
     # REV: G as an adjacency matrix with its edge list, rebuilt from pa when REV uses it
-    adj = np.zeros((n, n), dtype=np.int8)
-    eu = np.empty(n * n, dtype=np.int64)
-    ev = np.empty(n * n, dtype=np.int64)
-    pos = np.empty((n, n), dtype=np.int64)
+    adj = zeros((n, n), np.int8)
+    eu = empty(n * n, np.int64)
+    ev = empty(n * n, np.int64)
+    pos = empty((n, n), np.int64)
     max_rows = np.int64(0)
     if probs[REV] > 0.0:
         for v in range(n):
@@ -565,9 +565,9 @@ def partition_metropolis(layer, terms, pred, prev, offsets, bits, scores, cutoff
 def propose_once(kind, layer, seed, new_layer):
     """One proposal of ``kind`` from ``layer`` (for tests): ``(possible, log Hastings factor)``."""
     n = layer.shape[0]
-    sizes = np.zeros(n + 1, dtype=np.int64)
-    order = np.empty(n, dtype=np.int64)
-    start = np.zeros(n + 1, dtype=np.int64)
+    sizes = zeros(n + 1, np.int64)
+    order = empty(n, np.int64)
+    start = zeros(n + 1, np.int64)
     m = layout(layer, sizes, order, start)
     rng = seed_state(seed)
     return propose(kind, layer, sizes, order, start, m, rng, new_layer)
