@@ -47,9 +47,9 @@ of (``m`` layers of sizes ``k_0 .. k_{m-1}``):
     ``i`` (containing ``j``) and ``j`` from their conditional posteriors over the families of
     the scorer (:func:`pymc_bnstruct.moves.mcmc.rev_draw`, the structure sampler's move), and
     accept with its Metropolis–Hastings ratio in the space of DAGs; the chain then moves to
-    the partition of ``G'``. Unlike a covered-edge reversal it changes v-structures, so it
-    joins modes that differ in the parents of one node (alarm's two modes at ``VENTTUBE``),
-    which no sequence of small layer moves crosses at a useful rate.
+    the partition of ``G'``. Unlike a covered-edge reversal it changes v-structures. Off by
+    default: alarm's two modes differ by more than one node's parents and it did not join
+    them (parallel tempering does, :class:`~.chain.TemperedPartitionChain`).
 
 A kind that has no proposal in the current state (exchanges with one layer) leaves the
 state unchanged and counts as proposed, not accepted. Only the nodes whose ``(pred, prev)``
@@ -432,9 +432,10 @@ def partition_metropolis(layer, terms, pred, prev, offsets, bits, scores, cutoff
     masks = empty((n + 1, n_words), np.uint64)
     cum = empty((n + 1, n_words), np.uint64)
     cprobs = empty(N_KINDS, np.float64)
-    # REVERSE keeps a DAG G drawn from P(G | Λ, D) while Λ does not change: (Λ, G) is a state of
-    # the joint chain with target P(G | D) 1[Λ = Λ(G)]; a partition move draws G afresh (lazily,
-    # at the next REVERSE), a rejected move keeps (Λ, G), an accepted reversal moves to (Λ(G'), G')
+    # REVERSE and REV keep a DAG G drawn from P(G | Λ, D) while Λ does not change: (Λ, G) is a
+    # state of the joint chain with target P(G | D) 1[Λ = Λ(G)]; a partition move draws G afresh
+    # (lazily, at the next move through a DAG), a rejected move keeps (Λ, G), an accepted move
+    # through a DAG goes to (Λ(G'), G')
     pa = zeros((n, n_words), np.uint64)
     fam_score = empty(n, np.float64)
     edges = empty((n * n, 2), np.int64)
@@ -476,7 +477,7 @@ def partition_metropolis(layer, terms, pred, prev, offsets, bits, scores, cutoff
             if kind == REVERSE:
                 possible, log_r, c_new = reverse_from(pa, fam_score, c_g, edges, offsets, bits, scores, rng, pa_new,
                                                       fs_new, new_layer, edges_new)
-                if possible:
+                if possible and hastings_weights[REVERSE] != 1.0:  # only the tests' broken variant
                     d = 0.0
                     for v in range(n):
                         d += fs_new[v] - fam_score[v]
