@@ -49,20 +49,6 @@ def flip_bit(row, i):
 
 
 @nb.njit(cache=True)
-def graph_state(adj, pbits, npar):
-    """Fill ``pbits`` and ``npar`` from ``adj``."""
-    n = adj.shape[0]
-    pbits[:, :] = 0
-    for v in range(n):
-        k = 0
-        for u in range(n):
-            if adj[u, v] != 0:
-                set_bit(pbits[v], u)
-                k += 1
-        npar[v] = k
-
-
-@nb.njit(cache=True)
 def descendant_bitsets(adj, desc, order):
     """Fill ``desc`` (``(n, n_words)`` uint64) with the descendants of every node.
 

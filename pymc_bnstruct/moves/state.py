@@ -19,8 +19,8 @@ __all__ = ["GraphState", "FamilyTable", "KernelConstraints", "parent_bitsets"]
 def parent_bitsets(adj: np.ndarray) -> np.ndarray:
     """``(n, ceil(n / 64))`` uint64 parent bitsets of an adjacency (row = parent).
 
-    NumPy, not the ``graph_state`` kernel: loading a graph is then no numba compile of its own
-    on a cold cache (about 0.15 s of the first DAG sample or search)."""
+    NumPy, not a numba kernel: loading a graph is then no compile of its own on a cold cache
+    (about 0.15 s of the first DAG sample or search)."""
     n = adj.shape[0]
     n_words = (n + 63) // 64
     u = np.arange(n)

@@ -16,7 +16,7 @@ from pytensor.graph.basic import Apply
 from pytensor.graph.op import Op
 from pytensor.link.numba.dispatch import numba_funcify
 
-from .._jit import empty, zeros
+from .._jit import empty, inlined
 from ..contract import ORDER_FEATURES
 from . import _kernels
 from .scorer import OrderScorer
@@ -118,6 +118,12 @@ class OrderFeatures(Op):
         return f"OrderFeatures({self.feature}, {self.scorer.n_vars} vars)"
 
 
+# inlined (see _jit.inlined): called, each would compile on its own on the first draw and again
+# inside _features
+_edge_probabilities_inline = inlined(_kernels.edge_probabilities)
+_order_features_inline = inlined(_kernels.order_features)
+
+
 @nb.njit(cache=True)
 def _features(order, offsets, bits, scores, parents, cutoffs, want_edge):
     n = offsets.shape[0] - 1
@@ -125,14 +131,11 @@ def _features(order, offsets, bits, scores, parents, cutoffs, want_edge):
     if not _kernels.is_permutation(order, n):
         edge[:, :] = np.nan
         return edge
-    # the feature pass itself, as edge_probabilities / order_features run it: through them,
-    # the first draw compiled both of them on top of the pass
-    log_none = zeros((1, 1) if want_edge else (n, n), np.float64)
-    _kernels._feature_pass(order, offsets, bits, scores, parents, cutoffs, edge, log_none, not want_edge)
     if want_edge:
+        _edge_probabilities_inline(order, offsets, bits, scores, parents, cutoffs, edge)
         return edge
     mb = empty((n, n), np.float64)
-    _kernels.markov_blanket_from(edge, log_none, mb)
+    _order_features_inline(order, offsets, bits, scores, parents, cutoffs, edge, mb)
     return mb
 
 
