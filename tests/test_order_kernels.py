@@ -267,6 +267,21 @@ def _cache(scorer, slots):
             np.zeros((n, slots)), np.zeros((n, slots), dtype=np.bool_), 64 - int(np.log2(slots)))
 
 
+def test_candidate_masks_are_the_union_of_each_nodes_parent_sets():
+    data = chain_data(70, 100, 2)
+    table = bns.ScoreTable(data, max_parents=2, candidates={0: [3, 65, 69], 69: [1]})
+    s = OrderScorer(table)
+    masks = K.candidate_masks(s.offsets, s.bits)
+    for v in range(s.n_vars):
+        expect = np.zeros(s.n_words, dtype=np.uint64)
+        for f in range(s.offsets[v], s.offsets[v + 1]):
+            expect |= s.bits[f]
+        assert np.array_equal(masks[v], expect)
+    assert set(np.flatnonzero(np.unpackbits(masks[0].view(np.uint8), bitorder="little"))) == {3, 65, 69}
+    with pytest.raises(ValueError, match="at least one family"):
+        K.candidate_masks(np.array([0, 2, 2, 3]), s.bits[:3])
+
+
 @pytest.mark.parametrize("n_vars,slots", [(9, 4), (9, 1024), (70, 16)])
 def test_incremental_updates_equal_full_recomputation(n_vars, slots):
     """Thousands of moves of every kind (tiny caches force collisions); terms stay bit-identical."""

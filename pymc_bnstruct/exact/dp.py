@@ -42,6 +42,10 @@ from . import _dp_kernels as dp_kernels
 
 __all__ = ["ExactPosterior", "posterior", "estimate_memory", "MAX_VARS"]
 
+# The kernels' log of a (mantissa, exponent) pair, run by Python: a handful of calls per DP,
+# not worth a compile of their own on a cold cache.
+_xlog = dp_kernels._xlog.py_func
+
 # Bitmask subsets: the kernels use int64 masks.
 MAX_VARS = 30
 #: The two structure priors (see the module docstring).
@@ -305,9 +309,9 @@ class ExactPosterior:
         if self.modularity == "dag":
             _, mr0, _ = dp_kernels.max_dps(n, fam[2])
             rr0, _ = self._roots(self._kernels, n, layers, a_m, a_e, mr0, prog, "prior")
-            return dp_kernels._xlog(rr0[-1, 0], rr0[-1, 1])
+            return _xlog(rr0[-1, 0], rr0[-1, 1])
         l_m, l_e, _, _ = dp_kernels.order_forward_backward(n, a_m, a_e, dp_kernels.P2)
-        return dp_kernels._xlog(l_m[-1], l_e[-1])
+        return _xlog(l_m[-1], l_e[-1])
 
     def _dag_gamma(self, layers, fam, mr, mh, prog):
         """Tian & He: ``RR`` (root sets), ``H`` (sink sets), then ``Γ_v = K_v × H``; returns
@@ -316,8 +320,8 @@ class ExactPosterior:
         a_m, a_e = fam[0], fam[1]
         rr, c_rr = self._roots(self._kernels, n, layers, a_m, a_e, mr, prog, "RR")
         h, c_h = self._sinks(self._kernels, n, layers, a_m, a_e, mh, prog)
-        log_rr = dp_kernels._xlog(rr[-1, 0], rr[-1, 1])
-        log_h = dp_kernels._xlog(h[-1, 0], h[-1, 1])
+        log_rr = _xlog(rr[-1, 0], rr[-1, 1])
+        log_h = _xlog(h[-1, 0], h[-1, 1])
         half = 2 ** (n - 1)
         g_m = np.empty((n, half))
         g_e = np.empty((n, half), dtype=np.int64)
@@ -335,8 +339,8 @@ class ExactPosterior:
         a_m, a_e = fam[0], fam[1]
         l_m, l_e, r_m, r_e = dp_kernels.order_forward_backward(n, a_m, a_e, dp_kernels.P2)
         prog.advance(1, "L, R")
-        log_rr = dp_kernels._xlog(l_m[-1], l_e[-1])
-        log_h = dp_kernels._xlog(r_m[-1], r_e[-1])
+        log_rr = _xlog(l_m[-1], l_e[-1])
+        log_h = _xlog(r_m[-1], r_e[-1])
         half = 2 ** (n - 1)
         g_m = np.empty((n, half))
         g_e = np.empty((n, half), dtype=np.int64)

@@ -18,7 +18,6 @@ import numpy as np
 from ..constraints import StructureConstraints
 from ..scores.table import ScoreTable
 from ..validation import check_move_probs
-from . import _cache
 from .cache import ScoreCache
 from .mcmc import N_KINDS, structure_metropolis
 from .state import FamilyTable, GraphState
@@ -133,7 +132,7 @@ class StructureChain:
     def load(self, graph: Any, what: str = "the graph") -> None:
         """Make ``graph`` (a 0/1 adjacency of an allowed DAG) the current state."""
         self.state = GraphState.from_graph(graph, self.constraints, what)
-        self.log_score = float(_cache.graph_score(self.cache.engine, self.state.pbits))
+        self._run(0, 0, 1.0, 1.0)  # scores the graph: the loop's kernel returns the final graph's score
 
     def run(self, n_moves: int, seed: int) -> dict[str, np.ndarray]:
         """Run ``n_moves`` moves; return ``{"proposed", "accepted"}`` counts per kind (:data:`MOVE_KINDS`)."""
@@ -169,7 +168,7 @@ class StructureChain:
             raise RuntimeError("load a graph first")
         c = self.constraints
         counts = np.zeros(2 * N_KINDS, dtype=np.int64)
-        self.log_score += structure_metropolis(*self.state, self.cache.engine, c.allowed, c.required,
-                                               c.max_parents, self.move_probs, int(n_moves), int(seed), counts,
-                                               *self.families, float(beta_from), float(beta_to))
+        self.log_score = float(structure_metropolis(*self.state, self.cache.engine, c.allowed, c.required,
+                                                     c.max_parents, self.move_probs, int(n_moves), int(seed), counts,
+                                                     *self.families, float(beta_from), float(beta_to)))
         return {"proposed": counts[:N_KINDS], "accepted": counts[N_KINDS:]}

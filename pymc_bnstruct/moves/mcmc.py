@@ -65,7 +65,7 @@ import numpy as np
 
 from .._jit import empty, inlined, inner, zeros
 from ..rng import randint, seed_state, uniform
-from ._cache import family_score
+from ._cache import family_score, graph_score
 from ._kernels import (
     ADD,
     DELETE,
@@ -385,19 +385,24 @@ def rev_accept(adj, pbits, npar, desc, eu, ev, pos, order_buf, i, j, new):
 
 
 # --------------------------------------------------------------------------- the chain
-# The loop runs its four move kernels inlined: called, each would be compiled on its own and
-# then again, linked, as part of the loop (about 2 s of the loop's first compile).
+# The loop runs its move kernels and its final score inlined: called, each would be compiled
+# on its own and then again, linked, as part of the loop (about 2 s of the loop's first
+# compile). Not so the REV workspace: six allocations inlined cost more than one call.
 _propose_inline = inlined(propose)
 _accept_inline = inlined(accept)
 _rev_propose_inline = inlined(rev_propose)
 _rev_accept_inline = inlined(rev_accept)
-_rev_workspace_inline = inlined(rev_workspace)
+_graph_score_inline = inlined(graph_score)
 
 
 @nb.njit(cache=True)
 def structure_metropolis(adj, pbits, npar, desc, E, allowed, required, max_parents, probs,
                          n_moves, seed, stats, offsets, fbits, fscores, beta_from, beta_to):
-    """Run ``n_moves`` Metropolis–Hastings moves in place; return the change of the graph score.
+    """Run ``n_moves`` Metropolis–Hastings moves in place; return the score of the final graph.
+
+    The score is the sum of the final graph's family values, read from the cache ``E``
+    (not a running total, so rounding never accumulates across calls; with ``n_moves = 0``
+    it is the score of the graph given).
 
     ``probs``: weights of add, delete, reverse and REV (4 entries summing to 1). REV draws
     parent sets from the family table ``offsets, fbits, fscores`` (a
@@ -429,9 +434,8 @@ def structure_metropolis(adj, pbits, npar, desc, E, allowed, required, max_paren
     if p_rev > 0.0:
         for x in range(offsets.shape[0] - 1):
             max_rows = max(max_rows, offsets[x + 1] - offsets[x])
-    W = _rev_workspace_inline(n, pbits.shape[1], max_rows)
+    W = rev_workspace(n, pbits.shape[1], max_rows)
     m = edge_list(adj, eu, ev, pos)
-    change = 0.0
     beta_step = (beta_to - beta_from) / n_moves if n_moves > 0 else 0.0
     for t in range(n_moves):
         beta = beta_from + beta_step * t
@@ -440,7 +444,6 @@ def structure_metropolis(adj, pbits, npar, desc, E, allowed, required, max_paren
             legal, i, j, delta, log_h = _rev_propose_inline(adj, pbits, eu, ev, m, E, offsets, fbits, fscores, W, rng)
             if legal and math.log(uniform(rng)) < beta * delta + log_h:
                 stats[4 + REV] += 1
-                change += delta
                 m = _rev_accept_inline(adj, pbits, npar, desc, eu, ev, pos, order_buf, i, j, W[5])
             continue
         kind, u, v, legal, delta, log_h = _propose_inline(adj, pbits, npar, desc, eu, ev, m, E, allowed, required,
@@ -448,6 +451,5 @@ def structure_metropolis(adj, pbits, npar, desc, E, allowed, required, max_paren
         stats[kind] += 1
         if legal and math.log(uniform(rng)) < beta * delta + log_h:
             stats[4 + kind] += 1
-            change += delta
             m = _accept_inline(adj, pbits, npar, desc, eu, ev, pos, m, order_buf, kind, u, v)
-    return change
+    return _graph_score_inline(E, pbits)

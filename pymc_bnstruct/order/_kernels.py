@@ -179,16 +179,15 @@ def rescore_range(order, a, b, offsets, bits, scores, cutoffs, notpred, out):
 _HASH = np.uint64(0x9E3779B97F4A7C15)
 
 
-@nb.njit(cache=True)
-def candidate_masks(offsets, bits):
-    """``(n, W)`` union of the parent bitsets of each node's families."""
-    n = offsets.shape[0] - 1
-    out = zeros((n, bits.shape[1]), np.uint64)
-    for v in range(n):
-        for f in range(offsets[v], offsets[v + 1]):
-            for w in range(bits.shape[1]):
-                out[v, w] |= bits[f, w]
-    return out
+def candidate_masks(offsets: np.ndarray, bits: np.ndarray) -> np.ndarray:
+    """``(n, W)`` union of the parent bitsets of each node's families.
+
+    NumPy, not a numba kernel: called once per chain, and a kernel would be one more
+    compile of the first order or partition sample on a cold cache."""
+    starts = np.asarray(offsets[:-1], dtype=np.intp)
+    if np.any(np.diff(offsets) <= 0):  # reduceat would copy a neighbour's row into an empty range
+        raise ValueError("every node needs at least one family (its required parents)")
+    return np.bitwise_or.reduceat(bits, starts, axis=0)
 
 
 @inner

@@ -164,7 +164,10 @@ def _histogram(keys, span, counts):
             counts[keys[s]] += 1
 
 
-@inner
+# inlined into each of its callers (the scoring loops here and the family-score cache): called,
+# it would be compiled on its own and again, linked, inside each caller (0.3 s of the first
+# score on a cold cache)
+@nb.njit(cache=True, inline="always")
 def _local_score(cols, arities, child, parents, n_parents, kind, ess, keys, counts):
     # two passes (vectorisable key arithmetic, then a scatter count) beat one fused loop
     span = _family_keys(cols, arities, child, parents, n_parents, keys)
@@ -222,62 +225,6 @@ def local_scores(cols, arities, children, parent_sets, n_parents, kind, ess, n_c
 
 
 # ---------------------------------------------------------------------------- score tables
-@nb.njit(cache=True)
-def enumerate_parent_sets(free, fixed, k_max, out, n_parents, start):
-    """Write ``fixed ∪ T`` for every ``T ⊆ free`` with ``|T| <= k_max`` into ``out[start:]``.
-
-    Sets are sorted ascending and padded with -1; returns the next free row.
-    """
-    m = free.shape[0]
-    n_fixed = fixed.shape[0]
-    comb = empty(max(k_max, 1), np.int64)
-    row = start
-    merged = empty(n_fixed + max(k_max, 1), np.int64)
-    for k in range(min(k_max, m) + 1):
-        for t in range(k):
-            comb[t] = t
-        while True:
-            for t in range(k):
-                merged[t] = free[comb[t]]
-            for t in range(n_fixed):
-                merged[k + t] = fixed[t]
-            size = k + n_fixed
-            # insertion sort (a few elements): numba's np.sort compiles its quicksort for
-            # seconds on a cold cache
-            for a in range(1, size):
-                x = merged[a]
-                b = a - 1
-                while b >= 0 and merged[b] > x:
-                    merged[b + 1] = merged[b]
-                    b -= 1
-                merged[b + 1] = x
-            for t in range(out.shape[1]):
-                out[row, t] = merged[t] if t < size else -1
-            n_parents[row] = size
-            row += 1
-            # next k-combination of range(m) in lexicographic order
-            t = k - 1
-            while t >= 0 and comb[t] == m - k + t:
-                t -= 1
-            if t < 0:
-                break
-            comb[t] += 1
-            for u in range(t + 1, k):
-                comb[u] = comb[u - 1] + 1
-    return row
-
-
-@nb.njit(cache=True)
-def parent_bitsets(parent_sets, n_parents, n_words):
-    """``(F, n_words)`` uint64 bitsets of padded parent sets."""
-    out = zeros((parent_sets.shape[0], n_words), np.uint64)
-    for f in range(parent_sets.shape[0]):
-        for t in range(n_parents[f]):
-            p = parent_sets[f, t]
-            out[f, p >> 6] |= np.uint64(1) << np.uint64(p & 63)
-    return out
-
-
 @nb.njit(cache=True)
 def find_family(bitsets, lo, hi, key):
     """Row in ``[lo, hi)`` whose bitset equals ``key`` (rows sorted, last word most significant), or -1."""

@@ -26,6 +26,36 @@ __all__ = ["ScoreTable"]
 MAX_FAMILIES = 50_000_000
 
 
+# Enumeration and bitsets are NumPy, not numba kernels: the table is built once, and two
+# kernels would be two more compiles of every table's first use on a cold cache (~0.45 s).
+def _subsets_by_size(m: int, k_max: int) -> list[np.ndarray]:
+    """Every subset of ``range(m)`` with at most ``k_max`` elements: one ``(C(m, k), k)``
+    array per size ``k``, elements ascending within a row."""
+    if k_max < 0:
+        return []
+    levels = [np.zeros((1, 0), dtype=np.int64)]
+    for size in range(1, min(k_max, m) + 1):
+        prev = levels[-1]
+        last = prev[:, -1] if size > 1 else np.full(1, -1, dtype=np.int64)
+        grow = m - 1 - last  # a row grows by each element above its last
+        rows = np.repeat(np.arange(len(prev)), grow)
+        first = np.cumsum(grow) - grow
+        new = last[rows] + 1 + np.arange(len(rows)) - first[rows]
+        levels.append(np.column_stack([prev[rows], new]))
+    return levels
+
+
+def _bitsets(parent_sets: np.ndarray, n_words: int) -> np.ndarray:
+    """``(F, n_words)`` uint64 bitsets of parent sets padded with -1."""
+    out = np.zeros((len(parent_sets), n_words), dtype=np.uint64)
+    rows = np.arange(len(parent_sets))
+    for column in parent_sets.T:  # a row meets each column once: no repeated (row, word) pair
+        has = column >= 0
+        p = column[has]
+        out[rows[has], p >> 6] |= np.left_shift(np.uint64(1), (p & 63).astype(np.uint64))
+    return out
+
+
 class ScoreTable:
     """All allowed families ``(child, parent set)`` with ``local score + log prior``.
 
@@ -120,20 +150,27 @@ class ScoreTable:
                 f"the score table would hold {total:,} families (about {gib:.1f} GiB), more than the "
                 f"limit of {MAX_FAMILIES:,}; lower max_parents or restrict candidates (e.g. candidates=20)"
             )
-        parent_sets = np.empty((total, width), dtype=np.int64)
+        parent_sets = np.full((total, width), -1, dtype=np.int64)
         n_parents = np.empty(total, dtype=np.int64)
         children = np.repeat(np.arange(n, dtype=np.int64), sizes)
         row = 0
+        subsets: dict[tuple[int, int], list[np.ndarray]] = {}
         for i in range(n):
             fixed = np.array(required[i], dtype=np.int64)
             free = np.array([p for p in self.candidates[i] if p not in required[i]], dtype=np.int64)
-            row = _kernels.enumerate_parent_sets(
-                free, fixed, self.max_parents - len(fixed), parent_sets, n_parents, row
-            )
+            key = (len(free), self.max_parents - len(fixed))
+            if key not in subsets:
+                subsets[key] = _subsets_by_size(*key)
+            for index in subsets[key]:
+                sets = np.sort(np.concatenate([free[index], np.broadcast_to(fixed, (len(index), len(fixed)))], axis=1),
+                               axis=1)
+                parent_sets[row:row + len(sets), :sets.shape[1]] = sets
+                n_parents[row:row + len(sets)] = sets.shape[1]
+                row += len(sets)
         local = score._scores(data, children, parent_sets, n_parents)
         log_prior = self._log_priors(children, parent_sets, n_parents)
         n_words = (n + 63) // 64
-        bitsets = _kernels.parent_bitsets(parent_sets, n_parents, n_words)
+        bitsets = _bitsets(parent_sets, n_words)
         order = np.lexsort([bitsets[:, w] for w in range(n_words)] + [children])
 
         self.offsets = read_only(np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64))
