@@ -190,3 +190,25 @@ def test_network_score_on_link_724_variables():
     for i in pick:  # the batch kernel equals the independent reference on a sample of families
         c, p = fams[i]
         assert per_family[i] == pytest.approx(reference_score(np.asarray(data.codes), data.arities, c, p, BIC()), rel=1e-10, abs=1e-8)
+
+
+@pytest.mark.parametrize("score", [BDeu(2.0), K2(), BIC()], ids=["bdeu", "k2", "bic"])
+def test_threaded_scoring_kernel_equals_the_serial_one(score):
+    """Large batches go to the threaded kernel (``local_scores``); it must give exactly the
+    serial kernel's values, chunk boundaries included (an uneven number of chunks)."""
+    from pymc_bnstruct.scores import _kernels as K
+
+    data, _ = random_data(n_vars=7, n_samples=300, seed=5, max_arity=4)
+    rng = np.random.default_rng(0)
+    sets = [p for k in range(4) for p in itertools.combinations(range(7), k)]
+    rows = [(c, p) for c in range(7) for p in sets if c not in p]
+    children = np.array([c for c, _ in rows], dtype=np.int64)
+    parents = np.full((len(rows), 3), -1, dtype=np.int64)
+    sizes = np.array([len(p) for _, p in rows], dtype=np.int64)
+    for f, (_, p) in enumerate(rows):
+        parents[f, :len(p)] = rng.permutation(p)  # the kernels take parents in any order
+    args = (data.columns, data.arities, children, parents, sizes, score.kind, score._param)
+    serial = K.local_scores_serial(*args)
+    for n_chunks in (1, 7, 10_000):
+        assert np.array_equal(K.local_scores(*args, n_chunks), serial)
+    assert serial[0] == score.local(data, int(children[0]), parents[0, :sizes[0]].tolist())
