@@ -75,7 +75,7 @@ def warn_if_chains_disagree(idata: Any, model: Any) -> list[str]:
                   "bns.PartitionMetropolis(temperatures=12)")
         message = (
             f"the chains of the {'DAG' if is_dag else 'partition'} {rv.name!r} disagree: {feature} has "
-            f"{'Markov-blanket ' * (agreement.feature != 'edge')}probability "
+            f"{'' if agreement.feature == 'edge' else 'Markov-blanket '}probability "
             f"{worst['prob_a'].iloc[0]:.2f} "
             f"in chain {worst['chain_a'].iloc[0]} and {worst['prob_b'].iloc[0]:.2f} in chain "
             f"{worst['chain_b'].iloc[0]}. At least one chain is stuck in a "

@@ -96,14 +96,14 @@ def check_choice(value: Any, what: str, choices: Sequence[str]) -> str:
 
 
 def check_move_probs(move_probs: Any, kinds: Sequence[str], default: Sequence[float], *,
-                     required: Sequence[str], why: str, pad: bool | int = False) -> np.ndarray:
+                     required: Sequence[str], why: str, pad: int = 0) -> np.ndarray:
     """Normalised move-kind weights, one per name in ``kinds``.
 
     Parameters
     ----------
     move_probs : None, mapping or sequence of numbers
         None: ``default``. A mapping ``kind -> weight`` (missing kinds get 0) or a sequence
-        with one weight per kind (with ``pad``, the last ``int(pad)`` kinds may be left out
+        with one weight per kind (the last ``pad`` kinds may be left out
         (weight 0): sequences written before those kinds existed keep their meaning).
     kinds : sequence of str
         The move kinds, in the order of the returned weights.
@@ -132,7 +132,7 @@ def check_move_probs(move_probs: Any, kinds: Sequence[str], default: Sequence[fl
             raise ArgumentTypeError(
                 f"move_probs must be a dict or a sequence of {len(kinds)} numbers {kinds}, got {move_probs!r}"
             ) from None
-        if len(kinds) - int(pad) <= w.size < len(kinds):  # optional trailing kinds (e.g. REV)
+        if len(kinds) - pad <= w.size < len(kinds):  # optional trailing kinds (e.g. REV)
             w = np.append(w, np.zeros(len(kinds) - w.size))
         if w.shape != (len(kinds),):
             raise ValueError(f"move_probs needs {len(kinds)} weights {kinds}, got {w.tolist()}")

@@ -21,7 +21,8 @@ import pandas as pd
 from ..constraints import StructureConstraints
 from . import _cache, _kernels  # noqa: F401  (kernel modules, for samplers)
 from ._kernels import ADD, DELETE, REVERSE
-from .cache import ScoreCache, parent_bitsets
+from .cache import ScoreCache
+from .state import parent_bitsets
 
 __all__ = [
     "ADD",

@@ -19,7 +19,8 @@ from ..graph import find_cycle, to_adjacency
 from ..priors import StructurePrior, Uniform
 from ..scores import BDeu, Score, check_prior, check_score, family_indices
 from ..scores._kernels import _DENSE_LIMIT
-from . import _cache, state
+from . import _cache
+from .state import parent_bitsets
 
 __all__ = ["ScoreCache", "DEFAULT_MAX_BYTES"]
 
@@ -158,7 +159,3 @@ class ScoreCache:
             f"{self.n_stored:,}/{self.capacity:,} slots used, {self.n_evaluations:,} families computed)"
         )
 
-
-def parent_bitsets(adj: np.ndarray) -> np.ndarray:
-    """``(n, ceil(n / 64))`` uint64 parent bitsets of an adjacency (row = parent)."""
-    return state.parent_bitsets(np.ascontiguousarray(adj, dtype=np.int8))

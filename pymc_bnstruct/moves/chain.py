@@ -43,7 +43,7 @@ DEFAULT_ANNEAL_MOVES = 500_000
 def check_structure_move_probs(move_probs: Any) -> np.ndarray:
     """Normalised weights of add, delete, reverse and REV (a 3-weight sequence gets REV 0)."""
     return check_move_probs(move_probs, MOVE_KINDS, (1.0, 1.0, 1.0, 0.0), required=("add", "delete"),
-                            why="otherwise the chain cannot reach every DAG", pad=True)
+                            why="otherwise the chain cannot reach every DAG", pad=1)
 
 
 def rev_table_size(constraints: StructureConstraints) -> int:
