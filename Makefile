@@ -25,7 +25,7 @@ $(STAMP): pyproject.toml | $(PY)
 	touch $(STAMP)
 
 demo: $(STAMP)
-	$(PY) -m pymc_bnstruct.demo
+	$(PY) -m pymc_bnstruct.cli.demo
 
 # The same job from the shell with the `bnstruct` command (docs/cli.md): data from a bundled
 # network, order MCMC, the summary and a picture of the learned network against the truth.

@@ -38,7 +38,7 @@ import numpy as np
 
 import pymc_bnstruct as bns
 from pymc_bnstruct.order import OrderScorer
-from pymc_bnstruct.order import _kernels as K
+from pymc_bnstruct.order import kernels as K
 from pymc_bnstruct.order.mcmc import order_metropolis
 
 SCHEDULE = 10_000 + 50 * 2_500

@@ -46,8 +46,8 @@ import numpy as np
 import pymc as pm
 
 import pymc_bnstruct as bns
-from pymc_bnstruct.posterior import feature_draws
-from pymc_bnstruct.weights import draw_weights
+from pymc_bnstruct.results.features import feature_draws
+from pymc_bnstruct.results.weights import draw_weights
 
 SCORE = bns.BDeu(ess=1.0)
 PRIOR = bns.priors.EdgePenalty(beta=0.1)

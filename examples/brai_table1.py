@@ -85,8 +85,8 @@ def auc(scores: np.ndarray, truth: np.ndarray) -> float:
 def true_features(adj: np.ndarray) -> dict[str, np.ndarray]:
     dags = adj[None].astype(np.uint8)
     return {"edge": adj.astype(bool),
-            "markov_blanket": bns.posterior.markov_blankets(dags)[0].astype(bool),
-            "path": bns.posterior.transitive_closure(dags)[0].astype(bool)}
+            "markov_blanket": bns.graph.markov_blankets(dags)[0].astype(bool),
+            "path": bns.graph.transitive_closure(dags)[0].astype(bool)}
 
 
 def figure4(networks: list[str], n_train: int, ks: list[int], s: int, seed: int, n_mc: int) -> None:

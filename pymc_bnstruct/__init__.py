@@ -16,35 +16,57 @@ from . import (
     datasets,
     exact,
     graph,
+    model,
     moves,
     ops,
     order,
     partition,
     priors,
+    results,
     samc,
     scores,
     search,
     step_methods,
     validation,
-    weights,
 )
-from .compare import Comparison, PrCurve, RocCurve, compare, pr_curve, roc_curve
 from .constraints import StructureConstraints
 from .data import DiscreteData, as_discrete_data
-from .diagnostics import ChainAgreement, chain_agreement, summary
-from .interop import from_adjacency_frame, from_networkx, to_adjacency_frame, to_dot, to_networkx, to_pgmpy
 from .model import DAG, NodeOrder, NodePartition
-from .network_plots import plot_edge_heatmap, plot_network, plot_roc
 from .order import OrderScorer
-from .plots import plot_chain_agreement, plot_score_trace
-from .posterior import edge_probabilities, markov_blanket_probabilities, order_names, path_probabilities
-from .samc import plot_samc, samc_diagnostics
-from .sampling_checks import install_agreement_check
+from .results import (
+    ChainAgreement,
+    Comparison,
+    PrCurve,
+    RocCurve,
+    chain_agreement,
+    compare,
+    edge_probabilities,
+    from_adjacency_frame,
+    from_networkx,
+    markov_blanket_probabilities,
+    order_names,
+    path_probabilities,
+    plot_chain_agreement,
+    plot_edge_heatmap,
+    plot_network,
+    plot_roc,
+    plot_samc,
+    plot_score_trace,
+    pr_curve,
+    roc_curve,
+    samc_diagnostics,
+    summary,
+    to_adjacency_frame,
+    to_dot,
+    to_networkx,
+    to_pgmpy,
+)
+from .results.sampling_checks import install_agreement_check
 from .scores import BIC, K2, BDeu, network_score
 from .scores.table import ScoreTable
 from .step_methods import SAMC, ForeignStepError, OrderMetropolis, PartitionMetropolis, StructureMetropolis
 
-# pm.sample warns when the chains of a DAG disagree (see sampling_checks)
+# pm.sample warns when the chains of a DAG disagree (see results.sampling_checks)
 install_agreement_check()
 
 __version__ = "0.1.0"
@@ -56,7 +78,8 @@ __all__ = [
     "StructureConstraints",
     "constraints",
     "contract",
-    "weights",
+    "model",
+    "results",
     "validation",
     "BDeu",
     "K2",

@@ -16,9 +16,10 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from ._jit import empty, inner, zeros
+from .jit import empty, inner, zeros
 
 __all__ = [
+    "transitive_closure", "markov_blankets",
     "to_adjacency", "edges_to_indices", "find_cycle", "is_acyclic", "topological_order", "adjacency_dataarray", "covered_edges",
     "skeleton", "v_structures", "markov_equivalent", "to_cpdag", "shd",
 ]
@@ -408,3 +409,88 @@ def shd(g1: Any, g2: Any, *, cpdag: bool = True) -> int:
     iu = np.triu_indices(a.shape[0], 1)
     differ = (a[iu] != b[iu]) | (a.T[iu] != b.T[iu])
     return int(differ.sum())
+
+
+# ------------------------------------------------------- features of stacks of DAGs
+@nb.njit(cache=True)
+def closure_kernel(dags):
+    """Directed-path indicators ``reach[g, u, v]`` (a path u -> ... -> v of length >= 1).
+
+    Processes each graph's nodes in reverse topological order (Kahn's algorithm on the
+    adjacency) and ORs each child's reach row into its parents'. Returns ``(reach, bad)``
+    with ``bad`` the index of the first cyclic graph, or -1.
+    """
+    m, n = dags.shape[0], dags.shape[1]
+    reach = zeros((m, n, n), np.uint8)
+    topo = empty(n, np.int64)
+    for g in range(m):
+        if not topological_order_kernel(dags[g], topo):
+            return reach, g
+        for i in range(n - 1, -1, -1):
+            u = topo[i]
+            for v in range(n):
+                if dags[g, u, v]:
+                    reach[g, u, v] = 1
+                    for w in range(n):
+                        if reach[g, v, w]:
+                            reach[g, u, w] = 1
+    return reach, -1
+
+
+@nb.njit(cache=True)
+def markov_blanket_kernel(dags):
+    """Markov-blanket indicators: ``mb[g, u, v] = 1`` when u is a parent, a child or a
+    co-parent (another parent of a common child) of v in graph g; symmetric, zero diagonal."""
+    m, n = dags.shape[0], dags.shape[1]
+    mb = zeros((m, n, n), np.uint8)
+    for g in range(m):
+        for c in range(n):
+            for u in range(n):
+                if dags[g, u, c]:
+                    mb[g, u, c] = 1
+                    mb[g, c, u] = 1
+                    for w in range(u + 1, n):
+                        if dags[g, w, c]:
+                            mb[g, u, w] = 1
+                            mb[g, w, u] = 1
+    return mb
+
+
+def transitive_closure(dags: np.ndarray) -> np.ndarray:
+    """Directed-path indicators of a stack of DAGs.
+
+    Parameters
+    ----------
+    dags : ndarray, shape (m, n, n)
+        0/1 adjacencies (row = parent).
+
+    Returns
+    -------
+    ndarray of uint8, shape (m, n, n)
+        ``out[g, u, v] = 1`` when graph ``g`` has a directed path of length >= 1 from
+        ``u`` to ``v`` (zero diagonal).
+
+    Raises
+    ------
+    ValueError
+        If an entry is not 0/1 or a graph has a directed cycle.
+    """
+    arr = _as_dag_stack(dags)
+    reach, bad = closure_kernel(arr)
+    if bad >= 0:
+        raise ValueError(f"graph {bad} of the stack has a directed cycle")
+    return reach
+
+
+def markov_blankets(dags: np.ndarray) -> np.ndarray:
+    """Markov-blanket indicators of a stack of DAGs, shape (m, n, n), symmetric, zero diagonal."""
+    return markov_blanket_kernel(_as_dag_stack(dags))
+
+
+def _as_dag_stack(dags: Any) -> np.ndarray:
+    arr = np.asarray(dags)
+    if arr.ndim != 3 or arr.shape[1] != arr.shape[2]:
+        raise ValueError(f"expected a stack of square adjacencies (m, n, n), got shape {arr.shape}")
+    if arr.size and not np.all((arr == 0) | (arr == 1)):
+        raise ValueError("adjacency entries must be 0 or 1")
+    return np.ascontiguousarray(arr, dtype=np.uint8)

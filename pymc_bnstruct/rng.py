@@ -17,7 +17,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from ._jit import empty, inner
+from .jit import empty, inner
 
 _U1 = np.uint64(1)
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)

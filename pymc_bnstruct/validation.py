@@ -144,3 +144,8 @@ def check_move_probs(move_probs: Any, kinds: Sequence[str], default: Sequence[fl
         raise ValueError(f"move_probs needs positive {names} weight{'s' * (len(required) > 1)} ({why}), "
                          f"got {dict(zip(kinds, w.tolist()))}")
     return w / w.sum()
+
+
+def adjacency_shape_error(op_name: str, n: int) -> str:
+    """The wrong-shape message of an adjacency Op, the same in ``perform`` and in numba."""
+    return f"{op_name}: the adjacency must be {n}×{n} (row = parent)"

@@ -1,8 +1,8 @@
-"""``make demo`` (``python -m pymc_bnstruct.demo``) runs, compares with the exact answer and writes its plots."""
+"""``make demo`` (``python -m pymc_bnstruct.cli.demo``) runs, compares with the exact answer and writes its plots."""
 
 import re
 
-from pymc_bnstruct import demo
+from pymc_bnstruct.cli import demo
 
 
 def test_demo_runs_and_writes_plots(tmp_path, capsys):

@@ -302,13 +302,13 @@ def test_robinson_count_of_dags():
 def test_serial_and_threaded_kernels_agree(monkeypatch, modularity):
     """Small problems run the serial twins of the threaded kernels (cheaper to compile); the
     two flavours are the same source, so they must give the same numbers."""
-    from pymc_bnstruct.exact import _dp_kernels
+    from pymc_bnstruct.exact import dp_kernels
 
     data, _ = random_data(7, 300, 31)
-    assert _dp_kernels.kernels_for(7).n_threads == 1
+    assert dp_kernels.kernels_for(7).n_threads == 1
     serial = posterior(data, modularity=modularity, max_parents=3)
-    monkeypatch.setattr(_dp_kernels, "SERIAL_MAX_NODES", 0)
-    assert _dp_kernels.kernels_for(7).rr_layer is _dp_kernels.rr_layer
+    monkeypatch.setattr(dp_kernels, "SERIAL_MAX_NODES", 0)
+    assert dp_kernels.kernels_for(7).rr_layer is dp_kernels.rr_layer
     threaded = posterior(data, modularity=modularity, max_parents=3)
     np.testing.assert_allclose(threaded.edge_probabilities, serial.edge_probabilities, rtol=0, atol=1e-12)
     assert threaded.log_evidence == pytest.approx(serial.log_evidence, rel=1e-13)

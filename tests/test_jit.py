@@ -1,16 +1,16 @@
-"""Helpers compiled with :func:`pymc_bnstruct._jit.inner` (no Python wrapper, for a cheaper
+"""Helpers compiled with :func:`pymc_bnstruct.jit.inner` (no Python wrapper, for a cheaper
 first compile) run inside kernels and refuse, with a clear error, to be called from Python;
-the in-place allocations :func:`~pymc_bnstruct._jit.empty` and :func:`~pymc_bnstruct._jit.zeros`."""
+the in-place allocations :func:`~pymc_bnstruct.jit.empty` and :func:`~pymc_bnstruct.jit.zeros`."""
 
 import numpy as np
 import pytest
 
-from pymc_bnstruct import _jit, rng
-from pymc_bnstruct.scores import _kernels as score_kernels
+from pymc_bnstruct import jit, rng
+from pymc_bnstruct.scores import kernels as score_kernels
 
 
 def test_inner_helper_refuses_python_calls_with_a_clear_error():
-    assert isinstance(rng.randint, _jit.InnerDispatcher)
+    assert isinstance(rng.randint, jit.InnerDispatcher)
     state = rng.seed_state(3)
     with pytest.raises(TypeError, match="internal numba helper.*jitted function"):
         rng.randint(state, 5)
@@ -37,8 +37,8 @@ def test_in_place_allocation_matches_numpy():
 
     @nb.njit
     def alloc(n):
-        return (_jit.zeros(n, np.float64), _jit.zeros((n, 3), np.uint64), _jit.zeros(n, np.bool_),
-                _jit.zeros((2, n), np.int8), _jit.empty(n, np.int32), _jit.empty((n, 2), np.int64))
+        return (jit.zeros(n, np.float64), jit.zeros((n, 3), np.uint64), jit.zeros(n, np.bool_),
+                jit.zeros((2, n), np.int8), jit.empty(n, np.int32), jit.empty((n, 2), np.int64))
 
     arrays = alloc(5)
     expected = [((5,), np.float64), ((5, 3), np.uint64), ((5,), np.bool_), ((2, 5), np.int8),

@@ -179,3 +179,102 @@ def test_every_module_imports_first_in_a_fresh_interpreter():
         results = list(pool.map(_import_first, rest))
     failed = [f"{m}:\n{err}" for m, rc, err in results if rc != 0]
     assert not failed, "\n\n".join(failed)
+
+
+# ----------------------------------------------------------------------- the pipeline's layers
+#: Every unit (a top-level module or subpackage) in the layer of the pipeline it belongs to:
+#: data → scores / constraints → algorithms (kernels + PyMC-free chains) → model / ops →
+#: step methods (adapters) → results → the command line. A unit imports only units of its own
+#: layer or below (within a layer, the cycle tests above keep the order one way).
+LAYERS: list[set[str]] = [
+    {"jit", "io", "validation", "contract", "rng"},
+    {"data", "graph"},
+    {"priors", "constraints", "datasets"},
+    {"scores"},
+    {"moves", "order", "partition", "samc", "search", "exact", "brai"},
+    {"ops", "model"},
+    {"step_methods"},
+    {"results"},
+    {"cli"},
+]
+MAX_ROOT_MODULES = 12
+
+
+def _layer(unit: str) -> int:
+    short = unit.removeprefix(PACKAGE + ".")
+    for i, layer in enumerate(LAYERS):
+        if short in layer:
+            return i
+    raise AssertionError(f"{unit} is in no layer of LAYERS: place it in the pipeline")
+
+
+def _unit_edges() -> list[tuple[str, str, str]]:
+    """(importing module, its unit, imported unit) across units, the root __init__ left out."""
+    out = []
+    for module, targets in IMPORTS.items():
+        if module == PACKAGE:
+            continue
+        for target, _ in targets:
+            a, b = _unit(module), _unit(target)
+            if a != b and b != PACKAGE:
+                out.append((module, a, b))
+    return out
+
+
+def test_at_most_twelve_modules_at_the_package_root():
+    root = sorted(p.name for p in ROOT.glob("*.py"))
+    assert len(root) <= MAX_ROOT_MODULES, f"{len(root)} modules at the package root: {root}"
+
+
+def test_every_unit_has_a_layer():
+    units = {_unit(m) for m in MODULES if m != PACKAGE}
+    for unit in units:
+        _layer(unit)
+
+
+def test_imports_flow_down_the_pipeline():
+    bad = sorted({f"{m} ({_layer(a)}) imports {b} ({_layer(b)})" for m, a, b in _unit_edges()
+                  if _layer(b) > _layer(a)})
+    assert not bad, "imports against the pipeline's direction: " + "; ".join(bad)
+
+
+def test_the_results_layer_is_one_subpackage():
+    """Summaries, diagnostics, plots, comparison and interop live in ``results/``: no other
+    unit defines a public function that reads sampler output by name."""
+    results = {p.stem for p in (ROOT / "results").glob("*.py")}
+    assert {"features", "diagnostics", "sampling_checks", "plots", "network_plots", "comparison",
+            "interop"} <= results
+    for name in ("posterior", "diagnostics", "plots", "network_plots", "compare", "interop", "sampling_checks",
+                 "weights"):
+        assert not (ROOT / f"{name}.py").exists(), f"{name}.py belongs in results/"
+
+
+def _private_cross_imports() -> list[str]:
+    bad = []
+    for name, path in MODULES.items():
+        tree = ast.parse(path.read_text(), str(path))
+        is_pkg = path.name == "__init__.py"
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            for target in _resolve(name, is_pkg, node):
+                if _unit(target) in (_unit(name), PACKAGE):
+                    continue
+                rel = target.removeprefix(_unit(target))
+                names = [a.name for a in node.names]
+                if any(part.startswith("_") for part in rel.split(".") if part) or \
+                        any(n.startswith("_") for n in names):
+                    bad.append(f"{name}: from {target} import {', '.join(names)}")
+    return bad
+
+
+def test_cross_subpackage_imports_use_public_names_only():
+    bad = _private_cross_imports()
+    assert not bad, "private modules or names imported across units: " + "; ".join(bad)
+
+
+def test_the_layer_checks_are_not_vacuous():
+    """A planted upward import is caught, and every real cross-unit import is seen."""
+    assert _layer("pymc_bnstruct.results") > _layer("pymc_bnstruct.brai")
+    assert len(_unit_edges()) > 100
+    assert any(b == f"{PACKAGE}.scores" for _, _, b in _unit_edges())

@@ -9,7 +9,7 @@ from conftest import random_dag, random_data
 import pymc_bnstruct as bns
 from pymc_bnstruct import moves
 from pymc_bnstruct.graph import is_acyclic
-from pymc_bnstruct.moves import _kernels as mk
+from pymc_bnstruct.moves import kernels as mk
 from pymc_bnstruct.priors import EdgePenalty, FamilyCount, StructurePrior, Uniform
 
 

@@ -9,7 +9,7 @@ import pytest  # noqa: E402
 import xarray as xr  # noqa: E402
 
 import pymc_bnstruct as bns  # noqa: E402
-from pymc_bnstruct.network_plots import network_layout  # noqa: E402
+from pymc_bnstruct.results.network_plots import network_layout  # noqa: E402
 
 
 @pytest.fixture(autouse=True)

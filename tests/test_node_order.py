@@ -8,7 +8,7 @@ from conftest import random_data
 from pymc.initial_point import make_initial_point_fns_per_chain
 
 import pymc_bnstruct as bns
-from pymc_bnstruct.model import NodeOrderRV
+from pymc_bnstruct.model.variables import NodeOrderRV
 from pymc_bnstruct.order import OrderScorer, topological_order
 from pymc_bnstruct.priors import StructurePrior
 from pymc_bnstruct.search.seed import climb_families as _hill_climb_families

@@ -18,7 +18,7 @@ from scipy import stats
 import pymc_bnstruct as bns
 from pymc_bnstruct import rng as _rng
 from pymc_bnstruct.order import OrderFeatures, OrderLogScore, OrderScorer
-from pymc_bnstruct.order import _kernels as K
+from pymc_bnstruct.order import kernels as K
 from pymc_bnstruct.order.mcmc import order_metropolis
 from pymc_bnstruct.priors import FamilyCount
 

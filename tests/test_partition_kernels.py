@@ -17,7 +17,7 @@ from scipy import stats
 import pymc_bnstruct as bns
 from pymc_bnstruct.exact.enumerate import EnumeratedPosterior
 from pymc_bnstruct.partition import PartitionChain, PartitionScorer, TemperedPartitionChain
-from pymc_bnstruct.partition import _kernels as K
+from pymc_bnstruct.partition import kernels as K
 from pymc_bnstruct.partition import mcmc as M
 from pymc_bnstruct.rng import seed_state
 

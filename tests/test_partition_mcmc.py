@@ -14,7 +14,7 @@ from conftest import random_data
 from pymc.sampling.mcmc import assign_step_methods
 
 import pymc_bnstruct as bns
-from pymc_bnstruct.model import NodeOrder
+from pymc_bnstruct.model.variables import NodeOrder
 from pymc_bnstruct.partition import PartitionFeatures, PartitionLogScore, PartitionScorer
 from pymc_bnstruct.step_methods import PartitionMetropolis
 

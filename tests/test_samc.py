@@ -19,9 +19,10 @@ from pymc.step_methods.compound import Competence
 from scipy import stats as sps
 
 import pymc_bnstruct as bns
-from pymc_bnstruct.samc import EnergyPartition, SAMCChain, desired_distribution, epsilon_f, kish_ess
-from pymc_bnstruct.samc import _kernels as K
-from pymc_bnstruct.weights import occam_window_weights
+from pymc_bnstruct.results.samc import epsilon_f
+from pymc_bnstruct.results.weights import kish_ess, occam_window_weights
+from pymc_bnstruct.samc import EnergyPartition, SAMCChain, desired_distribution
+from pymc_bnstruct.samc import kernels as K
 
 SAMPLE = dict(cores=1, progressbar=False, compute_convergence_checks=False)
 
@@ -171,7 +172,7 @@ def test_temporal_move_by_hand():
     the log Hastings ratio is log 2. Reversing a -> b gives b -> a, b -> c, canonical order
     (b, a, c): K' = 1, log ratio log 2."""
     from pymc_bnstruct.rng import seed_state
-    from pymc_bnstruct.samc._moves import canonical_order, count_linked, propose_temporal
+    from pymc_bnstruct.samc.move_kernels import canonical_order, count_linked, propose_temporal
 
     data, _ = random_data(3, 30, 2)
     cache = bns.moves.ScoreCache(data)
@@ -221,7 +222,7 @@ def test_weighted_estimates_match_enumeration():
     assert np.abs(unweighted - exact.edge_probabilities.values).max() > 0.15
     # every DAG's probability: weighted frequencies of the drawn DAGs
     keys = dag_keys(idata.posterior["g"].values)
-    w = bns.weights.draw_weights(idata).values  # sums to 1 within each chain
+    w = bns.results.weights.draw_weights(idata).values  # sums to 1 within each chain
     masks, probs = exact.dag_probabilities()
     exact_keys = dag_keys(np.array([exact._adjacency(mk) for mk in masks]))
     est = np.array([[w[c][keys[c] == k].sum() for k in exact_keys] for c in range(8)])  # (chain, dag)
@@ -294,7 +295,7 @@ def test_kish_ess_and_per_chain_weights():
     assert kish_ess(np.ones(10)) == pytest.approx(10)
     assert kish_ess([1.0, 0, 0, 0]) == pytest.approx(1)
     assert kish_ess([3.0, 1.0]) == pytest.approx(16 / 10)
-    w = bns.samc.chain_weights(np.array([[0.0, 0.0], [1000.0, 1000.0 + math.log(3)]]))
+    w = bns.results.weights.chain_weights(np.array([[0.0, 0.0], [1000.0, 1000.0 + math.log(3)]]))
     np.testing.assert_allclose(w, [[0.5, 0.5], [0.25, 0.75]])
 
 
@@ -385,7 +386,7 @@ def test_record_current_and_plain_metropolis():
     np.testing.assert_allclose(st["log_weight"].values, np.take_along_axis(theta, region[..., None], 2)[..., 0])
     mh, _ = small_run(weight_update="none")
     assert (mh.sample_stats["log_weight"].values == 0).all() and (mh.sample_stats["theta"].values == 0).all()
-    w = bns.weights.draw_weights(mh).values
+    w = bns.results.weights.draw_weights(mh).values
     np.testing.assert_allclose(w, 1 / 30)
 
 

@@ -10,9 +10,10 @@ import pytest
 from conftest import random_data
 
 import pymc_bnstruct as bns
-from pymc_bnstruct.posterior import feature_draws, markov_blankets
+from pymc_bnstruct.graph import markov_blankets
+from pymc_bnstruct.results.features import feature_draws
 from pymc_bnstruct.samc import EnergyPartition, SAMCChain, desired_distribution
-from pymc_bnstruct.samc import _kernels as K
+from pymc_bnstruct.samc import kernels as K
 
 SAMPLE = dict(cores=1, progressbar=False, compute_convergence_checks=False)
 

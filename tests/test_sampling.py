@@ -1,4 +1,4 @@
-"""DAG sampling given node orders (``pymc_bnstruct._sampling``) against exact conditionals."""
+"""DAG sampling given node orders (``pymc_bnstruct.order.sampling``) against exact conditionals."""
 
 import itertools
 
@@ -8,7 +8,7 @@ from conftest import random_data
 from scipy import stats
 
 import pymc_bnstruct as bns
-from pymc_bnstruct._sampling import sample_dags_given_orders
+from pymc_bnstruct.order.sampling import sample_dags_given_orders
 
 
 def _table(n_vars=4, max_parents=2, seed=3):

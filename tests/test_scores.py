@@ -196,7 +196,7 @@ def test_network_score_on_link_724_variables():
 def test_threaded_scoring_kernel_equals_the_serial_one(score):
     """Large batches go to the threaded kernel (``local_scores``); it must give exactly the
     serial kernel's values, chunk boundaries included (an uneven number of chunks)."""
-    from pymc_bnstruct.scores import _kernels as K
+    from pymc_bnstruct.scores import kernels as K
 
     data, _ = random_data(n_vars=7, n_samples=300, seed=5, max_arity=4)
     rng = np.random.default_rng(0)

@@ -11,7 +11,7 @@ from conftest import random_dag, random_data
 import pymc_bnstruct as bns
 from pymc_bnstruct import moves, search
 from pymc_bnstruct.graph import is_acyclic, markov_equivalent, to_cpdag, v_structures
-from pymc_bnstruct.moves import _kernels as mk
+from pymc_bnstruct.moves import kernels as mk
 from pymc_bnstruct.priors import EdgePenalty, FamilyCount, StructurePrior, Uniform
 
 

@@ -17,7 +17,7 @@ from scipy import stats as sps
 
 import pymc_bnstruct as bns
 from pymc_bnstruct.moves import ScoreCache, StructureConstraints, parent_bitsets
-from pymc_bnstruct.moves._kernels import ADD, DELETE, REVERSE, descendant_bitsets
+from pymc_bnstruct.moves.kernels import ADD, DELETE, REVERSE, descendant_bitsets
 from pymc_bnstruct.moves.mcmc import (
     _popcount,
     accept,

@@ -27,7 +27,7 @@ from scipy import stats
 
 from ..data import DiscreteData, as_discrete_data
 from ..validation import ArgumentTypeError, check_number, check_probability
-from . import _kernels
+from . import kernels as _kernels
 
 __all__ = ["CITest", "GSquare", "PluginCMI", "BoundTest", "as_ci_test", "ci_statistic"]
 

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from . import _kernels
+from . import kernels as _kernels
 
 __all__ = ["SepSets", "orient", "split_autonomous", "dag_extension", "potential_parents"]
 

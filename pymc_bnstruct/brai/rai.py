@@ -33,7 +33,7 @@ from ..data import DiscreteData, as_discrete_data
 from ..graph import adjacency_dataarray
 from ..priors import StructurePrior
 from ..scores import BDeu, Score
-from ..scores import _kernels as score_kernels
+from ..scores import kernels as score_kernels
 from ..validation import ArgumentTypeError, check_int
 from .ci_tests import BoundTest, CITest, as_ci_test
 from .pdag import SepSets, dag_extension, orient, split_autonomous

@@ -25,8 +25,7 @@ import xarray as xr
 
 from ..contract import CHILD, EDGE_DIMS, FEATURE_DIMS, LOG_SCORE, PARENT, RESULT_NAMES
 from ..data import DiscreteData
-from ..graph import adjacency_dataarray, is_acyclic
-from ..posterior import markov_blankets, transitive_closure
+from ..graph import adjacency_dataarray, is_acyclic, markov_blankets, transitive_closure
 from ..priors import StructurePrior
 from ..scores import Score
 from ..validation import ArgumentTypeError, check_choice, check_int, check_number, read_only

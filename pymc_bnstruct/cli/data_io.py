@@ -12,9 +12,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._io import atomic_path
 from ..data import DiscreteData
 from ..graph import find_cycle, to_adjacency
+from ..io import atomic_path
 from .errors import CliError, warn
 
 __all__ = ["read_table", "write_table", "prepare_data", "PreparedData", "read_edge_file", "TABLE_SUFFIXES"]

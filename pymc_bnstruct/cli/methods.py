@@ -22,9 +22,9 @@ import xarray as xr
 from .. import brai, exact
 from ..contract import EDGE_DIMS
 from ..data import DiscreteData
-from ..model import DAG, NodeOrder, NodePartition
-from ..posterior import edge_probabilities
+from ..model.variables import DAG, NodeOrder, NodePartition
 from ..priors import StructurePrior
+from ..results.features import edge_probabilities
 from ..scores import Score
 from ..search import hill_climb, skeleton_search
 from ..step_methods import SAMC, OrderMetropolis, PartitionMetropolis, StructureMetropolis

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._io import atomic_path
+from ..io import atomic_path
 from .results import Result
 from .views import figure, tables
 

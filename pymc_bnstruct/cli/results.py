@@ -30,10 +30,10 @@ import arviz as az
 import numpy as np
 import xarray as xr
 
-from .._idata import get_group, has_group
-from .._io import atomic_path
 from ..contract import EDGE_DIMS
-from ..posterior import edge_probabilities
+from ..io import atomic_path
+from ..results.features import edge_probabilities
+from ..results.idata import get_group, has_group
 from .errors import CliError
 from .methods import RunOutput
 

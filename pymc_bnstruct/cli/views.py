@@ -10,14 +10,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._io import atomic_path
 from ..datasets import list_networks, load_network, read_bif
-from ..diagnostics import chain_agreement, summary
 from ..graph import to_adjacency
-from ..interop import as_structure
-from ..network_plots import plot_edge_heatmap, plot_network, plot_roc
-from ..plots import plot_chain_agreement, plot_score_trace
-from ..samc import samc_diagnostics
+from ..io import atomic_path
+from ..results import samc_diagnostics
+from ..results.diagnostics import chain_agreement, summary
+from ..results.interop import as_structure
+from ..results.network_plots import plot_edge_heatmap, plot_network, plot_roc
+from ..results.plots import plot_chain_agreement, plot_score_trace
 from .data_io import read_edge_file
 from .errors import CliError
 from .results import Result

@@ -70,9 +70,9 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from .._io import atomic_path
 from ..data import as_discrete_data
 from ..graph import find_cycle, to_adjacency, topological_order
+from ..io import atomic_path
 from ..validation import check_int, check_number, read_only
 
 __all__ = ["BayesianNetwork", "read_bif", "load_network", "list_networks", "write_bif", "fit_network"]

@@ -12,7 +12,7 @@
     edge posteriors in ``O(n^2 2^n)``; orders and then DAGs can be sampled exactly.
 
 Both use one score table (:class:`~pymc_bnstruct.ScoreTable`) and an arithmetic with an
-unbounded exponent (see :mod:`pymc_bnstruct.exact._dp_kernels`), so that they stay exact
+unbounded exponent (see :mod:`pymc_bnstruct.exact.dp_kernels`), so that they stay exact
 when ``log P(D)`` lies thousands of nats away from the best family scores, where float64
 scaled by the best family score underflows.
 """
@@ -30,15 +30,15 @@ from typing import Any, Literal
 import numpy as np
 import xarray as xr
 
-from .._sampling import sample_dags_given_orders
 from ..constraints import DEFAULT_MAX_PARENTS
 from ..data import DiscreteData, as_discrete_data
 from ..graph import adjacency_dataarray
+from ..order.sampling import sample_dags_given_orders
 from ..priors import StructurePrior, Uniform
 from ..scores import BDeu, Score
 from ..scores.table import ScoreTable
 from ..validation import check_choice, check_int
-from . import _dp_kernels as dp_kernels
+from . import dp_kernels
 
 __all__ = ["ExactPosterior", "posterior", "estimate_memory", "MAX_VARS"]
 

@@ -29,10 +29,10 @@ import numba
 import numpy as np
 import xarray as xr
 
-from .._jit import inner, zeros
 from ..constraints import DEFAULT_MAX_PARENTS
 from ..data import DiscreteData, as_discrete_data
 from ..graph import adjacency_dataarray, find_cycle, to_adjacency
+from ..jit import inner, zeros
 from ..priors import StructurePrior, Uniform
 from ..scores import BDeu, Score
 from ..scores.table import ScoreTable

@@ -19,9 +19,9 @@ import numpy as np
 import pandas as pd
 
 from ..constraints import StructureConstraints
-from . import _cache, _kernels  # noqa: F401  (kernel modules, for samplers)
-from ._kernels import ADD, DELETE, REVERSE
+from . import cache_kernels, kernels  # noqa: F401  (kernel modules, for samplers)
 from .cache import ScoreCache
+from .kernels import ADD, DELETE, REVERSE
 from .state import parent_bitsets
 
 __all__ = [
@@ -84,7 +84,7 @@ def _legal_arrays(adj: np.ndarray, constraints: StructureConstraints) -> tuple[n
     kinds = np.empty(size, dtype=np.int64)
     us = np.empty(size, dtype=np.int64)
     vs = np.empty(size, dtype=np.int64)
-    m = _kernels.legal_moves(adj, constraints.allowed, constraints.required, constraints.max_parents, kinds, us, vs)
+    m = kernels.legal_moves(adj, constraints.allowed, constraints.required, constraints.max_parents, kinds, us, vs)
     if m < 0:  # pragma: no cover - adj is validated acyclic
         raise ValueError("graph is cyclic")
     return kinds[:m], us[:m], vs[:m]
@@ -99,7 +99,7 @@ def count_legal_moves(graph: Any, constraints: StructureConstraints) -> int:
         If the graph is cyclic or violates the constraints.
     """
     adj = _dag(graph, constraints)
-    return int(_kernels.count_legal_moves(adj, constraints.allowed, constraints.required, constraints.max_parents))
+    return int(kernels.count_legal_moves(adj, constraints.allowed, constraints.required, constraints.max_parents))
 
 
 def _move(move: Any, names: tuple[str, ...]) -> tuple[int, int, int]:
@@ -147,15 +147,15 @@ def move_delta(cache: ScoreCache, graph: Any, move: tuple[Any, Any, Any], constr
     kind, u, v = _move(move, cache.names)
     _check_legal(adj, constraints, kind, u, v)
     pbits = parent_bitsets(adj)
-    return float(_kernels.move_delta(cache.engine, pbits, kind, u, v, np.zeros(pbits.shape[1], dtype=np.uint64)))
+    return float(kernels.move_delta(cache.engine, pbits, kind, u, v, np.zeros(pbits.shape[1], dtype=np.uint64)))
 
 
 def _check_legal(adj: np.ndarray, constraints: StructureConstraints, kind: int, u: int, v: int) -> None:
     n = adj.shape[0]
     desc = np.zeros((n, (n + 63) // 64), dtype=np.uint64)
-    _kernels.descendant_bitsets(adj, desc, np.empty(n, dtype=np.int64))
+    kernels.descendant_bitsets(adj, desc, np.empty(n, dtype=np.int64))
     npar = adj.sum(axis=0).astype(np.int64)
-    ok = _kernels.is_legal(adj, npar, desc, constraints.allowed, constraints.required,
+    ok = kernels.is_legal(adj, npar, desc, constraints.allowed, constraints.required,
                            constraints.max_parents, kind, u, v)
     if not ok:
         names = constraints.names
@@ -175,5 +175,5 @@ def apply_move(graph: Any, move: tuple[Any, Any, Any], constraints: StructureCon
     _check_legal(adj, constraints, kind, u, v)
     pbits = parent_bitsets(adj)
     npar = adj.sum(axis=0).astype(np.int64)
-    _kernels.apply_move(adj, pbits, npar, kind, u, v)
+    kernels.apply_move(adj, pbits, npar, kind, u, v)
     return adj

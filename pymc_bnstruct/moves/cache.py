@@ -18,8 +18,8 @@ from ..data import DiscreteData, as_discrete_data
 from ..graph import find_cycle, to_adjacency
 from ..priors import StructurePrior, Uniform
 from ..scores import BDeu, Score, check_prior, check_score, family_indices
-from ..scores._kernels import _DENSE_LIMIT
-from . import _cache
+from ..scores.kernels import DENSE_LIMIT
+from . import cache_kernels as _cache
 from .state import parent_bitsets
 
 __all__ = ["ScoreCache", "DEFAULT_MAX_BYTES"]
@@ -54,7 +54,7 @@ class ScoreCache:
     ----------
     data, score, prior, names, n_vars, n_words, capacity
     engine : CacheEngine
-        The arrays the numba kernels receive (see :mod:`pymc_bnstruct.moves._cache`).
+        The arrays the numba kernels receive (see :mod:`pymc_bnstruct.moves.cache_kernels`).
 
     Notes
     -----
@@ -98,7 +98,7 @@ class ScoreCache:
 
         cols = data.columns
         n_samples = data.n_samples
-        limit = max(_DENSE_LIMIT, 4 * n_samples)
+        limit = max(DENSE_LIMIT, 4 * n_samples)
         span = max(limit, n_samples * int(data.arities.max()))
         log_prior = np.ascontiguousarray(prior.log_by_size(n, n - 1), dtype=np.float64)
         self.engine = _cache.CacheEngine(

@@ -52,7 +52,7 @@ the proposed parent sets in ``W[5]`` of its workspace (:func:`rev_workspace`);
 (log P(D | G) + log P(G)), so ``-delta`` is the change of SAMC's energy.
 
 Legality checks, deltas and state updates come from the shared move core
-(:mod:`pymc_bnstruct.moves._kernels`); this module adds the proposals, the bookkeeping of
+(:mod:`pymc_bnstruct.moves.kernels`); this module adds the proposals, the bookkeeping of
 an accepted move and the Metropolis loop (:func:`structure_metropolis`).
 """
 
@@ -63,10 +63,10 @@ import math
 import numba as nb
 import numpy as np
 
-from .._jit import empty, inlined, inner, zeros
+from ..jit import empty, inlined, inner, zeros
 from ..rng import randint, seed_state, uniform
-from ._cache import family_score, graph_score
-from ._kernels import (
+from .cache_kernels import family_score, graph_score
+from .kernels import (
     ADD,
     DELETE,
     REVERSE,

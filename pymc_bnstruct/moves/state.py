@@ -11,7 +11,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from . import _kernels as move_kernels
+from . import kernels as move_kernels
 
 __all__ = ["GraphState", "FamilyTable", "KernelConstraints", "parent_bitsets"]
 

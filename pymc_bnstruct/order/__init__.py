@@ -2,7 +2,7 @@
 
 :class:`OrderScorer` lays the families of a :class:`~pymc_bnstruct.ScoreTable` out per node,
 best first, and scores orders and their features with the numba kernels of
-:mod:`pymc_bnstruct.order._kernels`; :class:`OrderLogScore` and :class:`OrderFeatures` are
+:mod:`pymc_bnstruct.order.kernels`; :class:`OrderLogScore` and :class:`OrderFeatures` are
 the PyTensor Ops that put them into a PyMC model (see :class:`pymc_bnstruct.NodeOrder`).
 """
 

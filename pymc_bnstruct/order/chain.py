@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ..validation import check_probability
-from . import _kernels as order_kernels
+from . import kernels as order_kernels
 from .mcmc import N_KINDS, order_metropolis
 from .scorer import OrderScorer
 
@@ -27,7 +27,7 @@ CACHE_BYTES = 16_000_000
 
 
 class NodeTermCache(NamedTuple):
-    """Per-node memo of node terms keyed by predecessors ∩ candidates (exact; see ``order._kernels``)."""
+    """Per-node memo of node terms keyed by predecessors ∩ candidates (exact; see ``order.kernels``)."""
 
     #: ``(n, n_words)`` candidate-parent bitsets of each node.
     candidates: np.ndarray

@@ -28,9 +28,9 @@ import math
 import numba as nb
 import numpy as np
 
-from .._jit import empty
+from ..jit import empty
 from ..rng import randint, seed_state, uniform
-from ._kernels import cached_node_scores, cached_rescore_range
+from .kernels import cached_node_scores, cached_rescore_range
 
 ADJACENT, SWAP, CUT = 0, 1, 2
 N_KINDS = 3
@@ -42,7 +42,7 @@ def order_metropolis(order, terms, offsets, bits, scores, cutoffs, cand, keys, v
     """Run ``n_moves`` moves; returns the new total log score (the sum of ``terms``).
 
     ``cand, keys, vals, used, shift``: the per-node caches of
-    :func:`~pymc_bnstruct.order._kernels.cached_node_log_sum` (kept by the caller between draws).
+    :func:`~pymc_bnstruct.order.kernels.cached_node_log_sum` (kept by the caller between draws).
     """
     n = order.shape[0]
     rng = seed_state(seed)

@@ -16,9 +16,9 @@ from pytensor.graph.basic import Apply
 from pytensor.graph.op import Op
 from pytensor.link.numba.dispatch import numba_funcify
 
-from .._jit import empty, inlined
 from ..contract import ORDER_FEATURES
-from . import _kernels
+from ..jit import empty, inlined
+from . import kernels as _kernels
 from .scorer import OrderScorer
 
 __all__ = ["OrderLogScore", "OrderFeatures"]

@@ -29,10 +29,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._sampling import sample_dags_given_orders
 from ..scores.table import ScoreTable
 from ..validation import read_only
-from . import _kernels
+from . import kernels as _kernels
+from .sampling import sample_dags_given_orders
 
 __all__ = ["OrderScorer"]
 
@@ -72,7 +72,7 @@ class OrderScorer:
     table_rows : ndarray (n_families,) int64
         Row of each family in ``table``.
     cutoffs : ndarray (n_vars,)
-        Log-sum-exp truncation per node (see :mod:`pymc_bnstruct.order._kernels`).
+        Log-sum-exp truncation per node (see :mod:`pymc_bnstruct.order.kernels`).
     """
 
     def __init__(self, table: ScoreTable, *, cache_size: int | None = None, prune: float | None = None) -> None:

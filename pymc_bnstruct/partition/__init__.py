@@ -2,7 +2,7 @@
 over their compatible DAGs, and a Metropolis–Hastings chain over them.
 
 :class:`PartitionScorer` scores partitions and their features with the numba kernels of
-:mod:`pymc_bnstruct.partition._kernels`; :class:`PartitionChain` runs the chain
+:mod:`pymc_bnstruct.partition.kernels`; :class:`PartitionChain` runs the chain
 (:mod:`pymc_bnstruct.partition.mcmc`), :class:`TemperedPartitionChain` several at different
 temperatures (parallel tempering); :class:`PartitionLogScore` and
 :class:`PartitionFeatures` are the PyTensor Ops of :class:`pymc_bnstruct.NodePartition`.

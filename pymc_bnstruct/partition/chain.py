@@ -13,9 +13,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..order._kernels import candidate_masks
+from ..order.kernels import candidate_masks
 from ..validation import check_move_probs
-from . import _kernels
+from . import kernels as _kernels
 from .mcmc import N_KINDS, partition_metropolis
 from .scorer import PartitionScorer
 

@@ -1,7 +1,7 @@
 """Numba Metropolis–Hastings loop over labelled partitions (Kuipers & Moffa 2017).
 
 The state is ``layer`` (int64, ``layer[v]`` = layer of node ``v``; see
-:mod:`pymc_bnstruct.partition._kernels`) with the per-node terms ``terms`` and the per-node
+:mod:`pymc_bnstruct.partition.kernels`) with the per-node terms ``terms`` and the per-node
 bitsets ``pred`` / ``prev`` they were computed from, all updated in place. Each move is one
 of (``m`` layers of sizes ``k_0 .. k_{m-1}``):
 
@@ -54,7 +54,7 @@ of (``m`` layers of sizes ``k_0 .. k_{m-1}``):
 A kind that has no proposal in the current state (exchanges with one layer) leaves the
 state unchanged and counts as proposed, not accepted. Only the nodes whose ``(pred, prev)``
 pair changed are rescored, through the per-node memo of
-:func:`~pymc_bnstruct.partition._kernels.cached_node_term`.
+:func:`~pymc_bnstruct.partition.kernels.cached_node_term`.
 
 ``counts`` (int64, ``2 * N_KINDS``): proposed then accepted moves per kind.
 """
@@ -66,10 +66,10 @@ import math
 import numba as nb
 import numpy as np
 
-from .._jit import empty, inner, zeros
+from ..jit import empty, inner, zeros
 from ..moves.mcmc import edge_list, rev_draw, rev_workspace
 from ..rng import randint, seed_state, uniform
-from ._kernels import NEG_INF, _compatible, cached_node_term, layer_sets_into
+from .kernels import NEG_INF, _compatible, cached_node_term, layer_sets_into
 
 SPLIT_JOIN, SWAP, SWAP_ADJACENT, NODE, STAY, REVERSE, REV = 0, 1, 2, 3, 4, 5, 6
 N_KINDS = 7

@@ -16,7 +16,7 @@ from pytensor.graph.op import Op
 from pytensor.link.numba.dispatch import numba_funcify
 
 from ..contract import ORDER_FEATURES
-from . import _kernels
+from . import kernels as _kernels
 from .scorer import PartitionScorer
 
 __all__ = ["PartitionLogScore", "PartitionFeatures"]

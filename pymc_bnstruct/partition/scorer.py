@@ -15,7 +15,7 @@ import numpy as np
 from ..order.scorer import OrderScorer
 from ..scores.table import ScoreTable
 from ..validation import read_only
-from . import _kernels
+from . import kernels as _kernels
 
 __all__ = ["PartitionScorer"]
 

@@ -3,20 +3,17 @@
 The step method is :class:`pymc_bnstruct.SAMC`; this package holds its parts:
 
 - :mod:`.partition` — :class:`EnergyPartition`, :func:`desired_distribution`;
-- :mod:`._kernels`, :mod:`._moves` — numba: regions, gain, weight update (12) / (20) with
+- :mod:`.kernels`, :mod:`.move_kernels` — numba: regions, gain, weight update (12) / (20) with
   varying truncation, the temporal-order and double skeletal moves, the sampling loop;
 - :mod:`.sampler` — :class:`SAMCChain`, one chain's state around the loop;
 - :mod:`.bounds` — :func:`automatic_bounds` (a greedy search and a pilot chain);
-- :mod:`pymc_bnstruct.weights` — per-chain weights of estimator (17), Occam's window (21), Kish ESS;
+- :mod:`pymc_bnstruct.results.weights` — per-chain weights of estimator (17), Occam's window (21), Kish ESS;
 - :mod:`.diagnostics` — :func:`samc_diagnostics` (ε_f of eq. 19, the paper's two conditions);
 - :mod:`.plots` — :func:`plot_samc`.
 """
 
-from ..weights import chain_weights, kish_ess, occam_window_weights
 from .bounds import AutomaticBounds, automatic_bounds
-from .diagnostics import SAMCDiagnostics, epsilon_f, samc_diagnostics
 from .partition import EnergyPartition, desired_distribution
-from .plots import plot_samc
 from .sampler import MOVE_KINDS, SAMCChain
 
 __all__ = [
@@ -26,11 +23,4 @@ __all__ = [
     "automatic_bounds",
     "SAMCChain",
     "MOVE_KINDS",
-    "chain_weights",
-    "kish_ess",
-    "occam_window_weights",
-    "epsilon_f",
-    "SAMCDiagnostics",
-    "samc_diagnostics",
-    "plot_samc",
 ]

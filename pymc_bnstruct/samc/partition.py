@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..validation import check_number
-from ._kernels import region_of
+from .kernels import region_of
 
 __all__ = ["EnergyPartition", "desired_distribution", "check_bin_width", "MAX_REGIONS"]
 

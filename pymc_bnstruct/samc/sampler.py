@@ -12,12 +12,12 @@ from typing import Any
 
 import numpy as np
 
-from ..moves import _cache as cache_kernels
+from ..moves import cache_kernels
 from ..moves.state import GraphState
 from ..validation import check_choice, check_number, read_only
 from ..validation import check_move_probs as _check_move_probs
-from . import _kernels as samc_kernels
-from ._moves import pair_tables
+from . import kernels as samc_kernels
+from .move_kernels import pair_tables
 from .partition import EnergyPartition
 
 __all__ = ["SAMCChain", "MOVE_KINDS", "WEIGHT_UPDATES", "check_move_probs", "truncation_bounds",
@@ -93,9 +93,9 @@ class SAMCChain:
     ----------
     state : GraphState or None
         The current graph (None before :meth:`load`).
-    settings : samc._kernels.SAMCSettings
-    weights : samc._kernels.Weights
-    counters : samc._kernels.Counters
+    settings : samc.kernels.SAMCSettings
+    weights : samc.kernels.Weights
+    counters : samc.kernels.Counters
         The adaptation state, updated in place by the kernel (see :attr:`adaptation`).
     """
 

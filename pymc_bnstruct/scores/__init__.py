@@ -17,7 +17,7 @@ import numpy as np
 from ..data import DiscreteData, as_discrete_data
 from ..graph import find_cycle, to_adjacency
 from ..priors import StructurePrior
-from . import _kernels
+from . import kernels as _kernels
 
 __all__ = ["Score", "BDeu", "K2", "BIC", "network_score", "family_indices", "check_score", "check_prior"]
 

@@ -18,7 +18,8 @@ from ..constraints import DEFAULT_MAX_PARENTS, StructureConstraints
 from ..data import DiscreteData, as_discrete_data
 from ..priors import StructurePrior, Uniform
 from ..validation import read_only
-from . import BDeu, Score, _kernels, check_prior, check_score, family_indices
+from . import BDeu, Score, check_prior, check_score, family_indices
+from . import kernels as _kernels
 
 __all__ = ["ScoreTable"]
 

@@ -6,8 +6,8 @@ import numpy as np
 
 from ..moves import ScoreCache, StructureConstraints
 from ..moves.state import GraphState, KernelConstraints
-from . import _kernels as search_kernels
-from ._kernels import ClimbState, TabuState
+from . import kernels as search_kernels
+from .kernels import ClimbState, TabuState
 
 # steps per kernel call (the trace buffer of one call)
 _CHUNK = 1 << 14

@@ -12,11 +12,11 @@ from ..constraints import DEFAULT_MAX_PARENTS
 from ..data import DiscreteData, as_discrete_data
 from ..graph import adjacency_dataarray
 from ..moves import ScoreCache, StructureConstraints
-from ..moves import _kernels as move_kernels
+from ..moves import kernels as move_kernels
 from ..priors import StructurePrior, Uniform
 from ..scores import BDeu, Score
 from ..validation import check_int, check_number
-from . import _kernels as search_kernels
+from . import kernels as search_kernels
 from ._state import Climber
 from .operator import reorient_skeleton
 from .result import SearchResult

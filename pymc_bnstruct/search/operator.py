@@ -7,10 +7,9 @@ from typing import Any
 
 import numpy as np
 
-from ..moves import ScoreCache, StructureConstraints, parent_bitsets
-from ..moves import _cache as cache_kernels
+from ..moves import ScoreCache, StructureConstraints, cache_kernels, parent_bitsets
 from ..moves.state import KernelConstraints
-from . import _kernels as search_kernels
+from . import kernels as search_kernels
 
 __all__ = ["reorient_skeleton"]
 

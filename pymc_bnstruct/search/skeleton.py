@@ -24,7 +24,7 @@ from ..moves import ScoreCache, parent_bitsets
 from ..priors import StructurePrior, Uniform
 from ..scores import BIC, Score
 from ..validation import check_int, check_number
-from . import _kernels as search_kernels
+from . import kernels as search_kernels
 from ._state import Climber
 from .hill_climb import _hill_climb, _setup, check_gamma
 from .operator import reorient_skeleton

@@ -6,7 +6,7 @@ variables, :class:`PartitionMetropolis` to :class:`~pymc_bnstruct.NodePartition`
 :class:`StructureMetropolis` to :class:`~pymc_bnstruct.DAG` variables. :class:`StructureStep` is the shared base class.
 Importing it also makes ``pm.sample`` refuse a structure variable given to any other step method
 (:class:`ForeignStepError`). (The end-of-sampling check that the chains of a
-:class:`~pymc_bnstruct.DAG` agree is in :mod:`pymc_bnstruct.sampling_checks`, with the results.)
+:class:`~pymc_bnstruct.DAG` agree is in :mod:`pymc_bnstruct.results.sampling_checks`, with the results.)
 """
 
 from .base import ForeignStepError, StructureStep, install_step_guard, register

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pymc as pm
 
-from ..model import NodeOrderRV
+from ..model.variables import NodeOrderRV
 from ..order.chain import MOVE_KINDS, OrderChain
 from .base import StructureStep, rate, register
 

@@ -10,7 +10,7 @@ import numpy as np
 import pymc as pm
 
 from ..contract import ACCEPT_RATE, LOG_SCORE, N_LAYERS, REPLICA_SWAP_RATE, accept_rate_name
-from ..model import NodePartitionRV
+from ..model.variables import NodePartitionRV
 from ..partition.chain import MOVE_KINDS, SWAP_INTERVAL, PartitionChain, TemperedPartitionChain
 from .base import StructureStep, rate, register
 

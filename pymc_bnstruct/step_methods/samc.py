@@ -12,7 +12,7 @@ from pymc.step_methods.compound import Competence, StepMethodState
 from pymc.step_methods.state import dataclass_state
 
 from ..contract import SAMC_EDGE_PROB, SAMC_MB_PROB
-from ..model import DAGRV
+from ..model.variables import DAGRV
 from ..samc.bounds import AutomaticBounds, automatic_bounds
 from ..samc.partition import EnergyPartition, check_bin_width, desired_distribution
 from ..samc.sampler import MOVE_KINDS, WEIGHT_UPDATES, SAMCChain, check_move_probs, check_t0, truncation_bounds
@@ -64,7 +64,7 @@ class SAMC(StructureStep):
     (``bns.edge_probabilities``, ``summary``, ...) applies the weights automatically.
     The moves are the paper's temporal-order change, single and double skeletal changes,
     and (optionally) edge reversal, all with exact Hastings ratios (see
-    :mod:`pymc_bnstruct.samc._moves` and ``docs/samc.md``).
+    :mod:`pymc_bnstruct.samc.move_kernels` and ``docs/samc.md``).
 
     Parameters
     ----------
@@ -97,7 +97,7 @@ class SAMC(StructureStep):
         increases (the gain sequence continues).
     move_probs : dict or 4 floats, optional
         Probabilities of the ``temporal``, ``skeletal``, ``double`` and ``reverse`` moves
-        (see :mod:`pymc_bnstruct.samc._moves`). Default: the paper's three kinds, 1/3 each.
+        (see :mod:`pymc_bnstruct.samc.move_kernels`). Default: the paper's three kinds, 1/3 each.
         ``skeletal`` must be positive.
     record : {"resample", "current"}, default "resample"
         What a draw records. ``"resample"``: one of the draw's ``moves_per_draw``

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pymc as pm
 
-from ..model import DAGRV
+from ..model.variables import DAGRV
 from ..moves.chain import DEFAULT_ANNEAL_MOVES, MOVE_KINDS, StructureChain, describe_moves, rev_set_count
 from ..validation import check_int
 from .base import StructureStep, rate, register
@@ -44,7 +44,7 @@ class StructureMetropolis(StructureStep):
     agree on it (``docs/structure_mcmc.md``). Annealed, each chain forgets its start and
     settles by the posterior mass of the modes, independently of the other chains; chains
     that still end in different modes make ``pm.sample`` warn
-    (:mod:`pymc_bnstruct.sampling_checks`). A start that the user gave is sampled
+    (:mod:`pymc_bnstruct.results.sampling_checks`). A start that the user gave is sampled
     from as given.
 
     Parameters

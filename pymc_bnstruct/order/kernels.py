@@ -35,7 +35,7 @@ import math
 import numba as nb
 import numpy as np
 
-from .._jit import empty, inner, zeros
+from ..jit import empty, inner, zeros
 
 _Z = np.uint64(0)
 _U1 = np.uint64(1)

@@ -16,9 +16,9 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from .._idata import get_group, has_group, select_draws
 from ..validation import check_int, check_number
-from ..weights import draw_weights, kish_ess
+from .idata import get_group, has_group, select_draws
+from .weights import draw_weights, kish_ess
 
 __all__ = ["SAMCDiagnostics", "samc_diagnostics", "epsilon_f", "samc_stats", "with_samc_energy",
            "MAX_OPEN_EXCESS", "MIN_REGIONS"]

@@ -22,8 +22,8 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
-from .compare import CURVE_KINDS, roc_curve
-from .graph import find_cycle, topological_order
+from ..graph import find_cycle, topological_order
+from .comparison import CURVE_KINDS, roc_curve
 from .interop import Structure, as_structure, to_dot
 from .plots import _axes
 
@@ -183,7 +183,7 @@ def plot_network(
     ----------
     x : structure
         A DAG, CPDAG, edge probabilities, SearchResult, BayesianNetwork, ExactPosterior or
-        sampler output (anything :func:`pymc_bnstruct.interop.as_structure` accepts).
+        sampler output (anything :func:`pymc_bnstruct.results.interop.as_structure` accepts).
     threshold : float, default 0.2
         Probabilities only: edges with ``P >= threshold`` are drawn, with width and opacity
         growing with the probability and the probability written on the edge (when at most

@@ -51,11 +51,11 @@ from typing import NamedTuple
 import numba as nb
 import numpy as np
 
-from .._jit import empty, inner, zeros
-from ..moves._kernels import REVERSE
+from ..jit import empty, inner, zeros
+from ..moves.kernels import REVERSE
 from ..moves.mcmc import accept, edge_list, propose
 from ..rng import seed_state, uniform
-from ._moves import canonical_order, propose_double, propose_temporal
+from .move_kernels import canonical_order, propose_double, propose_temporal
 
 # move kinds (index into move_probs and the per-kind counters)
 TEMPORAL = 0

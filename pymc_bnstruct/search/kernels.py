@@ -1,7 +1,7 @@
 """Numba kernels of greedy search: the hill-climbing loop and Steck's skeleton operator.
 
-Both read family values through the shared :class:`~pymc_bnstruct.moves._cache.CacheEngine`
-``E`` and use the move primitives of :mod:`pymc_bnstruct.moves._kernels`. Constraints come
+Both read family values through the shared :class:`~pymc_bnstruct.moves.cache_kernels.CacheEngine`
+``E`` and use the move primitives of :mod:`pymc_bnstruct.moves.kernels`. Constraints come
 as a :class:`~pymc_bnstruct.moves.state.KernelConstraints` ``K``.
 
 Climbing state: a :class:`ClimbState` ``S`` (the graph as a
@@ -19,9 +19,9 @@ from typing import NamedTuple
 import numba as nb
 import numpy as np
 
-from .._jit import empty, inlined, inner, zeros
-from ..moves._cache import family_score
-from ..moves._kernels import (
+from ..jit import empty, inlined, inner, zeros
+from ..moves.cache_kernels import family_score
+from ..moves.kernels import (
     ADD,
     DELETE,
     REVERSE,

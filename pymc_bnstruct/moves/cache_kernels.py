@@ -1,7 +1,7 @@
 """Numba kernels of the hashed family-score cache.
 
 A family is a child and a parent set; its value is ``local score + log prior``. Values
-are computed on demand by the score engine (:func:`pymc_bnstruct.scores._kernels._local_score`)
+are computed on demand by the score engine (:func:`pymc_bnstruct.scores.kernels.count_and_score`)
 and kept in a fixed-size, set-associative hash table keyed by ``(child, parent bitset)``,
 so any number of variables works (bitsets have ``ceil(n / 64)`` words). The table never
 grows: when all ``PROBE`` slots of a key's window are taken, one of them is overwritten
@@ -21,8 +21,8 @@ from typing import NamedTuple
 import numba as nb
 import numpy as np
 
-from .._jit import inner
-from ..scores._kernels import _local_score
+from ..jit import inner
+from ..scores.kernels import count_and_score
 
 
 class CacheEngine(NamedTuple):
@@ -126,7 +126,7 @@ def family_score(E, child, bits):
     # a miss: count the family once through the score engine
     parents = E.parent_buf
     k = bits_to_parents(bits, parents)
-    value = _local_score(E.columns, E.arities, child, parents, k, E.score_kind, E.score_param, E.key_buf,
+    value = count_and_score(E.columns, E.arities, child, parents, k, E.score_kind, E.score_param, E.key_buf,
                          E.count_buf) + E.log_prior_by_size[k]
     stats[STAT_COMPUTED] += 1
     if free < 0:  # window full: overwrite one slot, round robin

@@ -7,8 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from .._idata import get_group, has_group
-from .diagnostics import ENERGY_STAT, samc_diagnostics, with_samc_energy
+from .idata import get_group, has_group
+from .samc import ENERGY_STAT, samc_diagnostics, with_samc_energy
 
 __all__ = ["plot_samc"]
 

@@ -7,7 +7,7 @@ MCMC). Prints the posterior edge probabilities next to the exact order-modular p
 the R-hat / ESS summary and the agreement between chains, and writes the log-score trace
 and the chain-agreement scatter to PNG files.
 
-Run ``python -m pymc_bnstruct.demo --help`` for options.
+Run ``python -m pymc_bnstruct.cli.demo --help`` for options.
 """
 
 from __future__ import annotations
@@ -24,15 +24,15 @@ import numpy as np
 import pymc as pm
 import xarray as xr
 
-from . import exact
-from ._idata import get_group
-from .data import DiscreteData
-from .datasets import BayesianNetwork, load_network
-from .diagnostics import chain_agreement, summary
-from .model import NodeOrder
-from .plots import plot_chain_agreement, plot_score_trace
-from .posterior import edge_probabilities
-from .step_methods import OrderMetropolis
+from .. import exact
+from ..data import DiscreteData
+from ..datasets import BayesianNetwork, load_network
+from ..model.variables import NodeOrder
+from ..results.diagnostics import chain_agreement, summary
+from ..results.features import edge_probabilities
+from ..results.idata import get_group
+from ..results.plots import plot_chain_agreement, plot_score_trace
+from ..step_methods import OrderMetropolis
 
 
 def _parse(argv: Sequence[str] | None) -> argparse.Namespace:

@@ -17,9 +17,9 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from .._jit import empty, inner, zeros
 from ..graph import topological_order_kernel as topological_order
-from ._cache import family_score
+from ..jit import empty, inner, zeros
+from .cache_kernels import family_score
 
 ADD = 0
 DELETE = 1

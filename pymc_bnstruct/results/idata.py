@@ -3,7 +3,7 @@
 Every summary, diagnostic and plot in the package reaches result groups through
 :func:`get_group`, so that supporting another container (PyMC 6 / ArviZ 1 return
 ``xarray.DataTree``) changes one function. Per-draw weights live in
-:mod:`pymc_bnstruct.weights`.
+:mod:`pymc_bnstruct.results.weights`.
 """
 
 from __future__ import annotations

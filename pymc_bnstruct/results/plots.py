@@ -15,10 +15,10 @@ from typing import Any
 
 import numpy as np
 
-from ._idata import get_group, has_group, select_draws
-from .contract import FEATURE_DIMS, FEATURES, LOG_SCORE
+from ..contract import FEATURE_DIMS, FEATURES, LOG_SCORE
 from .diagnostics import canonical_feature, feature_cells
-from .posterior import resolve_source, summarise_feature
+from .features import resolve_source, summarise_feature
+from .idata import get_group, has_group, select_draws
 
 __all__ = ["plot_score_trace", "plot_chain_agreement"]
 

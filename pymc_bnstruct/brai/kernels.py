@@ -1,6 +1,6 @@
 """Numba kernels of the B-RAI conditional-independence tests.
 
-Counts come from the score engine's counting kernels (:mod:`pymc_bnstruct.scores._kernels`):
+Counts come from the score engine's counting kernels (:mod:`pymc_bnstruct.scores.kernels`):
 the condition set's configurations get dense keys, renumbered to the ``u <= n_samples``
 configurations that occur, so a contingency table never has more than ``u * r_x * r_y``
 cells whatever the condition set (no dense ``Π r_i`` table).
@@ -21,8 +21,8 @@ import numpy as np
 from numba import types
 from numba.typed import Dict
 
-from .._jit import empty, inner, zeros
-from ..scores._kernels import _family_keys, _histogram, _renumber
+from ..jit import empty, inner, zeros
+from ..scores.kernels import family_keys, histogram, renumber
 
 G_SQUARE = 0
 PLUGIN_CMI = 1
@@ -98,8 +98,8 @@ def g_square(cols, arities, x, y, z, n, keys, counts):
         for s in range(n_rows):
             keys[s] = 0
     else:
-        span = _family_keys(cols, arities, z[n - 1], z, n - 1, keys)
-        u = _renumber(keys, span)
+        span = family_keys(cols, arities, z[n - 1], z, n - 1, keys)
+        u = renumber(keys, span)
     cx = cols[x]
     cy = cols[y]
     rxy = np.int32(rx * ry)
@@ -109,7 +109,7 @@ def g_square(cols, arities, x, y, z, n, keys, counts):
     span = u * rx * ry
     if counts.shape[0] < 4 * span:
         counts = empty(4 * span, np.int64)
-    _histogram(keys, span, counts)
+    histogram(keys, span, counts)
     nx = empty(rx, np.int64)
     ny = empty(ry, np.int64)
     g2 = 0.0

@@ -14,7 +14,7 @@ the variables by their dims (the package's output contract):
 
 A posterior probability is the average of the per-draw values over chains and draws
 (weighted when the output carries importance weights, see
-:func:`pymc_bnstruct.weights.draw_weights`). For a 0/1 adjacency the Markov-blanket and
+:func:`pymc_bnstruct.results.weights.draw_weights`). For a 0/1 adjacency the Markov-blanket and
 directed-path indicators are computed from each drawn graph.
 """
 
@@ -27,10 +27,7 @@ import numba as nb
 import numpy as np
 import xarray as xr
 
-from ._idata import get_group, has_group, select_draws
-from ._jit import empty, zeros
-from ._sampling import sample_dags_given_orders
-from .contract import (
+from ..contract import (
     EDGE_DIMS,
     EDGE_PROB_SUFFIX,
     FEATURE_DIMS,
@@ -47,8 +44,11 @@ from .contract import (
     family_names,
     position_name,
 )
-from .graph import topological_order_kernel
-from .partition._kernels import sample_dags_given_partitions
+from ..graph import closure_kernel, markov_blanket_kernel
+from ..jit import zeros
+from ..order.sampling import sample_dags_given_orders
+from ..partition.kernels import sample_dags_given_partitions
+from .idata import get_group, has_group, select_draws
 from .weights import draw_weights, kish_ess, occam_window_weights
 
 __all__ = ["edge_probabilities", "markov_blanket_probabilities", "path_probabilities", "order_names"]
@@ -58,50 +58,6 @@ _PATH_CHUNK = 256
 
 
 # ----------------------------------------------------------------------------- kernels
-@nb.njit(cache=True)
-def _closure_kernel(dags):
-    """Directed-path indicators ``reach[g, u, v]`` (a path u -> ... -> v of length >= 1).
-
-    Processes each graph's nodes in reverse topological order (Kahn's algorithm on the
-    adjacency) and ORs each child's reach row into its parents'. Returns ``(reach, bad)``
-    with ``bad`` the index of the first cyclic graph, or -1.
-    """
-    m, n = dags.shape[0], dags.shape[1]
-    reach = zeros((m, n, n), np.uint8)
-    topo = empty(n, np.int64)
-    for g in range(m):
-        if not topological_order_kernel(dags[g], topo):
-            return reach, g
-        for i in range(n - 1, -1, -1):
-            u = topo[i]
-            for v in range(n):
-                if dags[g, u, v]:
-                    reach[g, u, v] = 1
-                    for w in range(n):
-                        if reach[g, v, w]:
-                            reach[g, u, w] = 1
-    return reach, -1
-
-
-@nb.njit(cache=True)
-def _markov_blanket_kernel(dags):
-    """Markov-blanket indicators: ``mb[g, u, v] = 1`` when u is a parent, a child or a
-    co-parent (another parent of a common child) of v in graph g; symmetric, zero diagonal."""
-    m, n = dags.shape[0], dags.shape[1]
-    mb = zeros((m, n, n), np.uint8)
-    for g in range(m):
-        for c in range(n):
-            for u in range(n):
-                if dags[g, u, c]:
-                    mb[g, u, c] = 1
-                    mb[g, c, u] = 1
-                    for w in range(u + 1, n):
-                        if dags[g, w, c]:
-                            mb[g, u, w] = 1
-                            mb[g, w, u] = 1
-    return mb
-
-
 @nb.njit(cache=True)
 def _mean_over_groups(x, group):
     """Average consecutive blocks of ``group`` graphs: (m * group, n, n) uint8 -> (m, n, n)."""
@@ -118,46 +74,6 @@ def _mean_over_groups(x, group):
             for v in range(n):
                 out[i, u, v] /= group
     return out
-
-
-def transitive_closure(dags: np.ndarray) -> np.ndarray:
-    """Directed-path indicators of a stack of DAGs.
-
-    Parameters
-    ----------
-    dags : ndarray, shape (m, n, n)
-        0/1 adjacencies (row = parent).
-
-    Returns
-    -------
-    ndarray of uint8, shape (m, n, n)
-        ``out[g, u, v] = 1`` when graph ``g`` has a directed path of length >= 1 from
-        ``u`` to ``v`` (zero diagonal).
-
-    Raises
-    ------
-    ValueError
-        If an entry is not 0/1 or a graph has a directed cycle.
-    """
-    arr = _as_dag_stack(dags)
-    reach, bad = _closure_kernel(arr)
-    if bad >= 0:
-        raise ValueError(f"graph {bad} of the stack has a directed cycle")
-    return reach
-
-
-def markov_blankets(dags: np.ndarray) -> np.ndarray:
-    """Markov-blanket indicators of a stack of DAGs, shape (m, n, n), symmetric, zero diagonal."""
-    return _markov_blanket_kernel(_as_dag_stack(dags))
-
-
-def _as_dag_stack(dags: Any) -> np.ndarray:
-    arr = np.asarray(dags)
-    if arr.ndim != 3 or arr.shape[1] != arr.shape[2]:
-        raise ValueError(f"expected a stack of square adjacencies (m, n, n), got shape {arr.shape}")
-    if arr.size and not np.all((arr == 0) | (arr == 1)):
-        raise ValueError("adjacency entries must be 0 or 1")
-    return np.ascontiguousarray(arr, dtype=np.uint8)
 
 
 # ----------------------------------------------------------------------- finding output
@@ -350,9 +266,9 @@ def feature_draws(
         elif feature == "edge":
             out = flat
         elif feature == "markov_blanket":
-            out = _markov_blanket_kernel(flat)
+            out = markov_blanket_kernel(flat)
         else:
-            out, bad = _closure_kernel(flat)
+            out, bad = closure_kernel(flat)
             if bad >= 0:
                 raise ValueError(f"draw {bad % d} of chain {bad // d} of {src.edge!r} has a directed cycle")
         per_draw = weighted if weighted is not None else out.reshape(c, d, n, n).astype(np.float64)
@@ -405,7 +321,7 @@ def _order_paths(idata: Any, src: FeatureSource, posterior: xr.Dataset, dags_per
             dags = sample_dags_given_orders(child, parents, log_score, n, flat[lo:hi], dags_per_draw, seed)
         except ValueError as err:
             raise ValueError(f"cannot sample DAGs given the orders of {src.order!r}: {err}") from None
-        reach, _ = _closure_kernel(dags)  # DAGs consistent with an order are acyclic
+        reach, _ = closure_kernel(dags)  # DAGs consistent with an order are acyclic
         out[lo:hi] = _mean_over_groups(reach, dags_per_draw)
     return out.reshape(c, d, n, n)
 
@@ -428,7 +344,7 @@ def _partition_paths(child: np.ndarray, parents: np.ndarray, log_score: np.ndarr
         if bad >= 0:
             raise ValueError(f"cannot sample DAGs given the partitions of {src.partition!r}: node {node} has no "
                              f"compatible family under draw {lo + bad}")
-        reach, _ = _closure_kernel(dags)
+        reach, _ = closure_kernel(dags)
         out[lo:hi] = _mean_over_groups(reach, dags_per_draw)
     return out.reshape(c, d, n, n)
 
@@ -447,7 +363,7 @@ def occam_weights(idata: Any, occam_window: float, *, var_name: str | None = Non
                   by_chain: bool = False) -> xr.DataArray:
     """Per-draw weights of Occam's-window estimator (21) (Liang & Zhang 2009; Madigan &
     Raftery 1994), dims ``(chain, draw)``: see
-    :func:`pymc_bnstruct.weights.occam_window_weights`. Needs drawn DAGs (a
+    :func:`pymc_bnstruct.results.weights.occam_window_weights`. Needs drawn DAGs (a
     ``bns.DAG`` variable) and the ``log_score`` sample statistic."""
     src = resolve_source(idata, "edge", var_name)
     if src.kind != "dag":
@@ -536,7 +452,7 @@ def edge_probabilities(
     -----
     Draws of a sampler with importance weights (``bns.SAMC``: a ``log_weight`` sample
     stat) are weighted by ``exp(log_weight)`` — Liang & Zhang's dynamically weighted
-    estimator (17); see :func:`pymc_bnstruct.weights.draw_weights`.
+    estimator (17); see :func:`pymc_bnstruct.results.weights.draw_weights`.
 
     Raises
     ------

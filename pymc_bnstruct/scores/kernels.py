@@ -3,7 +3,7 @@
 A *family* is a child and its parent set. Its sufficient statistics are the counts
 ``N_jk`` of rows with parent configuration ``j`` and child state ``k``. The kernels give
 every parent configuration a dense integer key (mixed radix over the parents); when the
-key space would outgrow ``max(_DENSE_LIMIT, 4 * n_samples)`` the keys observed so far are re-numbered
+key space would outgrow ``max(DENSE_LIMIT, 4 * n_samples)`` the keys observed so far are re-numbered
 ``0 .. u-1`` (``u <= n_samples``), so any number of parents and any arities work and
 only observed configurations are ever counted.
 
@@ -21,8 +21,8 @@ import math
 import numba as nb
 import numpy as np
 
-from .._jit import empty, inner, zeros
 from ..graph import acyclic_kernel as _acyclic
+from ..jit import empty, inner, zeros
 
 BDEU = 0
 K2 = 1
@@ -30,11 +30,11 @@ BIC = 2
 
 # Key spaces up to max(this, 4 * n_samples) are counted densely; beyond, keys are renumbered
 # first, so the work per family stays O(n_samples * r) however many parents there are.
-_DENSE_LIMIT = 4096
+DENSE_LIMIT = 4096
 
 
 @inner
-def _renumber(keys, span):
+def renumber(keys, span):
     """Map the values of ``keys`` (all < span) to 0..u-1 in place; return u."""
     table = empty(span, np.int32)
     for k in range(span):  # not np.full: it compiles a function of its own
@@ -50,7 +50,7 @@ def _renumber(keys, span):
 
 
 @inner
-def _family_keys(cols, arities, child, parents, n_parents, keys):
+def family_keys(cols, arities, child, parents, n_parents, keys):
     """Fill ``keys`` (int32) with a dense key of (parent configuration, child state) per row.
 
     Returns the key span ``S`` (all keys < S); the child state is the fastest digit, so
@@ -58,8 +58,8 @@ def _family_keys(cols, arities, child, parents, n_parents, keys):
     digit in 32-bit arithmetic (spans stay far below 2^31 thanks to renumbering).
     """
     n = cols.shape[1]
-    limit = max(_DENSE_LIMIT, 4 * n)
-    span = np.int64(1)  # typed, not the literal 1: one specialisation of _renumber
+    limit = max(DENSE_LIMIT, 4 * n)
+    span = np.int64(1)  # typed, not the literal 1: one specialisation of renumber
     for s in range(n):
         keys[s] = 0
     for t in range(n_parents + 1):
@@ -67,7 +67,7 @@ def _family_keys(cols, arities, child, parents, n_parents, keys):
         r = arities[v]
         if span * r > limit:
             # renumber before the next digit; the child digit (last) is never renumbered
-            span = _renumber(keys, span)
+            span = renumber(keys, span)
         col = cols[v]
         r32 = np.int32(r)
         for s in range(n):
@@ -137,7 +137,7 @@ def _n_configs(arities, parents, n_parents):
 
 
 @inner
-def _histogram(keys, span, counts):
+def histogram(keys, span, counts):
     """``counts[k] = #{s: keys[s] == k}`` for ``k < span``.
 
     With few distinct keys, consecutive rows hit the same counter and each increment
@@ -168,12 +168,12 @@ def _histogram(keys, span, counts):
 # it would be compiled on its own and again, linked, inside each caller (0.3 s of the first
 # score on a cold cache)
 @nb.njit(cache=True, inline="always")
-def _local_score(cols, arities, child, parents, n_parents, kind, ess, keys, counts):
+def count_and_score(cols, arities, child, parents, n_parents, kind, ess, keys, counts):
     # two passes (vectorisable key arithmetic, then a scatter count) beat one fused loop
-    span = _family_keys(cols, arities, child, parents, n_parents, keys)
+    span = family_keys(cols, arities, child, parents, n_parents, keys)
     if counts.shape[0] < span:
         counts = empty(span, np.int64)
-    _histogram(keys, span, counts)
+    histogram(keys, span, counts)
     q = _n_configs(arities, parents, n_parents)
     return _score_from_counts(counts, span, arities[child], kind, ess, q, math.log(cols.shape[1]))
 
@@ -183,7 +183,7 @@ def local_score(cols, arities, child, parents, kind, ess):
     """Score of one family; ``parents`` is a 1-D int64 array."""
     keys = empty(cols.shape[1], np.int32)
     counts = empty(1024, np.int64)
-    return _local_score(cols, arities, child, parents, parents.shape[0], kind, ess, keys, counts)
+    return count_and_score(cols, arities, child, parents, parents.shape[0], kind, ess, keys, counts)
 
 
 @nb.njit(cache=True)
@@ -194,7 +194,7 @@ def local_scores_serial(cols, arities, children, parent_sets, n_parents, kind, e
     keys = empty(cols.shape[1], np.int32)
     counts = empty(1024, np.int64)
     for f in range(children.shape[0]):
-        out[f] = _local_score(cols, arities, children[f], parent_sets[f], n_parents[f], kind, ess, keys, counts)
+        out[f] = count_and_score(cols, arities, children[f], parent_sets[f], n_parents[f], kind, ess, keys, counts)
     return out
 
 
@@ -218,7 +218,7 @@ def local_scores(cols, arities, children, parent_sets, n_parents, kind, ess, n_c
         lo = c * n_fam // n_chunks
         hi = (c + 1) * n_fam // n_chunks
         for f in range(lo, hi):
-            out[f] = _local_score(
+            out[f] = count_and_score(
                 cols, arities, children[f], parent_sets[f], n_parents[f], kind, ess, keys, counts
             )
     return out

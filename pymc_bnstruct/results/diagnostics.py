@@ -1,7 +1,7 @@
 """Convergence diagnostics for structure samplers: an R-hat table and chain agreement.
 
 Both read ``pm.sample`` output through the dims contract described in
-:mod:`pymc_bnstruct.posterior`, so they work for every sampler in the package.
+:mod:`pymc_bnstruct.results.features`, so they work for every sampler in the package.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from ._idata import get_group, has_group, select_draws
-from .contract import FEATURE_DIMS, FEATURES, LOG_SCORE
-from .posterior import feature_draws, occam_weights, summarise_feature
+from ..contract import FEATURE_DIMS, FEATURES, LOG_SCORE
+from .features import feature_draws, occam_weights, summarise_feature
+from .idata import get_group, has_group, select_draws
 from .weights import draw_weights, kish_ess
 
 __all__ = ["summary", "chain_agreement", "ChainAgreement"]

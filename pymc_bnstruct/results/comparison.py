@@ -18,9 +18,9 @@ from typing import Any
 
 import numpy as np
 
-from .graph import find_cycle, shd, to_cpdag
+from ..graph import find_cycle, markov_blankets, shd, to_cpdag
+from .features import markov_blanket_probabilities
 from .interop import as_structure, is_sampler_output
-from .posterior import markov_blanket_probabilities, markov_blankets
 
 __all__ = ["Comparison", "compare", "RocCurve", "PrCurve", "roc_curve", "pr_curve", "CURVE_KINDS"]
 
@@ -84,7 +84,7 @@ def compare(learned: Any, truth: Any, *, threshold: float = 0.5) -> Comparison:
     learned : structure
         A DAG, a CPDAG, or edge probabilities (thresholded at ``threshold``; a pair with
         both directions above it is an undirected edge) — anything
-        :func:`pymc_bnstruct.interop.as_structure` accepts, sampler output included.
+        :func:`pymc_bnstruct.results.interop.as_structure` accepts, sampler output included.
     truth : structure
         The true DAG or CPDAG (a ``BayesianNetwork`` works), over the same variables.
     threshold : float, default 0.5

@@ -17,7 +17,7 @@ from typing import Any
 import numba as nb
 import numpy as np
 
-from ._jit import empty, zeros
+from ..jit import empty, zeros
 
 __all__ = ["sample_dags_given_orders"]
 

@@ -30,12 +30,12 @@ from typing import Any
 
 import numpy as np
 
-from ._sampling import sample_dags_given_orders
-from .exact.dp import ExactPosterior
-from .exact.enumerate import MAX_VARS, EnumeratedPosterior
-from .graph import topological_order
-from .order.scorer import OrderScorer
-from .scores.table import ScoreTable
+from ..exact.dp import ExactPosterior
+from ..exact.enumerate import MAX_VARS, EnumeratedPosterior
+from ..graph import topological_order
+from ..order.sampling import sample_dags_given_orders
+from ..order.scorer import OrderScorer
+from ..scores.table import ScoreTable
 
 __all__ = ["prior_table", "DAGPriorSampler", "OrderPriorSampler", "PartitionPriorSampler", "MAX_DAG_PRIOR_VARS", "MAX_ORDER_PRIOR_VARS"]
 
@@ -67,7 +67,7 @@ def _check_dag_prior_size(n: int) -> None:
             f"enumerating every DAG); this one has {n}. Alternatives: a bns.NodeOrder (exact prior "
             f"draws of orders up to about 25 variables, under the order-modular prior), or "
             f"bns.exact.posterior(data, modularity='order', ...).sample_dags on a prior-only table "
-            f"(pymc_bnstruct.prior_draws.prior_table). For an initial value use "
+            f"(pymc_bnstruct.model.variables.prior_draws.prior_table). For an initial value use "
             f"bns.DAG(..., initval='empty' or 'greedy') or pm.sample(initvals={{name: an adjacency}}).")
 
 

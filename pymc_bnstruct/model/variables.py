@@ -53,8 +53,8 @@ from pymc.distributions.distribution import _support_point
 from pymc.logprob.abstract import _logprob
 from pytensor.tensor.random.op import RandomVariable
 
-from .constraints import DEFAULT_MAX_PARENTS, StructureConstraints
-from .contract import (
+from ..constraints import DEFAULT_MAX_PARENTS, StructureConstraints
+from ..contract import (
     EDGE_DIMS,
     MB_DIMS,
     NODE,
@@ -67,19 +67,19 @@ from .contract import (
     mb_prob_name,
     position_name,
 )
-from .data import DiscreteData, as_discrete_data
-from .graph import find_cycle, to_adjacency, topological_order
-from .moves import ScoreCache
-from .ops import CachedDAGLogScore
-from .order.ops import OrderFeatures, OrderLogScore
-from .order.scorer import OrderScorer
-from .partition.ops import PartitionFeatures, PartitionLogScore
-from .partition.scorer import PartitionScorer
+from ..data import DiscreteData, as_discrete_data
+from ..graph import find_cycle, to_adjacency, topological_order
+from ..moves import ScoreCache
+from ..moves.ops import CachedDAGLogScore
+from ..order.ops import OrderFeatures, OrderLogScore
+from ..order.scorer import OrderScorer
+from ..partition.ops import PartitionFeatures, PartitionLogScore
+from ..partition.scorer import PartitionScorer
+from ..priors import StructurePrior, Uniform
+from ..scores import BDeu, Score
+from ..scores.table import ScoreTable
+from ..search.seed import climb_families, greedy_dag, search_result_dag
 from .prior_draws import DAGPriorSampler, OrderPriorSampler, PartitionPriorSampler
-from .priors import StructurePrior, Uniform
-from .scores import BDeu, Score
-from .scores.table import ScoreTable
-from .search.seed import climb_families, greedy_dag, search_result_dag
 
 __all__ = ["NodeOrder", "NodeOrderRV", "DAG", "DAGRV", "NodePartition", "NodePartitionRV"]
 
@@ -91,7 +91,7 @@ class NodeOrderRV(RandomVariable):
 
     Random draws (``pm.draw``, ``pm.sample_prior_predictive``, ``initval="prior"``) are
     exact draws from the order prior ``P(≺) ∝ Π_i Σ_{U ⊆ pred_≺(i), allowed} q_i(U)``
-    under the variable's constraints (see :mod:`pymc_bnstruct.prior_draws`).
+    under the variable's constraints (see :mod:`pymc_bnstruct.model.variables.prior_draws`).
     """
 
     name = "node_order"
@@ -334,7 +334,7 @@ class DAGRV(RandomVariable):
     (:class:`~pymc_bnstruct.ops.CachedDAGLogScore`). Random draws (``pm.draw``,
     ``pm.sample_prior_predictive``, ``initval="prior"``) are exact draws from the DAG prior
     under the variable's constraints, up to 6 variables; beyond, ``NotImplementedError``
-    names the alternatives (see :mod:`pymc_bnstruct.prior_draws`)."""
+    names the alternatives (see :mod:`pymc_bnstruct.model.variables.prior_draws`)."""
 
     name = "dag"
     signature = "(n,n)->(n,n)"
@@ -481,7 +481,7 @@ class NodePartitionRV(RandomVariable):
     Random draws (``pm.draw``, ``pm.sample_prior_predictive``, ``initval="prior"``) are
     draws from the partition prior ``P(Λ) = Σ_{G: Λ(G) = Λ} P(G)`` under the variable's
     constraints: exact up to 6 variables, otherwise the partitions of DAGs drawn from the
-    prior given random orders, which is not exact (see :mod:`pymc_bnstruct.prior_draws`).
+    prior given random orders, which is not exact (see :mod:`pymc_bnstruct.model.variables.prior_draws`).
     """
 
     name = "node_partition"

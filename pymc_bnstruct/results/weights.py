@@ -28,9 +28,9 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
-from ._idata import get_group, has_group, select_draws
-from .contract import LOG_WEIGHT
-from .validation import check_number
+from ..contract import LOG_WEIGHT
+from ..validation import check_number
+from .idata import get_group, has_group, select_draws
 
 __all__ = ["draw_weights", "chain_weights", "kish_ess", "occam_window_weights", "check_occam_window",
            "overflow_weight", "MAX_OVERFLOW_WEIGHT"]

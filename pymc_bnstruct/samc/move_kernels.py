@@ -1,7 +1,7 @@
 """Numba kernels of the two extra move kinds of Liang & Zhang (2009, §3.2): the temporal-order
 change and the double skeletal change, each with an exact Hastings ratio.
 
-The graph state is the one of the shared move core (:mod:`pymc_bnstruct.moves._kernels`):
+The graph state is the one of the shared move core (:mod:`pymc_bnstruct.moves.kernels`):
 ``adj`` (int8, row = parent), parent bitsets ``pbits``, in-degrees ``npar`` and descendant
 bitsets ``desc``. Proposals here only *look* at the state (an adjacency entry may be
 flipped temporarily and restored); an accepted move is applied by the caller as a sequence
@@ -47,9 +47,9 @@ import math
 import numba as nb
 import numpy as np
 
-from .._jit import inner
-from ..moves._cache import family_score
-from ..moves._kernels import ADD, DELETE, REVERSE, flip_bit, has_bit, move_delta
+from ..jit import inner
+from ..moves.cache_kernels import family_score
+from ..moves.kernels import ADD, DELETE, REVERSE, flip_bit, has_bit, move_delta
 from ..rng import randint, uniform
 
 __all__ = ["canonical_order", "count_linked", "propose_temporal", "propose_double", "pair_tables"]
@@ -154,7 +154,7 @@ def pair_tables(n: int) -> tuple[np.ndarray, np.ndarray]:
 def _reaches_without(adj, src, dst, ex_u, ex_v, stack, seen):
     """Directed path ``src ~> dst`` in ``adj`` without the edge ``ex_u -> ex_v``.
 
-    (The descendant bitsets of :mod:`pymc_bnstruct.moves._kernels` answer reachability in
+    (The descendant bitsets of :mod:`pymc_bnstruct.moves.kernels` answer reachability in
     the current graph only; this one ignores an edge that is about to be deleted.)
     """
     n = adj.shape[0]

@@ -14,7 +14,7 @@ where, for ``v ∈ L_j`` (``j >= 1``),
 ``S_v = Σ_{U ⊆ L_{<j}, U ∩ L_{j-1} ≠ ∅} exp(score_v(U) + log q_v(U))`` and, for ``v ∈ L_0``,
 ``S_v`` is the weight of the empty family. The families come from an
 :class:`~pymc_bnstruct.order.OrderScorer` (per node, best first), and the node sums use
-the same truncated log-sum-exp as the order kernels (``pymc_bnstruct.order._kernels``): the
+the same truncated log-sum-exp as the order kernels (``pymc_bnstruct.order.kernels``): the
 scan stops ``cutoffs[v]`` nats below the best compatible family.
 
 A node's term depends on the partition only through its *predecessor set*
@@ -29,8 +29,8 @@ import math
 import numba as nb
 import numpy as np
 
-from .._jit import inner
-from ..order._kernels import flush_pairs, markov_blanket_from, snap, spread_family
+from ..jit import inner
+from ..order.kernels import flush_pairs, markov_blanket_from, snap, spread_family
 
 _Z = np.uint64(0)
 _U1 = np.uint64(1)

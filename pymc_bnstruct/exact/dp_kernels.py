@@ -37,7 +37,7 @@ from typing import NamedTuple
 import numba as nb
 import numpy as np
 
-from .._jit import empty, zeros
+from ..jit import empty, zeros
 
 EZERO = -(1 << 40)  # exponent of an exact zero
 _P2_OFF = 1100

@@ -24,10 +24,10 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-from ._idata import get_group, has_group
+from ..model.variables import DAGRV, NodePartitionRV
+from ..step_methods.base import wrap_pymc_sampling
 from .diagnostics import ChainAgreement, chain_agreement
-from .model import DAGRV, NodePartitionRV
-from .step_methods.base import wrap_pymc_sampling
+from .idata import get_group, has_group
 
 __all__ = ["DISAGREEMENT", "MIN_DRAWS", "warn_if_chains_disagree", "install_agreement_check"]
 

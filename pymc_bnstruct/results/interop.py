@@ -28,13 +28,13 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from ._idata import has_group
-from .contract import EDGE_DIMS, MB_DIMS, PARENT
-from .datasets import BayesianNetwork, fit_network
-from .exact import ExactPosterior
-from .graph import to_adjacency
-from .posterior import edge_probabilities
-from .search import SearchResult
+from ..contract import EDGE_DIMS, MB_DIMS, PARENT
+from ..datasets import BayesianNetwork, fit_network
+from ..exact import ExactPosterior
+from ..graph import to_adjacency
+from ..search import SearchResult
+from .features import edge_probabilities
+from .idata import has_group
 
 __all__ = [
     "Structure", "as_structure", "to_networkx", "from_networkx", "to_pgmpy", "to_dot",

@@ -1,0 +1,11 @@
+"""The PyMC side: structure model variables and exact draws from their priors.
+
+* :mod:`.variables` — :class:`NodeOrder`, :class:`DAG`, :class:`NodePartition` (and their
+  random-variable ops), used inside ``with pm.Model():``;
+* :mod:`.prior_draws` — exact draws from each variable's structure prior, for ``pm.draw``,
+  ``pm.sample_prior_predictive`` and ``initval="prior"``.
+"""
+
+from .variables import DAG, DAGRV, NodeOrder, NodeOrderRV, NodePartition, NodePartitionRV
+
+__all__ = ["NodeOrder", "NodeOrderRV", "DAG", "DAGRV", "NodePartition", "NodePartitionRV"]

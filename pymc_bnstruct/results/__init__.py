@@ -1,0 +1,48 @@
+"""The results layer: everything that reads sampler output or a learned structure.
+
+It sits on top of the pipeline (data → scores → model / ops → kernels → step methods →
+results) and imports downward only:
+
+* :mod:`.idata` — the one access point to ``arviz.InferenceData`` / ``xarray.DataTree``;
+* :mod:`.weights` — how draws are weighted (SAMC importance weights, Occam's window);
+* :mod:`.features` — edge, Markov-blanket and path probabilities;
+* :mod:`.diagnostics` — R-hat / ESS summaries and chain agreement;
+* :mod:`.sampling_checks` — the chain-disagreement and foreign-step checks;
+* :mod:`.samc`, :mod:`.samc_plots` — SAMC's own diagnostics and picture;
+* :mod:`.plots`, :mod:`.network_plots` — matplotlib pictures of output and structures;
+* :mod:`.comparison` — counts, SHD, ROC and precision-recall against a known truth;
+* :mod:`.interop` — networkx, pgmpy, DOT and pandas.
+"""
+
+from . import (
+    comparison,
+    diagnostics,
+    features,
+    idata,
+    interop,
+    network_plots,
+    plots,
+    samc,
+    samc_plots,
+    sampling_checks,
+    weights,
+)
+from .comparison import Comparison, PrCurve, RocCurve, compare, pr_curve, roc_curve
+from .diagnostics import ChainAgreement, chain_agreement, summary
+from .features import edge_probabilities, markov_blanket_probabilities, order_names, path_probabilities
+from .interop import from_adjacency_frame, from_networkx, to_adjacency_frame, to_dot, to_networkx, to_pgmpy
+from .network_plots import plot_edge_heatmap, plot_network, plot_roc
+from .plots import plot_chain_agreement, plot_score_trace
+from .samc import SAMCDiagnostics, samc_diagnostics
+from .samc_plots import plot_samc
+
+__all__ = [
+    "comparison", "diagnostics", "features", "idata", "interop", "network_plots", "plots",
+    "samc", "samc_plots", "sampling_checks", "weights",
+    "Comparison", "PrCurve", "RocCurve", "compare", "pr_curve", "roc_curve",
+    "ChainAgreement", "chain_agreement", "summary",
+    "edge_probabilities", "markov_blanket_probabilities", "order_names", "path_probabilities",
+    "from_adjacency_frame", "from_networkx", "to_adjacency_frame", "to_dot", "to_networkx", "to_pgmpy",
+    "plot_edge_heatmap", "plot_network", "plot_roc", "plot_chain_agreement", "plot_score_trace",
+    "SAMCDiagnostics", "samc_diagnostics", "plot_samc",
+]
