@@ -148,7 +148,7 @@ def test_partition_prior_draws_match_the_exact_partition_prior_of_4_variables(da
     adjacencies); the partitions of the order-modular prior's DAGs (random order, then a DAG
     from the prior given it — what draws beyond 6 variables do) fail the same test, and so did
     the earlier draws, which used the data's family scores."""
-    from pymc_bnstruct.model.variables.prior_draws import PartitionPriorSampler
+    from pymc_bnstruct.model.prior_draws import PartitionPriorSampler
 
     names = list(data.names)
     exact = _brute_force_partition_prior(4, prior, kw.get("max_parents", 3),
@@ -172,7 +172,7 @@ def test_partition_prior_draws_match_the_exact_partition_prior_of_4_variables(da
     wrong = PartitionPriorSampler(part.owner.op.scorer)
     wrong.dags = None  # the fallback of larger variables: order-modular DAGs
     wrong.whitelist_graph = part.owner.op.scorer.table.constraints.empty_graph()
-    from pymc_bnstruct.model.variables.prior_draws import prior_table
+    from pymc_bnstruct.model.prior_draws import prior_table
     from pymc_bnstruct.order.scorer import OrderScorer
 
     wrong.families = OrderScorer(prior_table(part.owner.op.scorer.table))

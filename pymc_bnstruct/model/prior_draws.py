@@ -67,7 +67,7 @@ def _check_dag_prior_size(n: int) -> None:
             f"enumerating every DAG); this one has {n}. Alternatives: a bns.NodeOrder (exact prior "
             f"draws of orders up to about 25 variables, under the order-modular prior), or "
             f"bns.exact.posterior(data, modularity='order', ...).sample_dags on a prior-only table "
-            f"(pymc_bnstruct.model.variables.prior_draws.prior_table). For an initial value use "
+            f"(pymc_bnstruct.model.prior_draws.prior_table). For an initial value use "
             f"bns.DAG(..., initval='empty' or 'greedy') or pm.sample(initvals={{name: an adjacency}}).")
 
 

@@ -91,7 +91,7 @@ class NodeOrderRV(RandomVariable):
 
     Random draws (``pm.draw``, ``pm.sample_prior_predictive``, ``initval="prior"``) are
     exact draws from the order prior ``P(≺) ∝ Π_i Σ_{U ⊆ pred_≺(i), allowed} q_i(U)``
-    under the variable's constraints (see :mod:`pymc_bnstruct.model.variables.prior_draws`).
+    under the variable's constraints (see :mod:`pymc_bnstruct.model.prior_draws`).
     """
 
     name = "node_order"
@@ -334,7 +334,7 @@ class DAGRV(RandomVariable):
     (:class:`~pymc_bnstruct.ops.CachedDAGLogScore`). Random draws (``pm.draw``,
     ``pm.sample_prior_predictive``, ``initval="prior"``) are exact draws from the DAG prior
     under the variable's constraints, up to 6 variables; beyond, ``NotImplementedError``
-    names the alternatives (see :mod:`pymc_bnstruct.model.variables.prior_draws`)."""
+    names the alternatives (see :mod:`pymc_bnstruct.model.prior_draws`)."""
 
     name = "dag"
     signature = "(n,n)->(n,n)"
@@ -481,7 +481,7 @@ class NodePartitionRV(RandomVariable):
     Random draws (``pm.draw``, ``pm.sample_prior_predictive``, ``initval="prior"``) are
     draws from the partition prior ``P(Λ) = Σ_{G: Λ(G) = Λ} P(G)`` under the variable's
     constraints: exact up to 6 variables, otherwise the partitions of DAGs drawn from the
-    prior given random orders, which is not exact (see :mod:`pymc_bnstruct.model.variables.prior_draws`).
+    prior given random orders, which is not exact (see :mod:`pymc_bnstruct.model.prior_draws`).
     """
 
     name = "node_partition"

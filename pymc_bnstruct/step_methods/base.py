@@ -3,7 +3,7 @@
 Every structure sampler follows one pattern, which this class fixes once:
 
 * **one model variable per step method**, of one random-variable type (``rv_type``;
-  e.g. :class:`~pymc_bnstruct.model.variables.NodeOrderRV`). With ``vars=None`` the step takes every
+  e.g. :class:`~pymc_bnstruct.model.NodeOrderRV`). With ``vars=None`` the step takes every
   such variable in the model (one step method each, combined by PyMC's ``CompoundStep``);
   any other variable is refused with a clear error;
 * **the variable's logp is the sampler's whole target**: a model term other than the
