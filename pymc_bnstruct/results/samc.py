@@ -215,6 +215,26 @@ def samc_diagnostics(idata: Any, *, burn_in: int = 0, threshold: float = 10.0, m
     ------
     ValueError
         Output without the SAMC sample stats, or a bad ``burn_in`` / ``threshold``.
+
+    References
+    ----------
+    .. [1] Liang, F. & Zhang, J. (2009). Learning Bayesian networks for discrete data.
+       *Computational Statistics & Data Analysis*, 53(4), 865-876.
+    .. [2] Kish, L. (1965). *Survey Sampling*. New York: Wiley.
+
+    Examples
+    --------
+    >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
+    >>> with pm.Model():
+    ...     x = bns.DAG("dag", df)
+    ...     idata = pm.sample(step=bns.SAMC(moves_per_draw=100), draws=50, tune=10, chains=1, cores=1, random_seed=1,
+    ...                       progressbar=False, compute_convergence_checks=False)
+    >>> diag = bns.samc_diagnostics(idata)
+    >>> diag
+    SAMCDiagnostics(1 chains, ...)
+    ...
+    >>> diag.epsilon_f.dims
+    ('chain', ...)
     """
     stats = samc_stats(idata)
     threshold = check_number(threshold, "threshold", minimum=0, strict=True, allow_inf=True, hint=" (percent)")
