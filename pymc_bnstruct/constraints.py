@@ -49,6 +49,13 @@ def check_max_parents(max_parents: int | None, n: int) -> int:
 
     The same rule everywhere: an explicit int outside ``0..n-1`` is an error;
     :data:`DEFAULT_MAX_PARENTS` (the default of every function) is ``min(3, n - 1)``.
+
+    Examples
+    --------
+    >>> bns.constraints.check_max_parents(None, 5)
+    4
+    >>> bns.constraints.check_max_parents(2, 5)
+    2
     """
     if max_parents is None:
         return n - 1
@@ -67,7 +74,17 @@ def check_max_parents(max_parents: int | None, n: int) -> int:
 def check_edge_lists(names: Sequence[str], blacklist: Sequence[tuple[int, int]],
                      whitelist: Sequence[tuple[int, int]], max_parents: int) -> None:
     """Validate index edge lists: no edge in both lists, an acyclic white list, and no child
-    given more than ``max_parents`` white-listed parents."""
+    given more than ``max_parents`` white-listed parents.
+
+    Examples
+    --------
+    >>> names = ["a", "b", "c"]
+    >>> bns.constraints.check_edge_lists(names, [(0, 1)], [(1, 2)], 2)   # fine: returns None
+    >>> bns.constraints.check_edge_lists(names, [(0, 1)], [(0, 1)], 2)
+    Traceback (most recent call last):
+    ...
+    ValueError: ...
+    """
     both = set(blacklist) & set(whitelist)
     if both:
         detail = ", ".join(f"{names[u]} -> {names[v]}" for u, v in sorted(both))
@@ -119,6 +136,13 @@ class StructureConstraints:
         ``max_parents`` out of range or not an int, unknown names, malformed pairs,
         self-loops, edges in both lists, a cyclic whitelist, a whitelist giving a child more
         than ``max_parents`` parents or a parent outside its candidates.
+
+    Examples
+    --------
+    >>> names = ["asia", "tub", "smoke", "lung"]
+    >>> c = bns.StructureConstraints(names, max_parents=2, blacklist=[("tub", "asia")], whitelist=[("smoke", "lung")])
+    >>> c.max_parents, c.blacklist, c.whitelist
+    (2, ..., ...)
     """
 
     def __init__(

@@ -66,7 +66,13 @@ POSITION_SUFFIX = "_position"
 
 
 def edge_prob_name(name: str) -> str:
-    """Deterministic holding the per-draw edge probabilities of structure variable ``name``."""
+    """Deterministic holding the per-draw edge probabilities of structure variable ``name``.
+
+    Examples
+    --------
+    >>> bns.contract.edge_prob_name("order")
+    'order_edge_prob'
+    """
     return name + EDGE_PROB_SUFFIX
 
 
@@ -76,17 +82,35 @@ def position_name(name: str) -> str:
 
 
 def mb_prob_name(name: str) -> str:
-    """Deterministic holding the per-draw Markov-blanket probabilities of ``name``."""
+    """Deterministic holding the per-draw Markov-blanket probabilities of ``name``.
+
+    Examples
+    --------
+    >>> bns.contract.mb_prob_name("order")
+    'order_mb_prob'
+    """
     return name + MB_PROB_SUFFIX
 
 
 def family_names(name: str) -> tuple[str, str, str]:
-    """Constant-data names of an order chain's family table: child, parents, log score."""
+    """Constant-data names of an order chain's family table: child, parents, log score.
+
+    Examples
+    --------
+    >>> bns.contract.family_names("order")
+    ('order_family_child', 'order_family_parents', 'order_family_log_score')
+    """
     return f"{name}_family_child", f"{name}_family_parents", f"{name}_family_log_score"
 
 
 def family_dims(name: str) -> tuple[str, str]:
-    """Dims of the family table: one row per family, one slot per parent."""
+    """Dims of the family table: one row per family, one slot per parent.
+
+    Examples
+    --------
+    >>> bns.contract.family_dims("order")
+    ('order_family', 'order_family_slot')
+    """
     return f"{name}_family", f"{name}_family_slot"
 
 
@@ -111,5 +135,11 @@ SAMC_MB_PROB = "samc_mb_prob"
 
 
 def accept_rate_name(kind: str) -> str:
-    """Sample stat of the acceptance rate of one move kind."""
+    """Sample stat of the acceptance rate of one move kind.
+
+    Examples
+    --------
+    >>> bns.contract.accept_rate_name("swap")
+    'swap_accept_rate'
+    """
     return f"{kind}_{ACCEPT_RATE}"

@@ -43,6 +43,15 @@ class DiscreteData:
     states : dict
         ``name -> tuple`` of state labels; ``codes[:, i] == k`` means state ``states[name][k]``.
     n_samples, n_vars : int
+
+    Examples
+    --------
+    >>> df = bns.datasets.load_network("asia").sample(200, random_seed=1)
+    >>> data = bns.DiscreteData.from_frame(df)
+    >>> data
+    DiscreteData(200 samples, 8 variables: asia[2], tub[2], ..., dysp[2])
+    >>> data.codes.shape, data.arities.tolist()
+    ((200, 8), [2, 2, 2, 2, 2, 2, 2, 2])
     """
 
     __slots__ = ("codes", "arities", "names", "states", "_index")
@@ -272,7 +281,14 @@ class DiscreteData:
 
 
 def as_discrete_data(data: Any) -> DiscreteData:
-    """Return ``data`` as :class:`DiscreteData` (a DataFrame or an integer array is coded)."""
+    """Return ``data`` as :class:`DiscreteData` (a DataFrame or an integer array is coded).
+
+    Examples
+    --------
+    >>> data = bns.as_discrete_data(np.array([[0, 1], [1, 2], [1, 0]]))
+    >>> data.n_samples, data.n_vars, data.arities.tolist()
+    (3, 2, [2, 3])
+    """
     if isinstance(data, DiscreteData):
         return data
     if isinstance(data, pd.DataFrame):

@@ -39,6 +39,11 @@ def edges_to_indices(edges: Iterable[Sequence[Any]], names: Sequence[str], what:
     """Convert ``[(parent, child), ...]`` (names or indices) into index pairs.
 
     Raises ``ValueError`` for unknown names, malformed pairs and self-loops.
+
+    Examples
+    --------
+    >>> bns.graph.edges_to_indices([("a", "b"), ("b", "c")], ["a", "b", "c"])
+    [(0, 1), (1, 2)]
     """
     lookup = {n: i for i, n in enumerate(names)}
     out: list[tuple[int, int]] = []
@@ -66,6 +71,11 @@ def to_adjacency(graph: Any, names: Sequence[str]) -> np.ndarray:
         labels) or an edge list of ``(parent, child)`` names or indices.
     names : sequence of str
         The variables, in the order of the result.
+
+    Examples
+    --------
+    >>> bns.graph.to_adjacency([("a", "b"), ("b", "c")], ["a", "b", "c"]).tolist()
+    [[0, 1, 0], [0, 0, 1], [0, 0, 0]]
     """
     n = len(names)
     if isinstance(graph, xr.DataArray):
@@ -107,7 +117,16 @@ def to_adjacency(graph: Any, names: Sequence[str]) -> np.ndarray:
 
 
 def find_cycle(adj: np.ndarray) -> list[int] | None:
-    """A directed cycle ``[v0, v1, ..., v0]`` of the adjacency, or None if it is acyclic."""
+    """A directed cycle ``[v0, v1, ..., v0]`` of the adjacency, or None if it is acyclic.
+
+    Examples
+    --------
+    >>> cycle = np.array([[0, 1, 0], [0, 0, 1], [1, 0, 0]])
+    >>> bns.graph.find_cycle(cycle)
+    [...]
+    >>> bns.graph.find_cycle(np.zeros((3, 3), dtype=int)) is None
+    True
+    """
     adj = np.asarray(adj)
     n = adj.shape[0]
     color = [0] * n  # 0 new, 1 on stack, 2 done
@@ -183,6 +202,12 @@ def topological_order(adjacency: Any, rng: np.random.Generator | None = None,
     ------
     ValueError
         If the graph has a directed cycle; the message names one (with ``names`` if given).
+
+    Examples
+    --------
+    >>> chain = np.array([[0, 1, 0], [0, 0, 1], [0, 0, 0]])       # 0 -> 1 -> 2
+    >>> bns.graph.topological_order(chain).tolist()
+    [0, 1, 2]
     """
     adj = np.asarray(adjacency) != 0
     n = adj.shape[0]
@@ -207,7 +232,14 @@ def topological_order(adjacency: Any, rng: np.random.Generator | None = None,
 
 
 def is_acyclic(adj: np.ndarray) -> bool:
-    """True if the 0/1 adjacency (row = parent) has no directed cycle."""
+    """True if the 0/1 adjacency (row = parent) has no directed cycle.
+
+    Examples
+    --------
+    >>> chain = np.array([[0, 1, 0], [0, 0, 1], [0, 0, 0]])       # 0 -> 1 -> 2
+    >>> bns.graph.is_acyclic(chain), bns.graph.is_acyclic(chain + chain.T)
+    (True, False)
+    """
     return bool(acyclic_kernel(np.asarray(adj)))
 
 
@@ -216,6 +248,18 @@ def covered_edges(adj: np.ndarray) -> list[tuple[int, int]]:
 
     Reversing a covered edge keeps the graph acyclic and in the same Markov equivalence
     class (Chickering, 1995), so score-equivalent scores (BDeu, BIC) do not change.
+
+    References
+    ----------
+    .. [1] Chickering, D. M. (1995). A transformational characterization of equivalent Bayesian
+       network structures. In *Proceedings of the 11th Conference on Uncertainty in Artificial
+       Intelligence (UAI)*, 87-98.
+
+    Examples
+    --------
+    >>> chain = np.array([[0, 1, 0], [0, 0, 1], [0, 0, 0]])       # 0 -> 1 -> 2
+    >>> bns.graph.covered_edges(chain)                    # Pa(1) = Pa(0) + {0}
+    [(0, 1)]
     """
     adj = np.asarray(adj)
     return [
@@ -225,7 +269,14 @@ def covered_edges(adj: np.ndarray) -> list[tuple[int, int]]:
 
 
 def adjacency_dataarray(adj: np.ndarray, names: Sequence[str]) -> xr.DataArray:
-    """Label an adjacency with dims ``("parent", "child")`` and variable-name coords."""
+    """Label an adjacency with dims ``("parent", "child")`` and variable-name coords.
+
+    Examples
+    --------
+    >>> chain = np.array([[0, 1, 0], [0, 0, 1], [0, 0, 0]])       # 0 -> 1 -> 2
+    >>> bns.graph.adjacency_dataarray(chain, ["a", "b", "c"]).dims
+    ('parent', 'child')
+    """
     return xr.DataArray(np.asarray(adj), dims=("parent", "child"),
                         coords={"parent": list(names), "child": list(names)})
 
@@ -284,14 +335,33 @@ def _dag_array(graph: Any, what: str) -> tuple[np.ndarray, list[str] | None]:
 
 
 def skeleton(graph: Any) -> Any:
-    """Undirected skeleton of a graph or PDAG: symmetric 0/1 adjacency (same type as the input)."""
+    """Undirected skeleton of a graph or PDAG: symmetric 0/1 adjacency (same type as the input).
+
+    Examples
+    --------
+    >>> chain = np.array([[0, 1, 0], [0, 0, 1], [0, 0, 0]])       # 0 -> 1 -> 2
+    >>> bns.graph.skeleton(chain).tolist()
+    [[0, 1, 0], [1, 0, 1], [0, 1, 0]]
+    """
     arr, names = _as_square(graph)
     sk = ((arr != 0) | (arr.T != 0)).astype(np.int8)
     return _relabel(sk, graph, names)
 
 
 def v_structures(graph: Any) -> list[tuple[int, int, int]]:
-    """Unshielded colliders ``a -> b <- c`` (``a < c`` non-adjacent) of a DAG, as index triples."""
+    """Unshielded colliders ``a -> b <- c`` (``a < c`` non-adjacent) of a DAG, as index triples.
+
+    References
+    ----------
+    .. [1] Verma, T. & Pearl, J. (1990). Equivalence and synthesis of causal models. In
+       *Proceedings of the 6th Conference on Uncertainty in Artificial Intelligence (UAI)*, 255-270.
+
+    Examples
+    --------
+    >>> adj = bns.datasets.load_network("cancer").adjacency     # Pollution -> Cancer <- Smoker, Cancer -> Xray, Dyspnoea
+    >>> bns.graph.v_structures(adj)                      # Pollution -> Cancer <- Smoker
+    [(0, 2, 1)]
+    """
     arr, _ = _dag_array(graph, "graph")
     adjacent = (arr != 0) | (arr.T != 0)
     out = []
@@ -305,7 +375,25 @@ def v_structures(graph: Any) -> list[tuple[int, int, int]]:
 
 
 def markov_equivalent(g1: Any, g2: Any) -> bool:
-    """Whether two DAGs are Markov equivalent: same skeleton and same v-structures (Verma & Pearl)."""
+    """Whether two DAGs are Markov equivalent: same skeleton and same v-structures (Verma & Pearl).
+
+    References
+    ----------
+    .. [1] Verma, T. & Pearl, J. (1990). Equivalence and synthesis of causal models. In
+       *Proceedings of the 6th Conference on Uncertainty in Artificial Intelligence (UAI)*, 255-270.
+    .. [2] Chickering, D. M. (1995). A transformational characterization of equivalent Bayesian
+       network structures. In *Proceedings of the 11th Conference on Uncertainty in Artificial
+       Intelligence (UAI)*, 87-98.
+
+    Examples
+    --------
+    >>> chain = np.array([[0, 1, 0], [0, 0, 1], [0, 0, 0]])       # 0 -> 1 -> 2
+    >>> bns.graph.markov_equivalent(chain, chain.T)       # 0 -> 1 -> 2 and 2 -> 1 -> 0
+    True
+    >>> collider = np.array([[0, 1, 0], [0, 0, 0], [0, 1, 0]])
+    >>> bns.graph.markov_equivalent(chain, collider)
+    False
+    """
     a, na = _dag_array(g1, "first graph")
     b, nb_ = _dag_array(g2, "second graph")
     if na is not None and nb_ is not None:
@@ -337,6 +425,21 @@ def to_cpdag(graph: Any) -> Any:
     ------
     ValueError
         If the graph is not a square 0/1 adjacency of a DAG.
+
+    References
+    ----------
+    .. [1] Chickering, D. M. (2002). Learning equivalence classes of Bayesian-network structures.
+       *Journal of Machine Learning Research*, 2, 445-498.
+    .. [2] Chickering, D. M. (1995). A transformational characterization of equivalent Bayesian
+       network structures. In *Proceedings of the 11th Conference on Uncertainty in Artificial
+       Intelligence (UAI)*, 87-98.
+
+    Examples
+    --------
+    >>> adj = bns.datasets.load_network("cancer").adjacency     # Pollution -> Cancer <- Smoker, Cancer -> Xray, Dyspnoea
+    >>> cpdag = bns.graph.to_cpdag(adj)
+    >>> int(cpdag.sel(parent="Smoker", child="Cancer")), int(cpdag.sel(parent="Cancer", child="Smoker"))
+    (1, 0)
     """
     arr, names = _dag_array(graph, "graph")
     n = arr.shape[0]
@@ -393,6 +496,18 @@ def shd(g1: Any, g2: Any, *, cpdag: bool = True) -> int:
     ValueError
         For graphs of different sizes or different variables, and (``cpdag=True``) for
         graphs that are not DAGs.
+
+    References
+    ----------
+    .. [1] Tsamardinos, I., Brown, L. E. & Aliferis, C. F. (2006). The max-min hill-climbing
+       Bayesian network structure learning algorithm. *Machine Learning*, 65(1), 31-78.
+
+    Examples
+    --------
+    >>> chain = np.array([[0, 1, 0], [0, 0, 1], [0, 0, 0]])       # 0 -> 1 -> 2
+    >>> collider = np.array([[0, 1, 0], [0, 0, 0], [0, 1, 0]])
+    >>> bns.graph.shd(chain, collider, cpdag=False), bns.graph.shd(chain, chain.T)
+    (1, 0)
     """
     a, na = _as_square(g1, "first graph")
     b, nb_ = _as_square(g2, "second graph")
@@ -474,6 +589,12 @@ def transitive_closure(dags: np.ndarray) -> np.ndarray:
     ------
     ValueError
         If an entry is not 0/1 or a graph has a directed cycle.
+
+    Examples
+    --------
+    >>> chain = np.array([[0, 1, 0], [0, 0, 1], [0, 0, 0]])       # 0 -> 1 -> 2
+    >>> bns.graph.transitive_closure(chain[None])[0].tolist()
+    [[0, 1, 1], [0, 0, 1], [0, 0, 0]]
     """
     arr = _as_dag_stack(dags)
     reach, bad = closure_kernel(arr)
@@ -483,7 +604,19 @@ def transitive_closure(dags: np.ndarray) -> np.ndarray:
 
 
 def markov_blankets(dags: np.ndarray) -> np.ndarray:
-    """Markov-blanket indicators of a stack of DAGs, shape (m, n, n), symmetric, zero diagonal."""
+    """Markov-blanket indicators of a stack of DAGs, shape (m, n, n), symmetric, zero diagonal.
+
+    References
+    ----------
+    .. [1] Pearl, J. (1988). *Probabilistic Reasoning in Intelligent Systems: Networks of Plausible
+       Inference*. San Mateo, CA: Morgan Kaufmann.
+
+    Examples
+    --------
+    >>> collider = np.array([[0, 1, 0], [0, 0, 0], [0, 1, 0]])     # 0 -> 1 <- 2
+    >>> bns.graph.markov_blankets(collider[None])[0].tolist()        # 0 and 2 are co-parents
+    [[0, 1, 1], [1, 0, 1], [1, 1, 0]]
+    """
     return markov_blanket_kernel(_as_dag_stack(dags))
 
 

@@ -21,11 +21,27 @@ __all__ = [
 
 
 class ArgumentTypeError(TypeError, ValueError):
-    """An argument of the wrong type (also a ``ValueError``, see the module docstring)."""
+    """An argument of the wrong type (also a ``ValueError``, see the module docstring).
+
+    Examples
+    --------
+    >>> try:
+    ...     bns.validation.check_int("3", "draws")
+    ... except bns.validation.ArgumentTypeError as err:
+    ...     print(isinstance(err, (TypeError, ValueError)))
+    True
+    """
 
 
 def read_only(a: np.ndarray) -> np.ndarray:
-    """Mark ``a`` read-only and return it (results handed to users are never mutable views)."""
+    """Mark ``a`` read-only and return it (results handed to users are never mutable views).
+
+    Examples
+    --------
+    >>> a = bns.validation.read_only(np.zeros(3))
+    >>> a.flags.writeable
+    False
+    """
     a.flags.writeable = False
     return a
 
@@ -48,7 +64,17 @@ def _int_kind(minimum: int | None) -> str:
 
 def check_int(value: Any, what: str, *, minimum: int | None = None, maximum: int | None = None,
               allow_none: bool = False) -> int | None:
-    """An int within ``[minimum, maximum]`` (bounds optional); ``None`` passes with ``allow_none``."""
+    """An int within ``[minimum, maximum]`` (bounds optional); ``None`` passes with ``allow_none``.
+
+    Examples
+    --------
+    >>> bns.validation.check_int(3, "draws", minimum=1)
+    3
+    >>> bns.validation.check_int(0, "draws", minimum=1)
+    Traceback (most recent call last):
+    ...
+    ValueError: ...
+    """
     if value is None and allow_none:
         return None
     kind = _int_kind(minimum)
@@ -66,6 +92,11 @@ def check_number(value: Any, what: str, *, minimum: float | None = None, strict:
     """A real number (finite unless ``allow_inf``), ``> minimum`` with ``strict`` else ``>= minimum``.
 
     ``hint`` is appended to the bound in the message (e.g. ``" (percent)"``).
+
+    Examples
+    --------
+    >>> bns.validation.check_number(0.5, "ess", minimum=0, strict=True)
+    0.5
     """
     bound = "" if minimum is None else f" {'>' if strict else '>='} {minimum:g}"
     if not _is_real(value):
@@ -79,7 +110,13 @@ def check_number(value: Any, what: str, *, minimum: float | None = None, strict:
 
 
 def check_probability(value: Any, what: str) -> float:
-    """A number in ``[0, 1]``."""
+    """A number in ``[0, 1]``.
+
+    Examples
+    --------
+    >>> bns.validation.check_probability(0.25, "swap_prob")
+    0.25
+    """
     if not _is_real(value):
         raise ArgumentTypeError(f"{what} must be a number in [0, 1], got {value!r}")
     x = float(value)
@@ -89,7 +126,13 @@ def check_probability(value: Any, what: str) -> float:
 
 
 def check_choice(value: Any, what: str, choices: Sequence[str]) -> str:
-    """One of ``choices``."""
+    """One of ``choices``.
+
+    Examples
+    --------
+    >>> bns.validation.check_choice("dag", "modularity", ["dag", "order"])
+    'dag'
+    """
     if not isinstance(value, str) or value not in choices:
         raise ValueError(f"{what} must be one of {tuple(choices)}, got {value!r}")
     return value
@@ -112,6 +155,12 @@ def check_move_probs(move_probs: Any, kinds: Sequence[str], default: Sequence[fl
         Kinds whose weight must be positive (otherwise the chain is not irreducible).
     why : str
         The reason given when a required weight is zero.
+
+    Examples
+    --------
+    >>> bns.validation.check_move_probs([1, 1, 2], ["add", "delete", "reverse"], [1, 1, 1],
+    ...                                  required=["add", "delete"], why="to reach every DAG").tolist()
+    [0.25, 0.25, 0.5]
     """
     kinds = tuple(kinds)
     if move_probs is None:

@@ -34,6 +34,21 @@ def log_predictive(graph: Any, train: DiscreteData | Any, test: DiscreteData | A
         Same variables and states (``test`` is coded with ``train``'s states when both are
         DataFrames of categoricals; pass DiscreteData built alike otherwise).
     ess : float, default 1.0
+
+    References
+    ----------
+    .. [1] Rohekar, R. Y., Gurwicz, Y., Nisimov, S., Koren, G. & Novik, G. (2018). Bayesian
+       structure learning by recursive bootstrap. In *Advances in Neural Information Processing
+       Systems 31 (NeurIPS)*, 10525-10535.
+    .. [2] Heckerman, D., Geiger, D. & Chickering, D. M. (1995). Learning Bayesian networks: the
+       combination of knowledge and statistical data. *Machine Learning*, 20(3), 197-243.
+
+    Examples
+    --------
+    >>> net = bns.datasets.load_network("cancer")
+    >>> train, test = net.sample(200, random_seed=1), net.sample(100, random_seed=2)
+    >>> bool(bns.brai.log_predictive(net.adjacency, train, test) < 0)
+    True
     """
     train = as_discrete_data(train)
     test = as_discrete_data(test)
@@ -61,7 +76,20 @@ def log_predictive(graph: Any, train: DiscreteData | Any, test: DiscreteData | A
 
 def cpdag_to_dag(cpdag: Any, names: Any = None) -> np.ndarray:
     """A consistent DAG extension of a PDAG; when it has none, every edge oriented along a
-    near-topological order of the directed part (a DAG with the same skeleton)."""
+    near-topological order of the directed part (a DAG with the same skeleton).
+
+    References
+    ----------
+    .. [1] Dor, D. & Tarsi, M. (1992). A simple algorithm to construct a consistent extension of a
+       partially oriented graph. Technical Report R-185, Cognitive Systems Laboratory, UCLA.
+
+    Examples
+    --------
+    >>> cpdag = np.array([[0, 1, 0], [1, 0, 1], [0, 1, 0]])   # a - b - c
+    >>> dag = bns.brai.cpdag_to_dag(cpdag)
+    >>> int(dag.sum()), bns.graph.is_acyclic(np.asarray(dag))
+    (2, True)
+    """
     g = np.asarray(cpdag.values if hasattr(cpdag, "values") else cpdag, dtype=np.int8)
     ext = dag_extension(g)
     if ext is not None:

@@ -424,6 +424,18 @@ def rai(data: DiscreteData | Any, *, ci_test: CITest | Callable[..., bool] | Non
         ``int8`` PDAG, dims ``("parent", "child")``: ``g[u, v] = 1, g[v, u] = 0`` for
         ``u -> v`` and ``g[u, v] = g[v, u] = 1`` for ``u - v``. ``attrs`` hold
         ``n_ci_tests`` (per condition-set size) and ``n_unsupported``.
+
+    References
+    ----------
+    .. [1] Yehezkel, R. & Lerner, B. (2009). Bayesian network structure learning by recursive
+       autonomy identification. *Journal of Machine Learning Research*, 10, 1527-1570.
+
+    Examples
+    --------
+    >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
+    >>> cpdag = bns.brai.rai(df)
+    >>> cpdag.dims, cpdag.shape
+    (('parent', 'child'), (5, 5))
     """
     data, test, max_order = _check_common(data, ci_test, max_order, 1)
     tree = _build(data, test, BDeu(), None, 1, False, max_order, blacklist, whitelist, 0, None, None, False,
@@ -472,6 +484,21 @@ def fit(data: DiscreteData | Any, *, n_bootstrap: int = 3, max_order: int | None
     Returns
     -------
     GraphGenerativeTree
+
+    References
+    ----------
+    .. [1] Rohekar, R. Y., Gurwicz, Y., Nisimov, S., Koren, G. & Novik, G. (2018). Bayesian
+       structure learning by recursive bootstrap. In *Advances in Neural Information Processing
+       Systems 31 (NeurIPS)*, 10525-10535.
+    .. [2] Yehezkel, R. & Lerner, B. (2009). Bayesian network structure learning by recursive
+       autonomy identification. *Journal of Machine Learning Research*, 10, 1527-1570.
+
+    Examples
+    --------
+    >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
+    >>> tree = bns.brai.fit(df, n_bootstrap=2, random_seed=1, progressbar=False)
+    >>> isinstance(tree, bns.brai.GraphGenerativeTree)
+    True
     """
     n_bootstrap = check_int(n_bootstrap, "n_bootstrap", minimum=1)
     data, test, max_order = _check_common(data, ci_test, max_order, _MIN_BOOTSTRAP_ROWS)

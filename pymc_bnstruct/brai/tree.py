@@ -95,6 +95,19 @@ class GraphGenerativeTree:
         Bytes of the tree's arrays.
     seconds : float
         Time to build it.
+
+    References
+    ----------
+    .. [1] Rohekar, R. Y., Gurwicz, Y., Nisimov, S., Koren, G. & Novik, G. (2018). Bayesian
+       structure learning by recursive bootstrap. In *Advances in Neural Information Processing
+       Systems 31 (NeurIPS)*, 10525-10535.
+
+    Examples
+    --------
+    >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
+    >>> tree = bns.brai.fit(df, n_bootstrap=2, random_seed=1, progressbar=False)
+    >>> type(tree).__name__
+    'GraphGenerativeTree'
     """
 
     def __init__(self, root: Leaf | Call, data: DiscreteData, score: Score, prior: StructurePrior | None,
@@ -567,6 +580,19 @@ def member_dags(cpdag: np.ndarray, *, rng: np.random.Generator | None = None) ->
     Returns
     -------
     ndarray of int8, shape (m, n, n)
+
+    References
+    ----------
+    .. [1] Chickering, D. M. (2002). Learning equivalence classes of Bayesian-network structures.
+       *Journal of Machine Learning Research*, 2, 445-498.
+    .. [2] Dor, D. & Tarsi, M. (1992). A simple algorithm to construct a consistent extension of a
+       partially oriented graph. Technical Report R-185, Cognitive Systems Laboratory, UCLA.
+
+    Examples
+    --------
+    >>> cpdag = np.array([[0, 1], [1, 0]])                    # a - b
+    >>> bns.brai.member_dags(cpdag).shape                     # a -> b and b -> a
+    (2, 2, 2)
     """
     g = np.asarray(cpdag, dtype=np.int8)
     n = g.shape[0]

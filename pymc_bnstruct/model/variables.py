@@ -174,6 +174,24 @@ class NodeOrder:
         Missing or invalid data, fewer than two variables, unknown features, an initial
         value that is not a permutation / not acyclic / inconsistent with the white list,
         and every ScoreTable error.
+
+    References
+    ----------
+    .. [1] Friedman, N. & Koller, D. (2003). Being Bayesian about network structure. A Bayesian
+       approach to structure discovery in Bayesian networks. *Machine Learning*, 50(1-2), 95-125.
+
+    Examples
+    --------
+    >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
+    >>> with pm.Model():
+    ...     x = bns.NodeOrder("order", df)
+    ...     idata = pm.sample(draws=50, tune=10, chains=2, cores=1, random_seed=1,
+    ...                       progressbar=False, compute_convergence_checks=False)
+    >>> idata.posterior["order"].shape
+    (2, 50, 5)
+    >>> p = bns.edge_probabilities(idata)                 # Rao-Blackwellised per order
+    >>> p.dims
+    ('parent', 'child')
     """
 
     def __new__(
@@ -420,6 +438,27 @@ class DAG:
         Missing data, fewer than two variables, a non-size-based prior, an initial graph of
         the wrong shape, not 0/1, cyclic or breaking a constraint, a ``max_parents`` that
         the white list already breaks, unknown names in the lists.
+
+    References
+    ----------
+    .. [1] Madigan, D. & York, J. (1995). Bayesian graphical models for discrete data.
+       *International Statistical Review*, 63(2), 215-232.
+    .. [2] Giudici, P. & Castelo, R. (2003). Improving Markov chain Monte Carlo model search for
+       data mining. *Machine Learning*, 50(1-2), 127-158.
+    .. [3] Heckerman, D., Geiger, D. & Chickering, D. M. (1995). Learning Bayesian networks: the
+       combination of knowledge and statistical data. *Machine Learning*, 20(3), 197-243.
+
+    Examples
+    --------
+    >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
+    >>> with pm.Model():
+    ...     x = bns.DAG("dag", df)
+    ...     idata = pm.sample(draws=50, tune=10, chains=2, cores=1, random_seed=1,
+    ...                       progressbar=False, compute_convergence_checks=False)
+    >>> idata.posterior["dag"].dims
+    ('chain', 'draw', 'parent', 'child')
+    >>> bns.edge_probabilities(idata).shape
+    (5, 5)
     """
 
     def __new__(
@@ -565,6 +604,23 @@ class NodePartition:
     ValueError, TypeError
         As for :class:`NodeOrder`, and an initial value that is not a valid labelled
         partition (an empty layer, a negative index, the wrong length) or has score -inf.
+
+    References
+    ----------
+    .. [1] Kuipers, J. & Moffa, G. (2017). Partition MCMC for inference on acyclic digraphs.
+       *Journal of the American Statistical Association*, 112(517), 282-299.
+
+    Examples
+    --------
+    >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
+    >>> with pm.Model():
+    ...     x = bns.NodePartition("partition", df)
+    ...     idata = pm.sample(draws=50, tune=10, chains=1, cores=1, random_seed=1,
+    ...                       progressbar=False, compute_convergence_checks=False)
+    >>> idata.posterior["partition"].shape
+    (1, 50, 5)
+    >>> bns.edge_probabilities(idata).shape
+    (5, 5)
     """
 
     def __new__(

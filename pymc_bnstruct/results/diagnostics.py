@@ -140,6 +140,25 @@ def summary(
     -----
     UserWarning
         With a single chain (R-hat needs at least two; all R-hat values are NaN).
+
+    References
+    ----------
+    .. [1] Vehtari, A., Gelman, A., Simpson, D., Carpenter, B. & Bürkner, P.-C. (2021).
+       Rank-normalization, folding, and localization: an improved R-hat for assessing
+       convergence of MCMC. *Bayesian Analysis*, 16(2), 667-718.
+    .. [2] Gelman, A. & Rubin, D. B. (1992). Inference from iterative simulation using multiple
+       sequences. *Statistical Science*, 7(4), 457-472.
+
+    Examples
+    --------
+    >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
+    >>> with pm.Model():
+    ...     x = bns.DAG("dag", df)
+    ...     idata = pm.sample(draws=50, tune=10, chains=2, cores=1, random_seed=1,
+    ...                       progressbar=False, compute_convergence_checks=False)
+    >>> table = bns.summary(idata)
+    >>> {"r_hat", "ess_bulk"} <= set(table.columns)
+    True
     """
     if isinstance(features, str):
         features = (features,)
@@ -240,6 +259,17 @@ class ChainAgreement:
         ``("chain", a, b)``).
 
     ``float(result)`` is ``max_difference``.
+
+    Examples
+    --------
+    >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
+    >>> with pm.Model():
+    ...     x = bns.DAG("dag", df)
+    ...     idata = pm.sample(draws=50, tune=10, chains=2, cores=1, random_seed=1,
+    ...                       progressbar=False, compute_convergence_checks=False)
+    >>> agreement = bns.chain_agreement(idata, top=3)
+    >>> agreement.feature, len(agreement.worst)
+    ('edge', 3)
     """
 
     feature: str
@@ -300,6 +330,24 @@ def chain_agreement(
     ------
     ValueError
         Fewer than two chains, ``top < 0``, or the errors of the feature functions.
+
+    References
+    ----------
+    .. [1] Friedman, N. & Koller, D. (2003). Being Bayesian about network structure. A Bayesian
+       approach to structure discovery in Bayesian networks. *Machine Learning*, 50(1-2), 95-125.
+    .. [2] Gelman, A. & Rubin, D. B. (1992). Inference from iterative simulation using multiple
+       sequences. *Statistical Science*, 7(4), 457-472.
+
+    Examples
+    --------
+    >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
+    >>> with pm.Model():
+    ...     x = bns.DAG("dag", df)
+    ...     idata = pm.sample(draws=50, tune=10, chains=2, cores=1, random_seed=1,
+    ...                       progressbar=False, compute_convergence_checks=False)
+    >>> agreement = bns.chain_agreement(idata)
+    >>> 0 <= agreement.max_difference <= 1
+    True
     """
     feat = canonical_feature(feature, FEATURES)
     if isinstance(top, (bool, np.bool_)) or not isinstance(top, (int, np.integer)):

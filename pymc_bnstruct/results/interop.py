@@ -209,6 +209,13 @@ def to_networkx(x: Any, threshold: float | None = None) -> nx.DiGraph:
         ``undirected=True``. Probabilities: edges with the attribute ``weight`` (the
         probability). ``G.graph["kind"]`` records which, so :func:`from_networkx` gives
         the same structure back.
+
+    Examples
+    --------
+    >>> adj = bns.datasets.load_network("cancer").adjacency     # Pollution -> Cancer <- Smoker, Cancer -> Xray, Dyspnoea
+    >>> g = bns.to_networkx(adj)
+    >>> sorted(g.predecessors("Cancer"))
+    ['Pollution', 'Smoker']
     """
     s = as_structure(x)
     g = nx.DiGraph(kind=s.kind)
@@ -233,6 +240,13 @@ def from_networkx(g: Any) -> xr.DataArray:
     ``weight`` other than 1 gives float64 edge probabilities (the weights); any other
     ``DiGraph`` an ``int8`` DAG or PDAG (an edge in both directions is undirected). An
     undirected ``networkx.Graph`` gives a PDAG with every edge undirected.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> adj = bns.from_networkx(nx.DiGraph([("a", "b"), ("b", "c")]))
+    >>> adj.dims, int(adj.sum())
+    (('parent', 'child'), 2)
     """
     if not isinstance(g, nx.Graph):
         raise TypeError(f"expected a networkx graph, got {type(g).__name__}")
@@ -255,6 +269,13 @@ def to_adjacency_frame(x: Any, threshold: float | None = None) -> pd.DataFrame:
 
     Graphs give ``int8`` 0/1, probabilities float64 (or, with ``threshold``, the ``int8``
     graph of the edges with probability >= ``threshold``).
+
+    Examples
+    --------
+    >>> adj = bns.datasets.load_network("cancer").adjacency     # Pollution -> Cancer <- Smoker, Cancer -> Xray, Dyspnoea
+    >>> frame = bns.to_adjacency_frame(adj)
+    >>> int(frame.loc["Smoker", "Cancer"]), frame.shape
+    (1, (5, 5))
     """
     s = as_structure(x)
     values = s.graph(threshold) if (s.kind != "probabilities" or threshold is not None) else s.matrix
@@ -268,6 +289,13 @@ def from_adjacency_frame(frame: pd.DataFrame) -> xr.DataArray:
 
     Columns are aligned to the rows by name; integer frames are graphs, float frames
     probabilities.
+
+    Examples
+    --------
+    >>> adj = bns.datasets.load_network("cancer").adjacency     # Pollution -> Cancer <- Smoker, Cancer -> Xray, Dyspnoea
+    >>> back = bns.from_adjacency_frame(bns.to_adjacency_frame(adj))
+    >>> bool((back == adj).all())
+    True
     """
     if not isinstance(frame, pd.DataFrame):
         raise TypeError(f"expected a pandas DataFrame, got {type(frame).__name__}")
@@ -296,6 +324,15 @@ def to_dot(x: Any, threshold: float | None = None, *, name: str = "G", digits: i
         The graph's name.
     digits : int, default 2
         Decimals of the probability labels.
+
+    Examples
+    --------
+    >>> adj = bns.datasets.load_network("cancer").adjacency     # Pollution -> Cancer <- Smoker, Cancer -> Xray, Dyspnoea
+    >>> dot = bns.to_dot(adj)
+    >>> dot.splitlines()[0]
+    'digraph "G" {'
+    >>> '"Smoker" -> "Cancer";' in dot
+    True
     """
     s = as_structure(x)
     lines = [f"digraph {_dot_id(name)} {{", "  node [shape=ellipse];"]
@@ -338,6 +375,14 @@ def to_pgmpy(dag: Any, data: Any, *, ess: float = 1.0) -> Any:
     ------
     ImportError
         If pgmpy is not installed (``pip install "pymc_bnstruct[pgmpy]"``).
+
+    Examples
+    --------
+    >>> net = bns.datasets.load_network("cancer")
+    >>> df = net.sample(200, random_seed=1)
+    >>> model = bns.to_pgmpy(net.adjacency, df)             # doctest: +SKIP
+    >>> sorted(model.get_parents("Cancer"))                # doctest: +SKIP
+    ['Pollution', 'Smoker']
     """
     try:  # optional dependency, imported on use
         from pgmpy.factors.discrete import TabularCPD

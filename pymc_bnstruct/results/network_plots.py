@@ -205,6 +205,14 @@ def plot_network(
     Returns
     -------
     matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> net = bns.datasets.load_network("cancer")
+    >>> df = net.sample(200, random_seed=1)
+    >>> post = bns.exact.posterior(df, progressbar=False)
+    >>> ax = bns.plot_network(post.edge_probabilities, threshold=0.2, layout="circular", truth=net.adjacency)
+    >>> import matplotlib.pyplot as plt; plt.close("all")
     """
     import matplotlib.lines as mlines  # matplotlib's pyplot-free parts; loaded on use like pyplot
 
@@ -293,6 +301,14 @@ def plot_edge_heatmap(probabilities: Any, truth: Any = None, *, ax: Any = None, 
     Returns
     -------
     matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> net = bns.datasets.load_network("cancer")
+    >>> df = net.sample(200, random_seed=1)
+    >>> post = bns.exact.posterior(df, progressbar=False)
+    >>> ax = bns.plot_edge_heatmap(post.edge_probabilities, truth=net.adjacency)
+    >>> import matplotlib.pyplot as plt; plt.close("all")
     """
     s = as_structure(probabilities)
     t = as_structure(truth, names=s.names) if truth is not None else None
@@ -347,6 +363,19 @@ def plot_roc(probabilities: Any, truth: Any, *, kinds: Sequence[str] = ("edge", 
     Returns
     -------
     matplotlib.axes.Axes
+
+    References
+    ----------
+    .. [1] Fawcett, T. (2006). An introduction to ROC analysis. *Pattern Recognition Letters*,
+       27(8), 861-874.
+
+    Examples
+    --------
+    >>> net = bns.datasets.load_network("cancer")
+    >>> df = net.sample(200, random_seed=1)
+    >>> post = bns.exact.posterior(df, progressbar=False)
+    >>> ax = bns.plot_roc(post.edge_probabilities, net.adjacency)
+    >>> import matplotlib.pyplot as plt; plt.close("all")
     """
     bad = [k for k in kinds if k not in CURVE_KINDS]
     if bad:

@@ -76,6 +76,16 @@ def plot_score_trace(
     -------
     matplotlib.axes.Axes
         One line per chain, labelled ``chain <c>``; x = iteration (from 0), y = score.
+
+    Examples
+    --------
+    >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
+    >>> with pm.Model():
+    ...     x = bns.DAG("dag", df)
+    ...     idata = pm.sample(draws=50, tune=10, chains=2, cores=1, random_seed=1,
+    ...                       progressbar=False, compute_convergence_checks=False)
+    >>> ax = bns.plot_score_trace(idata)
+    >>> import matplotlib.pyplot as plt; plt.close("all")
     """
     if not has_group(idata, "sample_stats") or LOG_SCORE not in get_group(idata, "sample_stats"):
         raise ValueError("the sampler output has no 'log_score' sample statistic to plot")
@@ -165,6 +175,21 @@ def plot_chain_agreement(
     matplotlib.axes.Axes
         The scatter (``ax.collections[0]``; offsets are the plotted probabilities) and the
         diagonal ``y = x`` (``ax.lines[0]``).
+
+    References
+    ----------
+    .. [1] Friedman, N. & Koller, D. (2003). Being Bayesian about network structure. A Bayesian
+       approach to structure discovery in Bayesian networks. *Machine Learning*, 50(1-2), 95-125.
+
+    Examples
+    --------
+    >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
+    >>> with pm.Model():
+    ...     x = bns.DAG("dag", df)
+    ...     idata = pm.sample(draws=50, tune=10, chains=2, cores=1, random_seed=1,
+    ...                       progressbar=False, compute_convergence_checks=False)
+    >>> ax = bns.plot_chain_agreement(idata, "edge")
+    >>> import matplotlib.pyplot as plt; plt.close("all")
     """
     if feature is None:
         try:

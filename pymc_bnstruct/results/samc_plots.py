@@ -84,6 +84,23 @@ def plot_samc(
         Panel 1 has one line per chain; panel 2 one line per chain in ``trace_chains`` of
         ``idata`` and then of ``reference``; panel 3 one line per chain of ``idata`` and then
         of ``reference`` (then the MAP line).
+
+    References
+    ----------
+    .. [1] Liang, F. & Zhang, J. (2009). Learning Bayesian networks for discrete data.
+       *Computational Statistics & Data Analysis*, 53(4), 865-876.
+
+    Examples
+    --------
+    >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
+    >>> with pm.Model():
+    ...     x = bns.DAG("dag", df)
+    ...     idata = pm.sample(step=bns.SAMC(moves_per_draw=100), draws=50, tune=10, chains=1, cores=1, random_seed=1,
+    ...                       progressbar=False, compute_convergence_checks=False)
+    >>> axes = bns.plot_samc(idata)
+    >>> axes.shape
+    (3,)
+    >>> import matplotlib.pyplot as plt; plt.close("all")
     """
     diag = samc_diagnostics(idata, burn_in=burn_in)
     if axes is None:

@@ -54,6 +54,17 @@ def warn_if_chains_disagree(idata: Any, model: Any) -> list[str]:
     list of str
         The warning messages (one per disagreeing variable; empty when none, or with fewer
         than two chains or :data:`MIN_DRAWS` draws).
+
+    Examples
+    --------
+    >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
+    >>> with pm.Model() as model:
+    ...     dag = bns.DAG("dag", df)
+    ...     idata = pm.sample(draws=50, tune=10, chains=2, cores=1, random_seed=1,
+    ...                       progressbar=False, compute_convergence_checks=False)
+    >>> messages = bns.results.sampling_checks.warn_if_chains_disagree(idata, model)
+    >>> isinstance(messages, list)
+    True
     """
     if not has_group(idata, "posterior"):
         return []

@@ -60,6 +60,17 @@ def draw_weights(idata: Any, *, burn_in: int = 0) -> xr.DataArray | None:
     Returns
     -------
     xarray.DataArray or None
+
+    Examples
+    --------
+    >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
+    >>> with pm.Model():
+    ...     dag = bns.DAG("dag", df)
+    ...     idata = pm.sample(draws=50, tune=10, chains=1, cores=1, step=bns.SAMC(moves_per_draw=100), random_seed=1,
+    ...                       progressbar=False, compute_convergence_checks=False)
+    >>> w = bns.results.weights.draw_weights(idata)
+    >>> w.dims
+    ('chain', 'draw')
     """
     if not has_group(idata, "sample_stats"):
         return None
@@ -116,6 +127,12 @@ def chain_weights(log_weight: np.ndarray) -> np.ndarray:
     -------
     ndarray, shape (chain, draw)
         Non-negative; every row sums to 1.
+
+    Examples
+    --------
+    >>> w = bns.results.weights.chain_weights(np.log([[1.0, 1.0, 2.0]]))
+    >>> w.round(2).tolist()
+    [[0.25, 0.25, 0.5]]
     """
     lw = np.asarray(log_weight, dtype=np.float64)
     if lw.ndim != 2:
@@ -131,6 +148,17 @@ def kish_ess(weights: Any) -> float:
 
     Equals the number of draws for equal weights and 1 when a single draw carries all the
     weight; 0 for all-zero weights.
+
+    References
+    ----------
+    .. [1] Kish, L. (1965). *Survey Sampling*. New York: Wiley.
+
+    Examples
+    --------
+    >>> bns.results.weights.kish_ess(np.ones(10))
+    10.0
+    >>> round(bns.results.weights.kish_ess([1.0, 1.0, 2.0]), 3)
+    2.667
     """
     w = np.asarray(weights, dtype=np.float64).reshape(-1)
     if np.any(w < 0) or not np.all(np.isfinite(w)):
@@ -184,6 +212,21 @@ def occam_window_weights(adjacency: np.ndarray, log_score: np.ndarray, c: float,
     Returns
     -------
     ndarray, shape (chain, draw)
+
+    References
+    ----------
+    .. [1] Madigan, D. & Raftery, A. E. (1994). Model selection and accounting for model
+       uncertainty in graphical models using Occam's window. *Journal of the American
+       Statistical Association*, 89(428), 1535-1546.
+    .. [2] Liang, F. & Zhang, J. (2009). Learning Bayesian networks for discrete data.
+       *Computational Statistics & Data Analysis*, 53(4), 865-876.
+
+    Examples
+    --------
+    >>> adj = np.array([[[0, 1], [0, 0]], [[0, 0], [0, 0]], [[0, 1], [0, 0]]])[None]   # (chain, draw, parent, child)
+    >>> w = bns.results.weights.occam_window_weights(adj, np.array([[-10.0, -30.0, -10.0]]), 20.0)
+    >>> w.shape
+    (1, 3)
     """
     c = check_occam_window(c)
     adj = np.asarray(adjacency)

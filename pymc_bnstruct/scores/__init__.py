@@ -23,7 +23,15 @@ __all__ = ["Score", "BDeu", "K2", "BIC", "network_score", "family_indices", "che
 
 
 def family_indices(data: DiscreteData, child: Any, parents: Sequence[Any]) -> tuple[int, np.ndarray]:
-    """Child index and sorted int64 parent indices, validated."""
+    """Child index and sorted int64 parent indices, validated.
+
+    Examples
+    --------
+    >>> data = bns.DiscreteData.from_frame(bns.datasets.load_network("asia").sample(50, random_seed=1))
+    >>> child, parents = bns.scores.family_indices(data, "dysp", ["bronc", "either"])
+    >>> child, parents.tolist()
+    (7, [4, 5])
+    """
     c = data.index(child)
     idx = data.indices(parents)
     unique = sorted(set(idx))
@@ -35,7 +43,23 @@ def family_indices(data: DiscreteData, child: Any, parents: Sequence[Any]) -> tu
 
 
 class Score:
-    """Base class of decomposable scores; subclasses set ``kind`` (an engine code)."""
+    """Base class of decomposable scores; subclasses set ``kind`` (an engine code).
+
+    References
+    ----------
+    .. [1] Heckerman, D., Geiger, D. & Chickering, D. M. (1995). Learning Bayesian networks: the
+       combination of knowledge and statistical data. *Machine Learning*, 20(3), 197-243.
+
+    Examples
+    --------
+    >>> score = bns.BDeu(ess=1)
+    >>> isinstance(score, bns.scores.Score)
+    True
+    >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
+    >>> values = score.local_many(df, [("Cancer", []), ("Cancer", ["Smoker"])])
+    >>> values.shape
+    (2,)
+    """
 
     kind: int = -1
 
@@ -104,6 +128,22 @@ class BDeu(Score):
     ----------
     ess : float
         Equivalent sample size (imaginary sample size), > 0.
+
+    References
+    ----------
+    .. [1] Heckerman, D., Geiger, D. & Chickering, D. M. (1995). Learning Bayesian networks: the
+       combination of knowledge and statistical data. *Machine Learning*, 20(3), 197-243.
+    .. [2] Buntine, W. (1991). Theory refinement on Bayesian networks. In *Proceedings of the 7th
+       Conference on Uncertainty in Artificial Intelligence (UAI)*, 52-60.
+
+    Examples
+    --------
+    >>> net = bns.datasets.load_network("asia")
+    >>> data = bns.DiscreteData.from_frame(net.sample(200, random_seed=1))
+    >>> round(bns.BDeu(ess=1).local(data, "dysp", ["either", "bronc"]), 2)
+    -83.74
+    >>> round(bns.network_score(data, net.edges, bns.BDeu(ess=1)), 1)
+    -473.3
     """
 
     kind = _kernels.BDEU
@@ -126,6 +166,18 @@ class K2(Score):
     """Cooper–Herskovits K2 score: the Bayesian-Dirichlet marginal likelihood with all ``a_ijk = 1``.
 
     Not score-equivalent: Markov-equivalent DAGs generally score differently.
+
+    References
+    ----------
+    .. [1] Cooper, G. F. & Herskovits, E. (1992). A Bayesian method for the induction of
+       probabilistic networks from data. *Machine Learning*, 9(4), 309-347.
+
+    Examples
+    --------
+    >>> net = bns.datasets.load_network("asia")
+    >>> data = bns.DiscreteData.from_frame(net.sample(200, random_seed=1))
+    >>> round(bns.network_score(data, net.edges, bns.K2()), 1)
+    -479.5
     """
 
     kind = _kernels.K2
@@ -135,6 +187,18 @@ class BIC(Score):
     """Bayesian information criterion: ``max log-likelihood − ½ log N · (r_i − 1) q_i``.
 
     Score-equivalent; ``q_i`` counts all parent configurations.
+
+    References
+    ----------
+    .. [1] Schwarz, G. (1978). Estimating the dimension of a model. *The Annals of Statistics*,
+       6(2), 461-464.
+
+    Examples
+    --------
+    >>> net = bns.datasets.load_network("asia")
+    >>> data = bns.DiscreteData.from_frame(net.sample(200, random_seed=1))
+    >>> round(bns.network_score(data, net.edges, bns.BIC()), 1)
+    -484.2
     """
 
     kind = _kernels.BIC
@@ -183,6 +247,23 @@ def network_score(
     ------
     ValueError
         If the graph is cyclic, has the wrong shape or names unknown variables.
+
+    References
+    ----------
+    .. [1] Heckerman, D., Geiger, D. & Chickering, D. M. (1995). Learning Bayesian networks: the
+       combination of knowledge and statistical data. *Machine Learning*, 20(3), 197-243.
+    .. [2] Cooper, G. F. & Herskovits, E. (1992). A Bayesian method for the induction of
+       probabilistic networks from data. *Machine Learning*, 9(4), 309-347.
+
+    Examples
+    --------
+    >>> net = bns.datasets.load_network("asia")
+    >>> data = bns.DiscreteData.from_frame(net.sample(200, random_seed=1))
+    >>> round(bns.network_score(data, net.edges), 1)           # BDeu(ess=1) by default
+    -473.3
+    >>> empty = bns.network_score(data, [])
+    >>> bool(bns.network_score(data, net.edges) > empty)
+    True
     """
     data = as_discrete_data(data)
     score = check_score(BDeu() if score is None else score)

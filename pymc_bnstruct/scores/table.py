@@ -105,6 +105,22 @@ class ScoreTable:
         that intersect, a cyclic white list, a white list giving a child more than
         ``max_parents`` parents or a parent outside its candidates, and tables larger
         than ``MAX_FAMILIES`` (the message states the size and memory).
+
+    References
+    ----------
+    .. [1] Friedman, N. & Koller, D. (2003). Being Bayesian about network structure. A Bayesian
+       approach to structure discovery in Bayesian networks. *Machine Learning*, 50(1-2), 95-125.
+    .. [2] Koivisto, M. & Sood, K. (2004). Exact Bayesian structure discovery in Bayesian
+       networks. *Journal of Machine Learning Research*, 5, 549-573.
+
+    Examples
+    --------
+    >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
+    >>> table = bns.ScoreTable(df, max_parents=2)
+    >>> table
+    ScoreTable(55 families over 5 variables, score=BDeu(ess=1), prior=Uniform(), max_parents=2)
+    >>> table.to_frame().shape[0] == table.n_families
+    True
     """
 
     def __init__(

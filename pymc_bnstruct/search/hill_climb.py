@@ -163,6 +163,22 @@ def hill_climb(
         :class:`~pymc_bnstruct.moves.StructureConstraints`.
     TypeError
         For a score or prior of the wrong type or a prior that is not size-based.
+
+    References
+    ----------
+    .. [1] Heckerman, D., Geiger, D. & Chickering, D. M. (1995). Learning Bayesian networks: the
+       combination of knowledge and statistical data. *Machine Learning*, 20(3), 197-243.
+    .. [2] Glover, F. (1989). Tabu search - Part I. *ORSA Journal on Computing*, 1(3), 190-206.
+
+    Examples
+    --------
+    >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
+    >>> result = bns.search.hill_climb(df, random_seed=1)
+    >>> result
+    SearchResult(method='hill_climb', 5 variables, ...)
+    >>> tabu = bns.search.hill_climb(df, tabu_length=10, random_seed=1)
+    >>> bool(tabu.score >= result.score - 1e-9)
+    True
     """
     tabu_length = check_int(tabu_length, "tabu_length", minimum=0)
     max_tabu = check_int(max_tabu, "max_tabu", minimum=1, allow_none=True) or max(tabu_length, 1)

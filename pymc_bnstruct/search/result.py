@@ -31,6 +31,13 @@ class SearchResult:
         Which search produced it.
     info : dict
         Search-specific counters (steps, restarts, operator calls, ...).
+
+    Examples
+    --------
+    >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
+    >>> result = bns.search.hill_climb(df, random_seed=1)
+    >>> result.dag.dims, result.trace.ndim
+    (('parent', 'child'), 1)
     """
 
     def __init__(self, dag: xr.DataArray, score: float, trace: np.ndarray, n_evaluations: int,

@@ -37,7 +37,21 @@ _AT_CONVERGENCE = 1 << 62
 
 
 class ColliderScores(NamedTuple):
-    """Relative scores of a collider candidate ``a -> b <- c`` (Steck's ``G``)."""
+    """Relative scores of a collider candidate ``a -> b <- c`` (Steck's ``G``).
+
+    References
+    ----------
+    .. [1] Steck, H. (2000). On the use of skeletons when learning in Bayesian networks. In
+       *Proceedings of the 16th Conference on Uncertainty in Artificial Intelligence (UAI)*, 558-565.
+
+    Examples
+    --------
+    >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
+    >>> adj = bns.datasets.load_network("cancer").adjacency
+    >>> s = bns.search.collider_scores(adj, "Pollution", "Cancer", "Smoker", df)
+    >>> isinstance(s, bns.search.ColliderScores)
+    True
+    """
 
     left: float
     """collider minus ``a <- b <- c``"""
@@ -139,6 +153,19 @@ def skeleton_operator(
     ValueError
         For ``gamma <= 1``, a negative ``max_loss``, a cyclic ``dag`` or one violating
         the constraints.
+
+    References
+    ----------
+    .. [1] Steck, H. (2000). On the use of skeletons when learning in Bayesian networks. In
+       *Proceedings of the 16th Conference on Uncertainty in Artificial Intelligence (UAI)*, 558-565.
+
+    Examples
+    --------
+    >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
+    >>> start = bns.search.hill_climb(df, random_seed=1).dag
+    >>> dag = bns.search.skeleton_operator(start, df)
+    >>> bool((bns.graph.skeleton(dag) == bns.graph.skeleton(start)).all())   # same skeleton, new orientations
+    True
     """
     log_gamma = math.log(check_gamma(gamma))
     max_loss = _check_max_loss(max_loss, log_gamma)
@@ -171,6 +198,19 @@ def collider_scores(
     ------
     ValueError
         For repeated or unknown nodes, or an edge between ``a`` and ``c``.
+
+    References
+    ----------
+    .. [1] Steck, H. (2000). On the use of skeletons when learning in Bayesian networks. In
+       *Proceedings of the 16th Conference on Uncertainty in Artificial Intelligence (UAI)*, 558-565.
+
+    Examples
+    --------
+    >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
+    >>> adj = bns.datasets.load_network("cancer").adjacency
+    >>> s = bns.search.collider_scores(adj, "Pollution", "Cancer", "Smoker", df)
+    >>> s
+    ColliderScores(...)
     """
     data = as_discrete_data(data)
     cache = ScoreCache(data, score, prior)
@@ -244,6 +284,18 @@ def skeleton_search(
     ------
     ValueError, TypeError
         As :func:`hill_climb`, and for ``gamma <= 1``.
+
+    References
+    ----------
+    .. [1] Steck, H. (2000). On the use of skeletons when learning in Bayesian networks. In
+       *Proceedings of the 16th Conference on Uncertainty in Artificial Intelligence (UAI)*, 558-565.
+
+    Examples
+    --------
+    >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
+    >>> result = bns.search.skeleton_search(df, random_seed=1)
+    >>> result.method, result.dag.dims
+    ('skeleton...', ('parent', 'child'))
     """
     log_gamma = math.log(check_gamma(gamma))
     max_loss = _check_max_loss(max_loss, log_gamma)

@@ -76,7 +76,18 @@ def register(step_class: type[BlockedStep]) -> type[BlockedStep]:
 
 
 class ForeignStepError(ValueError):
-    """A structure variable was given to a step method that is not one of the package's."""
+    """A structure variable was given to a step method that is not one of the package's.
+
+    Examples
+    --------
+    >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
+    >>> with pm.Model():
+    ...     dag = bns.DAG("dag", df)
+    ...     pm.sample(draws=5, tune=0, chains=1, step=pm.Metropolis([dag]), progressbar=False)
+    Traceback (most recent call last):
+    ...
+    pymc_bnstruct.step_methods.base.ForeignStepError: ...
+    """
 
 
 def _structure_step_classes() -> list[type]:

@@ -51,6 +51,21 @@ class OrderMetropolis(StructureStep):
     table's modular prior), ``accept_rate`` (fraction of the draw's moves accepted) and
     ``swap_accept_rate``, ``cut_accept_rate``, ``adjacent_accept_rate`` (per move kind;
     NaN when no move of that kind was proposed in the draw).
+
+    References
+    ----------
+    .. [1] Friedman, N. & Koller, D. (2003). Being Bayesian about network structure. A Bayesian
+       approach to structure discovery in Bayesian networks. *Machine Learning*, 50(1-2), 95-125.
+
+    Examples
+    --------
+    >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
+    >>> with pm.Model():
+    ...     x = bns.NodeOrder("order", df)
+    ...     idata = pm.sample(step=bns.OrderMetropolis(moves_per_draw=20), draws=50, tune=10, chains=2, cores=1, random_seed=1,
+    ...                       progressbar=False, compute_convergence_checks=False)
+    >>> bns.order_names(idata).shape
+    (2, 50, 5)
     """
 
     name = "order_metropolis"

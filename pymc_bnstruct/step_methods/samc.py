@@ -136,6 +136,26 @@ class SAMC(StructureStep):
     included) and ``desired`` (``π``). They cost ``24 m`` bytes per draw and chain; the
     last draw's ``theta`` and ``region_counts`` are the final weights and realised
     frequencies that :func:`pymc_bnstruct.samc_diagnostics` reads.
+
+    References
+    ----------
+    .. [1] Liang, F. & Zhang, J. (2009). Learning Bayesian networks for discrete data.
+       *Computational Statistics & Data Analysis*, 53(4), 865-876.
+    .. [2] Liang, F., Liu, C. & Carroll, R. J. (2007). Stochastic approximation in Monte Carlo
+       computation. *Journal of the American Statistical Association*, 102(477), 305-320.
+
+    Examples
+    --------
+    >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
+    >>> with pm.Model():
+    ...     x = bns.DAG("dag", df)
+    ...     idata = pm.sample(step=bns.SAMC(moves_per_draw=100), draws=50, tune=10, chains=1, cores=1, random_seed=1,
+    ...                       progressbar=False, compute_convergence_checks=False)
+    >>> "log_weight" in idata.sample_stats
+    True
+    >>> diag = bns.samc_diagnostics(idata)
+    >>> diag.kish_ess.dims
+    ('chain',)
     """
 
     name = "samc"

@@ -86,6 +86,29 @@ class StructureMetropolis(StructureStep):
         Negative, non-finite or unknown move weights, zero add or delete weight, a
         ``rev`` weight on a DAG whose in-degree bound makes the family table too large, a
         negative ``anneal_moves``.
+
+    References
+    ----------
+    .. [1] Madigan, D. & York, J. (1995). Bayesian graphical models for discrete data.
+       *International Statistical Review*, 63(2), 215-232.
+    .. [2] Giudici, P. & Castelo, R. (2003). Improving Markov chain Monte Carlo model search for
+       data mining. *Machine Learning*, 50(1-2), 127-158.
+    .. [3] Grzegorczyk, M. & Husmeier, D. (2008). Improving the structure MCMC sampler for Bayesian
+       networks by introducing a new edge reversal move. *Machine Learning*, 71(2-3), 265-305.
+    .. [4] Hastings, W. K. (1970). Monte Carlo sampling methods using Markov chains and their
+       applications. *Biometrika*, 57(1), 97-109.
+
+    Examples
+    --------
+    >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
+    >>> with pm.Model():
+    ...     x = bns.DAG("dag", df)
+    ...     idata = pm.sample(step=bns.StructureMetropolis(moves_per_draw=200), draws=50, tune=10, chains=2, cores=1, random_seed=1,
+    ...                       progressbar=False, compute_convergence_checks=False)
+    >>> sorted(v for v in idata.sample_stats.data_vars if "accept" in v)
+    [...]
+    >>> bns.edge_probabilities(idata).shape
+    (5, 5)
     """
 
     name = "structure_metropolis"
