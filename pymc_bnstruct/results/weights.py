@@ -168,7 +168,38 @@ def kish_ess(weights: Any) -> float:
 
 
 def check_occam_window(c: Any) -> float:
-    """Validate the Occam's-window factor ``c >= 1``."""
+    """Validate the Occam's-window factor ``c >= 1`` (the ratio of the best graph's posterior
+    to the worst one kept in the window).
+
+    Parameters
+    ----------
+    c : float
+        The factor; Madigan & Raftery use 10 to 100.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError
+        If ``c < 1`` or not a finite number.
+
+    References
+    ----------
+    .. [1] Madigan, D. & Raftery, A. E. (1994). Model selection and accounting for model
+       uncertainty in graphical models using Occam's window. *Journal of the American
+       Statistical Association*, 89(428), 1535-1546.
+
+    Examples
+    --------
+    >>> bns.results.weights.check_occam_window(20)
+    20.0
+    >>> bns.results.weights.check_occam_window(0.5)
+    Traceback (most recent call last):
+    ...
+    ValueError: ...
+    """
     return check_number(c, "occam_window", minimum=1, hint=" (Madigan & Raftery use 10 to 100)")
 
 
