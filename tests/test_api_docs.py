@@ -154,12 +154,6 @@ PENDING_EXAMPLES = {
     "partition.TemperedPartitionChain",
     "moves.chain.StructureChain",
     "samc.SAMCChain",
-    "moves.ScoreCache",
-    "moves.legal_moves",
-    "moves.count_legal_moves",
-    "moves.move_delta",
-    "moves.apply_move",
-    "moves.parent_bitsets",
     "samc.AutomaticBounds",
     "samc.automatic_bounds",
 }
