@@ -16,6 +16,7 @@ from conftest import random_data
 
 import pymc_bnstruct as bns
 from pymc_bnstruct.contract import FEATURE_DIMS, RESULT_NAMES, FeatureBackend, feature_dataarray
+from pymc_bnstruct.results.network_plots import network_layout
 from pymc_bnstruct.validation import renamed_keywords
 
 FUNCS = {"edge": bns.edge_probabilities, "markov_blanket": bns.markov_blanket_probabilities,
@@ -150,3 +151,61 @@ def test_feature_dataarray_checks_and_copies():
         feature_dataarray(np.zeros((3, 3)), ["a", "b"], "edge")
     with pytest.raises(ValueError, match="unknown feature"):
         feature_dataarray(values, ["a", "b"], "edges")
+
+
+# ----------------------------------------------------------------- random_seed, draws, initval
+def test_random_seed_replaces_seed_and_rng():
+    adj = np.zeros((5, 5), dtype=np.int8)
+    new = bns.graph.topological_order(adj, random_seed=3)
+    with pytest.warns(FutureWarning, match="'rng' is renamed 'random_seed'"):
+        old = bns.graph.topological_order(adj, rng=np.random.default_rng(3))
+    np.testing.assert_array_equal(new, old)
+    assert sorted(new.tolist()) == list(range(5))
+    np.testing.assert_array_equal(bns.graph.topological_order(adj), np.arange(5))  # no seed: smallest first
+    cpdag = np.ones((3, 3), dtype=np.int8) - np.eye(3, dtype=np.int8)
+    with pytest.warns(FutureWarning, match="'rng' is renamed 'random_seed'"):
+        old = bns.brai.member_dags(cpdag, rng=np.random.default_rng(0))
+    np.testing.assert_array_equal(old, bns.brai.member_dags(cpdag, random_seed=0))
+    assert len(old) == 6  # the complete graph on 3 nodes: one member per order
+
+
+def test_plot_network_random_seed():
+    pytest.importorskip("matplotlib")
+    import matplotlib
+    matplotlib.use("Agg")
+    adj = np.array([[0, 1, 0], [0, 0, 1], [0, 0, 0]])
+    pos = network_layout(adj, "spring", random_seed=2)
+    with pytest.warns(FutureWarning, match="'seed' is renamed 'random_seed'"):
+        assert network_layout(adj, "spring", seed=2) == pos
+    with pytest.warns(FutureWarning, match="'seed' is renamed 'random_seed'"):
+        bns.plot_network(adj, layout="spring", seed=1)
+
+
+def test_draws_replaces_size_n_and_k(backends, data):
+    scorer = bns.order.OrderScorer(bns.ScoreTable(data))
+    new = scorer.sample_dags(list(data.names), draws=5, random_seed=1)
+    with pytest.warns(FutureWarning, match="'size' is renamed 'draws'"):
+        old = scorer.sample_dags(list(data.names), size=5, random_seed=1)
+    np.testing.assert_array_equal(new, old)
+    exact = backends["exact"]
+    with pytest.warns(FutureWarning, match="'n' is renamed 'draws'"):
+        old = exact.sample_dags(n=7, random_seed=2)
+    xr.testing.assert_identical(old, exact.sample_dags(draws=7, random_seed=2))
+    with pytest.raises(ValueError, match="draws"):
+        exact.sample_dags(0)
+
+
+def test_dag_initval_prior_as_documented(data):
+    pm = pytest.importorskip("pymc")
+    assert '"prior"' in bns.DAG.__doc__ and 'initval="prior"' in bns.model.variables.DAGRV.__doc__
+    with pm.Model() as model:
+        bns.DAG("dag", data, initval="prior")
+    starts = [model.initial_point(random_seed=s)["dag"] for s in range(8)]
+    assert len({s.tobytes() for s in starts}) > 1  # a random draw per chain, not a fixed graph
+    for s in starts:
+        assert bns.graph.is_acyclic(s)
+    big = random_data(7, 50, seed=1, max_arity=2)[0]
+    with pm.Model(), pytest.raises(NotImplementedError, match="up to 6 variables"):
+        bns.DAG("dag", big, initval="prior")
+    with pm.Model(), pytest.raises(ValueError, match="'prior'"):
+        bns.DAG("dag", data, initval="random-ish")
