@@ -26,6 +26,12 @@ Sample stats: :data:`LOG_SCORE` (every sampler), :data:`ACCEPT_RATE`, per-kind
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+import xarray as xr
+
 __all__ = [
     "POSITION_SUFFIX", "position_name",
     "PARENT", "CHILD", "NODE", "NODE_", "POSITION", "EDGE_DIMS", "MB_DIMS", "PATH_DIMS",
@@ -33,6 +39,7 @@ __all__ = [
     "edge_prob_name", "mb_prob_name", "family_names", "family_dims", "LOG_SCORE", "ACCEPT_RATE",
     "LOG_WEIGHT", "SAMC_ENERGY", "LEGACY_SAMC_ENERGY", "REGION", "accept_rate_name", "PARTITION_DIMS",
     "N_LAYERS", "SAMC_EDGE_PROB", "SAMC_MB_PROB", "REPLICA_SWAP_RATE",
+    "FeatureBackend", "check_feature", "feature_dataarray",
 ]
 
 # ----------------------------------------------------------------------------- dims
@@ -58,6 +65,64 @@ RESULT_NAMES: dict[str, str] = {
     "markov_blanket": "markov_blanket_probability",
     "path": "path_probability",
 }
+
+
+
+@runtime_checkable
+class FeatureBackend(Protocol):
+    """What a non-sampler result offers the feature functions (``bns.edge_probabilities`` & co.).
+
+    ``ExactPosterior``, ``EnumeratedPosterior``, the B-RAI ``GraphGenerativeTree`` and
+    ``OrderScorer`` implement it: ``names`` (the variables, in row order) and
+    ``feature_probabilities(feature, **options)``, the raw ``(n, n)`` float array of one of
+    :data:`FEATURES` (rows indexed like ``names``). The results layer labels that array
+    once, with :func:`feature_dataarray`; the backends' own ``edge_probabilities`` & co.
+    label it the same way.
+    """
+
+    names: tuple[str, ...]
+
+    def feature_probabilities(self, feature: str, **options: Any) -> np.ndarray:
+        ...
+
+
+def check_feature(feature: Any) -> str:
+    """``feature`` if it is one of :data:`FEATURES`, else a ``ValueError`` listing them."""
+    if not isinstance(feature, str) or feature not in FEATURES:
+        raise ValueError(f"unknown feature {feature!r}; choose from {FEATURES}")
+    return feature
+
+
+def feature_dataarray(values: Any, names: Sequence[Any], feature: str, *,
+                      attrs: Mapping[str, Any] | None = None) -> xr.DataArray:
+    """Label an ``(n, n)`` array of feature probabilities: the one labelling every backend uses.
+
+    Parameters
+    ----------
+    values : array_like, shape (n, n)
+        Probabilities, rows and columns indexed like ``names``.
+    names : sequence
+        The variable names (coords of both dims).
+    feature : {"edge", "markov_blanket", "path"}
+        Picks the dims (:data:`FEATURE_DIMS`) and the name (:data:`RESULT_NAMES`).
+    attrs : mapping, optional
+        Stored on the result (copied).
+
+    Returns
+    -------
+    xarray.DataArray
+        float64, dims ``FEATURE_DIMS[feature]``, named ``RESULT_NAMES[feature]``.
+    """
+    check_feature(feature)
+    names = list(names)
+    arr = np.array(values, dtype=np.float64)  # a copy: the caller's array is never shared
+    if arr.shape != (len(names), len(names)):
+        raise ValueError(f"{feature} probabilities must be {len(names)}x{len(names)} (one row and column per "
+                         f"variable), got shape {arr.shape}")
+    dims = FEATURE_DIMS[feature]
+    return xr.DataArray(arr, dims=dims, coords={dims[0]: names, dims[1]: names}, name=RESULT_NAMES[feature],
+                        attrs=dict(attrs or {}))
+
 
 # ----------------------------------------------------------------------------- variables
 EDGE_PROB_SUFFIX = "_edge_prob"

@@ -17,6 +17,7 @@ import pandas as pd
 import xarray as xr
 
 from .jit import empty, inner, zeros
+from .validation import renamed_keywords
 
 __all__ = [
     "transitive_closure", "markov_blankets",
@@ -189,13 +190,15 @@ def acyclic_kernel(adj):
     return topological_order_kernel(adj, empty(adj.shape[0], np.int64))
 
 
-def topological_order(adjacency: Any, rng: np.random.Generator | None = None,
+@renamed_keywords(rng="random_seed")
+def topological_order(adjacency: Any, random_seed: int | np.random.Generator | None = None,
                       names: Sequence[str] | None = None) -> np.ndarray:
     """An order (int64 indices, earliest first) consistent with a DAG adjacency (row = parent).
 
     Kahn's algorithm; among the nodes whose parents are all placed, the next is the one
-    with the smallest index, or a uniformly random one when ``rng`` is given (random
-    initial orders). Acyclicity checks that need no particular order use the numba
+    with the smallest index, or a uniformly random one when ``random_seed`` (an int or a
+    Generator; ``rng=`` is its former name, deprecated) is given (random initial orders).
+    Acyclicity checks that need no particular order use the numba
     :func:`topological_order_kernel`; this is the Python entry point with a readable error.
 
     Raises
@@ -209,6 +212,7 @@ def topological_order(adjacency: Any, rng: np.random.Generator | None = None,
     >>> bns.graph.topological_order(chain).tolist()
     [0, 1, 2]
     """
+    rng = None if random_seed is None else np.random.default_rng(random_seed)
     adj = np.asarray(adjacency) != 0
     n = adj.shape[0]
     indeg = adj.sum(axis=0).astype(np.int64)

@@ -443,7 +443,7 @@ def test_bad_input(asia500):
     tree = bns.brai.fit(asia500, n_bootstrap=2, random_seed=0, progressbar=False)
     with pytest.raises(ValueError, match="temperature"):
         tree.sample_cpdags(3, temperature=-1)
-    with pytest.raises(ValueError, match="k must be"):
+    with pytest.raises(ValueError, match="draws must be"):
         tree.sample_cpdags(0)
     with pytest.raises(ValueError, match="k must be"):
         tree.k_best(0)

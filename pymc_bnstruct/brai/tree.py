@@ -23,12 +23,12 @@ import arviz as az
 import numpy as np
 import xarray as xr
 
-from ..contract import CHILD, EDGE_DIMS, FEATURE_DIMS, LOG_SCORE, PARENT, RESULT_NAMES
+from ..contract import CHILD, EDGE_DIMS, LOG_SCORE, PARENT, check_feature, feature_dataarray
 from ..data import DiscreteData
 from ..graph import adjacency_dataarray, is_acyclic, markov_blankets, transitive_closure
 from ..priors import StructurePrior
 from ..scores import Score
-from ..validation import ArgumentTypeError, check_choice, check_int, check_number, read_only
+from ..validation import ArgumentTypeError, check_choice, check_int, check_number, read_only, renamed_keywords
 from .pdag import dag_extension
 
 __all__ = ["GraphGenerativeTree", "Leaf", "Call", "merge_counts"]
@@ -322,23 +322,25 @@ class GraphGenerativeTree:
                           "with the same skeleton)", RuntimeWarning, stacklevel=2)
         return adjacency_dataarray(self._union(choice, dag=True)[0], self.names), float(scores[0])
 
-    def sample_cpdags(self, k: int, temperature: float = 1.0,
+    @renamed_keywords(k="draws")
+    def sample_cpdags(self, draws: int, temperature: float = 1.0,
                       random_seed: int | np.random.Generator | None = None) -> xr.DataArray:
-        """Draw ``k`` CPDAGs with Algorithm 2 (Boltzmann selection of sub-trees, eq. 4).
+        """Draw ``draws`` CPDAGs with Algorithm 2 (Boltzmann selection of sub-trees, eq. 4).
 
         Bottom-up, every group of every call picks one of its children with probability
         ``∝ exp(sc_t / temperature)``, ``sc_t`` the score of the sub-CPDAG sampled below
-        child ``t``; all ``k`` samples in one pass. ``temperature=0`` gives the MAP.
+        child ``t``; all draws in one pass. ``temperature=0`` gives the MAP. ``k=`` is the
+        former name of ``draws`` (deprecated).
 
         Returns
         -------
         xarray.DataArray
             dims ``("sample", "parent", "child")``, coordinate ``log_score`` per sample.
         """
-        k = check_int(k, "k", minimum=1)
+        draws = check_int(draws, "draws", minimum=1)
         temperature = check_number(temperature, "temperature", minimum=0.0)
         rng = np.random.default_rng(random_seed)
-        choice, scores = self._choose(k, temperature, rng)
+        choice, scores = self._choose(draws, temperature, rng)
         return self._labelled(self._union(choice), scores, "sample")
 
     def k_best(self, k: int) -> xr.DataArray:
@@ -433,16 +435,39 @@ class GraphGenerativeTree:
         samples = self.sample_cpdags(k, temperature, random_seed)
         return samples.values, np.asarray(samples[LOG_SCORE].values), False
 
-    def _feature(self, feature: str, k: int, source: str, temperature: float, random_seed: Any) -> xr.DataArray:
+    def feature_probabilities(self, feature: str, *, k: int = 10, source: str = "k_best",
+                              temperature: float = 1.0, random_seed: Any = None) -> np.ndarray:
+        """Raw ``(n, n)`` posterior probabilities of a feature (the protocol
+        ``bns.edge_probabilities(tree, k=...)`` & co. read), rows indexed like :attr:`names`.
+
+        Parameters
+        ----------
+        feature : {"edge", "markov_blanket", "path"}
+        k : int, default 10
+            CPDAGs used: the ``k`` best (``source="k_best"``) or ``k`` drawn ones.
+        source : {"k_best", "sample"}, default "k_best"
+            ``"k_best"``: the paper's eq. 5 over the member DAGs of the ``k`` best CPDAGs,
+            each DAG weighted by ``exp(score)``. ``"sample"``: the average over the member
+            DAGs of ``k`` CPDAGs drawn with :meth:`sample_cpdags` (already drawn ∝ their
+            Boltzmann weights, so each counts once).
+        temperature : float, default 1.0
+            Of the sampling (``source="sample"``).
+        random_seed : int, Generator or None
+            Of the sampling (``source="sample"``).
+
+        Returns
+        -------
+        ndarray of float64, shape (n, n)
+        """
+        check_feature(feature)
         k = check_int(k, "k", minimum=1)
         source = check_choice(source, "source", ("k_best", "sample"))
         cpdags, scores, weighted = self._cpdag_set(k, source, temperature, random_seed)
         rng = np.random.default_rng(0)
-        total = np.zeros((self.n_vars, self.n_vars))
         log_w = []
         means = []
         for g in cpdags:
-            members = member_dags(g, rng=rng)
+            members = member_dags(g, random_seed=rng)
             if feature == "edge":
                 ind = members.astype(float)
             elif feature == "markov_blanket":
@@ -462,21 +487,19 @@ class GraphGenerativeTree:
             w /= w.sum()
         else:
             w = np.full(len(means), 1.0 / len(means))
-        total = np.tensordot(w, means, axes=1)
-        dims = FEATURE_DIMS[feature]
-        out = xr.DataArray(total, dims=dims, coords={dims[0]: list(self.names), dims[1]: list(self.names)},
-                           name=RESULT_NAMES[feature])
-        out.attrs.update({"source": source, "k": k})
-        return out
+        return np.tensordot(w, means, axes=1)
+
+    def _feature(self, feature: str, k: int, source: str, temperature: float, random_seed: Any) -> xr.DataArray:
+        values = self.feature_probabilities(feature, k=k, source=source, temperature=temperature,
+                                            random_seed=random_seed)
+        return feature_dataarray(values, self.names, feature, attrs={"source": source, "k": k})
 
     def edge_probabilities(self, k: int = 10, *, source: str = "k_best", temperature: float = 1.0,
                            random_seed: Any = None) -> xr.DataArray:
-        """Posterior probability of each directed edge ``parent -> child``.
+        """Posterior probability of each directed edge ``parent -> child``, dims ``("parent", "child")``.
 
-        ``source="k_best"`` (default): the paper's eq. 5 over the member DAGs of the ``k``
-        best CPDAGs, each DAG weighted by ``exp(score)``. ``source="sample"``: the average
-        over the member DAGs of ``k`` CPDAGs drawn with :meth:`sample_cpdags` (already
-        drawn ∝ their Boltzmann weights, so each counts once).
+        The same array as ``bns.edge_probabilities(tree, k=k, source=source)``; the
+        options are those of :meth:`feature_probabilities`.
         """
         return self._feature("edge", k, source, temperature, random_seed)
 
@@ -490,20 +513,22 @@ class GraphGenerativeTree:
         """Posterior probability of a directed path ``source ~> target`` (as :meth:`edge_probabilities`)."""
         return self._feature("path", k, source, temperature, random_seed)
 
-    def to_inference_data(self, k: int, random_seed: int | None = None, *, temperature: float = 1.0,
+    @renamed_keywords(k="draws")
+    def to_inference_data(self, draws: int, random_seed: int | None = None, *, temperature: float = 1.0,
                           var_name: str = "dag") -> Any:
-        """``k`` sampled CPDAGs as sampler output that ``bns.edge_probabilities`` & co. read.
+        """``draws`` sampled CPDAGs as sampler output that ``bns.edge_probabilities`` & co. read.
 
         Each draw is a member DAG drawn uniformly from a CPDAG sampled with
         :meth:`sample_cpdags`: posterior ``var_name`` (0/1 adjacency per draw, dims
-        ``("parent", "child")``, one chain) and sample stat ``log_score``.
+        ``("parent", "child")``, one chain) and sample stat ``log_score``. ``k=`` is the
+        former name of ``draws`` (deprecated).
         """
-        k = check_int(k, "k", minimum=1)
+        draws = check_int(draws, "draws", minimum=1)
         if not isinstance(var_name, str):
             raise ArgumentTypeError(f"var_name must be a str, got {var_name!r}")
         rng = np.random.default_rng(random_seed)
-        samples = self.sample_cpdags(k, temperature, rng)
-        dags = np.stack([_pick(member_dags(g, rng=rng), rng) for g in samples.values])
+        samples = self.sample_cpdags(draws, temperature, rng)
+        dags = np.stack([_pick(member_dags(g, random_seed=rng), rng) for g in samples.values])
         coords = {PARENT: list(self.names), CHILD: list(self.names)}
         return inference_data({var_name: dags[None].astype(np.int8)},
                               {LOG_SCORE: np.asarray(samples[LOG_SCORE].values)[None]},
@@ -569,13 +594,15 @@ def _selection_distribution(children: list[list[tuple[frozenset, float, float]]]
     return [tuple(v) for v in out.values()]
 
 
-def member_dags(cpdag: np.ndarray, *, rng: np.random.Generator | None = None) -> np.ndarray:
+@renamed_keywords(rng="random_seed")
+def member_dags(cpdag: np.ndarray, *, random_seed: int | np.random.Generator | None = None) -> np.ndarray:
     """The consistent DAG extensions of a PDAG (its member DAGs, for a CPDAG).
 
     Orientations of the undirected edges are enumerated per connected undirected component
     (at most ``2**12`` per component) and kept when acyclic without new v-structures. A
     larger component contributes its one Dor–Tarsi extension. When the product over
-    components exceeds 4,096 DAGs, 4,096 of them are drawn at random (``rng``).
+    components exceeds 4,096 DAGs, 4,096 of them are drawn at random (``random_seed``: an
+    int, a Generator or None for seed 0; ``rng=`` is its former name, deprecated).
 
     Returns
     -------
@@ -626,7 +653,7 @@ def member_dags(cpdag: np.ndarray, *, rng: np.random.Generator | None = None) ->
     sizes = [len(o) for o in options]
     total = math.prod(sizes)
     if total > 4096:
-        rng = rng if rng is not None else np.random.default_rng(0)
+        rng = np.random.default_rng(0 if random_seed is None else random_seed)
         picks = [[int(rng.integers(s)) for s in sizes] for _ in range(4096)]
     else:
         picks = list(itertools.product(*[range(s) for s in sizes]))

@@ -31,13 +31,14 @@ import numpy as np
 import xarray as xr
 
 from ..constraints import DEFAULT_MAX_PARENTS
+from ..contract import check_feature, feature_dataarray
 from ..data import DiscreteData, as_discrete_data
-from ..graph import adjacency_dataarray
+from ..graph import adjacency_dataarray, markov_blankets, transitive_closure
 from ..order.sampling import sample_dags_given_orders
 from ..priors import StructurePrior, Uniform
 from ..scores import BDeu, Score
 from ..scores.table import ScoreTable
-from ..validation import check_choice, check_int
+from ..validation import check_choice, check_int, read_only, renamed_keywords
 from . import dp_kernels
 
 __all__ = ["ExactPosterior", "posterior", "estimate_memory", "MAX_VARS"]
@@ -230,7 +231,9 @@ class ExactPosterior:
         ``log P(D)``, with the structure prior normalised over the allowed DAGs
         (``"dag"``) or over orders × DAGs (``"order"``), so it is comparable across priors.
     edge_probabilities : xarray.DataArray
-        dims ``("parent", "child")``: ``P(parent -> child | D)``.
+        dims ``("parent", "child")``: ``P(parent -> child | D)``; the same array as
+        ``bns.edge_probabilities(posterior)``, which reads every backend through
+        :meth:`feature_probabilities`.
     diagnostics : dict
         ``log_rr`` and ``log_h`` (``"dag"``: ``log RR(V)`` and ``log H(V)``, two independent
         routes to the unnormalised evidence; ``"order"``: the forward and backward sums
@@ -310,12 +313,9 @@ class ExactPosterior:
         self.diagnostics = _precision_diagnostics(diag, log_rr, log_h, totals, n)
         self.diagnostics.update(seconds=time.perf_counter() - t0, memory_bytes=int(need))
         self.log_evidence: float = float(log_z - log_prior_norm)
-        names = list(self.names)
-        self.edge_probabilities = xr.DataArray(
-            np.clip(probs, 0.0, 1.0), dims=("parent", "child"),
-            coords={"parent": names, "child": names},
-            attrs={"modularity": modularity},
-        )
+        self._edge = read_only(np.clip(probs, 0.0, 1.0))
+        self.edge_probabilities = feature_dataarray(self._edge, self.names, "edge",
+                                                    attrs={"modularity": modularity})
 
     # ------------------------------------------------------------- DP stages
     def _log_prior_norm(self, layers, fam, prog) -> float:
@@ -446,21 +446,29 @@ class ExactPosterior:
                 "Markov-blanket and path probabilities under the DAG-modular prior."
             )
 
-    def sample_orders(self, n: int, random_seed: int | None = None) -> np.ndarray:
+    @renamed_keywords(n="draws")
+    def sample_orders(self, draws: int, random_seed: int | None = None) -> np.ndarray:
         """Exact i.i.d. node orders from the order posterior (``modularity="order"``).
+
+        Parameters
+        ----------
+        draws : int
+            Number of orders (``n=`` is its former name, deprecated).
+        random_seed : int, optional
 
         Returns
         -------
-        ndarray of int64, shape (n, n_vars)
+        ndarray of int64, shape (draws, n_vars)
             Each row lists variable indices, earliest first.
         """
         self._require_order("sample_orders")
-        n = _check_count(n)
+        draws = _check_count(draws)
         seed = int(np.random.default_rng(random_seed).integers(2**31 - 1))
         l_m, l_e, a_m, a_e = self._forward
-        return dp_kernels.sample_orders(self._n, a_m, a_e, l_m, l_e, n, seed)
+        return dp_kernels.sample_orders(self._n, a_m, a_e, l_m, l_e, draws, seed)
 
-    def sample_dags(self, n: int, random_seed: int | None = None) -> xr.DataArray:
+    @renamed_keywords(n="draws")
+    def sample_dags(self, draws: int, random_seed: int | None = None) -> xr.DataArray:
         """Exact i.i.d. DAGs from the order-modular posterior (``modularity="order"``).
 
         An order is drawn from ``P(≺ | D)`` with the forward sums (the last node of a set
@@ -468,15 +476,21 @@ class ExactPosterior:
         parent set among the families whose parents precede it, with probability
         ``∝ B_j(Pa)``.
 
+        Parameters
+        ----------
+        draws : int
+            Number of DAGs (``n=`` is its former name, deprecated).
+        random_seed : int, optional
+
         Returns
         -------
         xarray.DataArray
             ``uint8``, dims ``("sample", "parent", "child")``.
         """
         self._require_order("sample_dags")
-        n = _check_count(n)
+        draws = _check_count(draws)
         rng = np.random.default_rng(random_seed)
-        orders = self.sample_orders(n, random_seed=int(rng.integers(2**31 - 1)))
+        orders = self.sample_orders(draws, random_seed=int(rng.integers(2**31 - 1)))
         t = self.table
         dags = sample_dags_given_orders(
             t.children, t.parent_sets, self._log_w, self._n, orders, 1, int(rng.integers(2**31 - 1)))
@@ -484,34 +498,50 @@ class ExactPosterior:
         return xr.DataArray(dags, dims=("sample", "parent", "child"),
                             coords={"parent": names, "child": names})
 
-    def markov_blanket_probabilities(self, n_samples: int = 10_000,
-                                     random_seed: int | None = None) -> xr.DataArray:
-        """Monte Carlo estimate of ``P(u ∈ MB(v) | D)`` from :meth:`sample_dags`
-        (standard error at most ``0.5 / sqrt(n_samples)``). dims ``("node", "node_")``."""
-        dags = self.sample_dags(n_samples, random_seed).values.astype(bool)
-        mb = dags | dags.transpose(0, 2, 1)
-        # spouses: parents of a common child
-        co = np.einsum("spc,sqc->spq", dags.astype(np.int32), dags.astype(np.int32)) > 0
-        mb |= co
-        n = self._n
-        mb[:, np.arange(n), np.arange(n)] = False
-        names = list(self.names)
-        return xr.DataArray(mb.mean(axis=0), dims=("node", "node_"),
-                            coords={"node": names, "node_": names})
+    def feature_probabilities(self, feature: str, *, draws: int = 10_000,
+                              random_seed: int | None = None) -> np.ndarray:
+        """Raw ``(n, n)`` probabilities of a feature (the protocol ``bns.edge_probabilities`` & co. read).
 
-    def path_probabilities(self, n_samples: int = 10_000,
+        ``"edge"``: exact (``draws`` and ``random_seed`` unused). ``"markov_blanket"`` and
+        ``"path"`` (``modularity="order"`` only): Monte Carlo estimates from ``draws``
+        exact DAG draws (:meth:`sample_dags`; standard error at most ``0.5 / sqrt(draws)``).
+
+        Parameters
+        ----------
+        feature : {"edge", "markov_blanket", "path"}
+        draws : int, default 10000
+        random_seed : int, optional
+
+        Returns
+        -------
+        ndarray of float64, shape (n, n)
+            Rows and columns indexed like :attr:`names`.
+        """
+        if check_feature(feature) == "edge":
+            return self._edge.copy()
+        dags = self.sample_dags(draws, random_seed).values.astype(np.uint8)
+        if feature == "markov_blanket":
+            return markov_blankets(dags).mean(axis=0)
+        return transitive_closure(dags).mean(axis=0)
+
+    @renamed_keywords(n_samples="draws")
+    def markov_blanket_probabilities(self, draws: int = 10_000,
+                                     random_seed: int | None = None) -> xr.DataArray:
+        """Monte Carlo estimate of ``P(u ∈ MB(v) | D)``, dims ``("node", "node_")``.
+
+        The same array as ``bns.markov_blanket_probabilities(posterior, draws=...)``; see
+        :meth:`feature_probabilities` (``n_samples=`` is the former name of ``draws``).
+        """
+        return feature_dataarray(self.feature_probabilities("markov_blanket", draws=draws, random_seed=random_seed),
+                                 self.names, "markov_blanket")
+
+    @renamed_keywords(n_samples="draws")
+    def path_probabilities(self, draws: int = 10_000,
                            random_seed: int | None = None) -> xr.DataArray:
         """Monte Carlo estimate of the probability of a directed path (length >= 1) from
-        source to target, from :meth:`sample_dags`. dims ``("source", "target")``."""
-        dags = self.sample_dags(n_samples, random_seed).values.astype(bool)
-        reach = dags.copy()
-        n = self._n
-        for k in range(n):  # Warshall's transitive closure, vectorised over samples
-            reach |= reach[:, :, k:k + 1] & reach[:, k:k + 1, :]
-        reach[:, np.arange(n), np.arange(n)] = False
-        names = list(self.names)
-        return xr.DataArray(reach.mean(axis=0), dims=("source", "target"),
-                            coords={"source": names, "target": names})
+        source to target, dims ``("source", "target")``; as :meth:`markov_blanket_probabilities`."""
+        return feature_dataarray(self.feature_probabilities("path", draws=draws, random_seed=random_seed),
+                                 self.names, "path")
 
     def __repr__(self) -> str:
         return (f"ExactPosterior({len(self.names)} variables, modularity={self.modularity!r}, "
@@ -519,7 +549,7 @@ class ExactPosterior:
 
 
 def _check_count(n: Any) -> int:
-    return check_int(n, "the number of samples (a positive integer)", minimum=1)
+    return check_int(n, "draws (the number of draws)", minimum=1)
 
 
 def posterior(

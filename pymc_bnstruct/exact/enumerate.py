@@ -30,13 +30,14 @@ import numpy as np
 import xarray as xr
 
 from ..constraints import DEFAULT_MAX_PARENTS
+from ..contract import check_feature, feature_dataarray
 from ..data import DiscreteData, as_discrete_data
 from ..graph import adjacency_dataarray, find_cycle, to_adjacency
 from ..jit import inner, zeros
 from ..priors import StructurePrior, Uniform
 from ..scores import BDeu, Score
 from ..scores.table import ScoreTable
-from ..validation import check_choice
+from ..validation import check_choice, read_only
 from .dp import MODULARITIES
 
 __all__ = ["EnumeratedPosterior", "enumerate_posterior", "MAX_VARS", "N_DAGS"]
@@ -222,7 +223,9 @@ class EnumeratedPosterior:
         ``log_w(G) = Σ_i log_scores[family_i]`` and ``l(G) = 0`` ("dag") or
         ``log #linext(G)`` ("order").
     edge_probabilities : xarray.DataArray
-        dims ``("parent", "child")``: ``P(parent -> child | D)``.
+        dims ``("parent", "child")``: ``P(parent -> child | D)``. This and the two below
+        are the arrays ``bns.edge_probabilities(posterior)`` & co. return (they read
+        :meth:`feature_probabilities`).
     markov_blanket_probabilities : xarray.DataArray
         dims ``("node", "node_")``, symmetric with a zero diagonal: probability that the
         two variables are in each other's Markov blanket (one is a parent of the other,
@@ -266,13 +269,24 @@ class EnumeratedPosterior:
         self._keys: np.ndarray | None = None
         n = len(self.names)
         edge, mb, path = _feature_probabilities(masks, self._probs, n)
-        names = list(self.names)
-        self.edge_probabilities = xr.DataArray(
-            edge, dims=("parent", "child"), coords={"parent": names, "child": names})
-        self.markov_blanket_probabilities = xr.DataArray(
-            mb, dims=("node", "node_"), coords={"node": names, "node_": names})
-        self.path_probabilities = xr.DataArray(
-            path, dims=("source", "target"), coords={"source": names, "target": names})
+        self._features = {"edge": read_only(edge), "markov_blanket": read_only(mb), "path": read_only(path)}
+        self.edge_probabilities = feature_dataarray(edge, self.names, "edge")
+        self.markov_blanket_probabilities = feature_dataarray(mb, self.names, "markov_blanket")
+        self.path_probabilities = feature_dataarray(path, self.names, "path")
+
+    def feature_probabilities(self, feature: str) -> np.ndarray:
+        """Raw ``(n, n)`` exact probabilities of a feature (the protocol ``bns.edge_probabilities``
+        & co. read), rows and columns indexed like :attr:`names`.
+
+        Parameters
+        ----------
+        feature : {"edge", "markov_blanket", "path"}
+
+        Returns
+        -------
+        ndarray of float64, shape (n, n)
+        """
+        return self._features[check_feature(feature)].copy()
 
     @classmethod
     def from_table(cls, table: ScoreTable, modularity: Literal["dag", "order"] = "dag") -> EnumeratedPosterior:

@@ -60,7 +60,7 @@ def random_linear_extensions(graph: np.ndarray, rng: np.random.Generator, k: int
     return np.array([topological_order(graph, rng) for _ in range(k)], dtype=np.int64).reshape(k, n)
 
 
-def _check_dag_prior_size(n: int) -> None:
+def check_dag_prior_size(n: int) -> None:
     if n > MAX_DAG_PRIOR_VARS:
         raise NotImplementedError(
             f"exact prior draws of a bns.DAG are implemented up to {MAX_DAG_PRIOR_VARS} variables (by "
@@ -75,13 +75,13 @@ class DAGPriorSampler:
     """Exact i.i.d. DAGs from the DAG-modular prior of a cache / constraints pair."""
 
     def __init__(self, cache: Any, constraints: Any) -> None:
-        _check_dag_prior_size(constraints.n_vars)
+        check_dag_prior_size(constraints.n_vars)
         self._enumerate(ScoreTable(cache.data, score=cache.score, prior=cache.prior, constraints=constraints))
 
     @classmethod
     def from_table(cls, table: ScoreTable) -> DAGPriorSampler:
         """The same sampler for the prior (and constraints) of ``table``."""
-        _check_dag_prior_size(table.constraints.n_vars)
+        check_dag_prior_size(table.constraints.n_vars)
         out = cls.__new__(cls)
         out._enumerate(table)
         return out

@@ -79,7 +79,7 @@ from ..priors import StructurePrior, Uniform
 from ..scores import BDeu, Score
 from ..scores.table import ScoreTable
 from ..search.seed import climb_families, greedy_dag, search_result_dag
-from .prior_draws import DAGPriorSampler, OrderPriorSampler, PartitionPriorSampler
+from .prior_draws import DAGPriorSampler, OrderPriorSampler, PartitionPriorSampler, check_dag_prior_size
 
 __all__ = ["NodeOrder", "NodeOrderRV", "DAG", "DAGRV", "NodePartition", "NodePartitionRV"]
 
@@ -415,12 +415,14 @@ class DAG:
         ``min(3, n - 1)``: the package-wide default
         (:data:`~pymc_bnstruct.constraints.DEFAULT_MAX_PARENTS`; ``docs/index.md`` says why).
     blacklist, whitelist : sequence of (parent, child), optional
-    initval : None, "empty", "greedy", an adjacency, an edge list or a SearchResult
+    initval : None, "empty", "prior", "greedy", an adjacency, an edge list or a SearchResult
         None (default): the chains start from the white-listed edges only and
         :class:`~pymc_bnstruct.StructureMetropolis` anneals each of them into the
         high-posterior region before its first draw (its ``anneal_moves``). Any other value
         is the start of every chain, sampled from as given (no annealing): ``"empty"`` the
-        white-listed edges only, ``"greedy"`` the result of
+        white-listed edges only, ``"prior"`` an exact draw from the DAG prior under the
+        constraints, one per chain (up to 6 variables, as the variable's random draws;
+        beyond, ``NotImplementedError``), ``"greedy"`` the result of
         :func:`pymc_bnstruct.search.hill_climb` with the same score, prior and constraints.
         An adjacency (array, DataArray, DataFrame) or an edge list must be an allowed DAG; a
         :class:`~pymc_bnstruct.search.SearchResult` (e.g. from ``skeleton_search`` or a
@@ -488,18 +490,22 @@ class DAG:
 
 
 def _initial_dag(initval: Any, data: DiscreteData, constraints: Any, score: Score, prior: StructurePrior,
-                 max_parents: Any, blacklist: Any, whitelist: Any) -> np.ndarray | None:
+                 max_parents: Any, blacklist: Any, whitelist: Any) -> np.ndarray | str | None:
     """None for no initval (PyMC then starts from the support point, the white-listed graph,
-    and ``StructureMetropolis`` knows that the start is the default one), otherwise the
-    validated int64 adjacency."""
+    and ``StructureMetropolis`` knows that the start is the default one), ``"prior"`` (PyMC
+    draws each chain's start with :class:`DAGRV`), otherwise the validated int64 adjacency."""
     initval = search_result_dag(initval)
     if initval is None:
         return None
     if isinstance(initval, str) and initval == "empty":
         return constraints.empty_graph().astype(np.int64)
+    if isinstance(initval, str) and initval == "prior":
+        check_dag_prior_size(data.n_vars)  # fail here, not when PyMC draws the start
+        return "prior"
     if isinstance(initval, str):
         if initval != "greedy":
-            raise ValueError(f"initval must be None, 'empty', 'greedy', an adjacency or an edge list; got {initval!r}")
+            raise ValueError("initval must be None, 'empty', 'prior', 'greedy', an adjacency or an edge list; "
+                             f"got {initval!r}")
         return greedy_dag(data, data.names, score=score, prior=prior, max_parents=max_parents,
                           blacklist=blacklist, whitelist=whitelist).astype(np.int64)
     if isinstance(initval, np.ndarray) or isinstance(initval, (xr.DataArray, pd.DataFrame)):

@@ -28,9 +28,11 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import xarray as xr
 
+from ..contract import check_feature, feature_dataarray
 from ..scores.table import ScoreTable
-from ..validation import read_only
+from ..validation import read_only, renamed_keywords
 from . import kernels as _kernels
 from .sampling import sample_dags_given_orders
 
@@ -193,33 +195,61 @@ class OrderScorer:
         _kernels.family_weights(o, self.offsets, self.bits, self.log_scores, self.cutoffs, ns, w)
         return w
 
-    def edge_probabilities(self, order: Any) -> np.ndarray:
-        """``(n, n)`` array of ``P(u -> v | order, D)`` (row = parent; prop. 3.2)."""
-        o = self.as_order(order)
-        out = np.empty((self.n_vars, self.n_vars))
-        _kernels.edge_probabilities(o, self.offsets, self.bits, self.log_scores, self.parent_sets,
-                                    self.cutoffs, out)
-        return out
+    def feature_probabilities(self, feature: str, *, order: Any) -> np.ndarray:
+        """Raw ``(n, n)`` probabilities of a feature given a node order (the protocol
+        ``bns.edge_probabilities(scorer, order=...)`` & co. read).
 
-    def markov_blanket_probabilities(self, order: Any) -> np.ndarray:
-        """``(n, n)`` symmetric array of ``P(u ∈ MB(v) | order, D)`` (prop. 3.3)."""
+        Parameters
+        ----------
+        feature : {"edge", "markov_blanket"}
+            ``P(u -> v | order, D)`` (prop. 3.2, row = parent) or the symmetric
+            ``P(u ∈ MB(v) | order, D)`` (prop. 3.3). Paths are not modular: sample DAGs
+            given the order (:meth:`sample_dags`) instead.
+        order : sequence of str or int
+            A node order, earliest first (names or indices).
+
+        Returns
+        -------
+        ndarray of float64, shape (n, n)
+        """
+        if check_feature(feature) == "path":
+            raise ValueError("an OrderScorer gives no path probabilities in closed form (a path is not a "
+                             "modular feature); average transitive closures of scorer.sample_dags(order, draws)")
         o = self.as_order(order)
         edge = np.empty((self.n_vars, self.n_vars))
+        if feature == "edge":
+            _kernels.edge_probabilities(o, self.offsets, self.bits, self.log_scores, self.parent_sets,
+                                        self.cutoffs, edge)
+            return edge
         mb = np.empty((self.n_vars, self.n_vars))
         _kernels.order_features(o, self.offsets, self.bits, self.log_scores, self.parent_sets,
                                 self.cutoffs, edge, mb)
         return mb
 
-    def sample_dags(self, order: Any, size: int, random_seed: Any = None) -> np.ndarray:
-        """``size`` DAGs drawn from ``P(G | order, D)`` as an int8 array (size, n, n), row = parent."""
+    def edge_probabilities(self, order: Any) -> xr.DataArray:
+        """``P(u -> v | order, D)`` labelled, dims ``("parent", "child")`` (prop. 3.2); the same
+        array as ``bns.edge_probabilities(scorer, order=order)``."""
+        return feature_dataarray(self.feature_probabilities("edge", order=order), self.names, "edge")
+
+    def markov_blanket_probabilities(self, order: Any) -> xr.DataArray:
+        """``P(u ∈ MB(v) | order, D)`` labelled, dims ``("node", "node_")``, symmetric (prop. 3.3)."""
+        return feature_dataarray(self.feature_probabilities("markov_blanket", order=order), self.names,
+                                 "markov_blanket")
+
+    @renamed_keywords(size="draws")
+    def sample_dags(self, order: Any, draws: int, random_seed: Any = None) -> np.ndarray:
+        """``draws`` DAGs drawn from ``P(G | order, D)`` as an int8 array (draws, n, n), row = parent.
+
+        ``size=`` is the former name of ``draws`` (deprecated).
+        """
         o = self.as_order(order)
-        if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size < 0:
-            raise ValueError(f"size must be an int >= 0, got {size!r}")
-        if size == 0:
+        if isinstance(draws, bool) or not isinstance(draws, (int, np.integer)) or draws < 0:
+            raise ValueError(f"draws must be an int >= 0, got {draws!r}")
+        if draws == 0:
             return np.zeros((0, self.n_vars, self.n_vars), dtype=np.int8)
         seed = int(np.random.default_rng(random_seed).integers(2**32))
         dags = sample_dags_given_orders(self.children, self.parent_sets, self.log_scores, self.n_vars,
-                                        o[None, :], int(size), seed)
+                                        o[None, :], int(draws), seed)
         return dags.astype(np.int8)
 
     # ---------------------------------------------------------------- export

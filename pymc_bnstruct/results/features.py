@@ -41,13 +41,16 @@ from ..contract import (
     RESULT_NAMES,
     SAMC_EDGE_PROB,
     SAMC_MB_PROB,
+    FeatureBackend,
     family_names,
+    feature_dataarray,
     position_name,
 )
 from ..graph import closure_kernel, markov_blanket_kernel
 from ..jit import zeros
 from ..order.sampling import sample_dags_given_orders
 from ..partition.kernels import sample_dags_given_partitions
+from ..validation import renamed_keywords
 from .idata import get_group, has_group, select_draws
 from .weights import draw_weights, kish_ess, occam_window_weights
 
@@ -408,45 +411,85 @@ def summarise_feature(idata: Any, feature: str, var_name: str | None, by_chain: 
     return out
 
 
+def _from_backend(result: Any, feature: str, options: dict[str, Any],
+                  sampler_options: dict[str, Any]) -> xr.DataArray | None:
+    """The feature of a non-sampler result (the :class:`~pymc_bnstruct.contract.FeatureBackend`
+    protocol), labelled once; None for sampler output."""
+    if not isinstance(result, FeatureBackend):
+        if options:
+            raise TypeError(f"unexpected keyword argument(s) {sorted(options)} for sampler output; options such "
+                            "as k= (B-RAI), order= (OrderScorer) or draws= (ExactPosterior) apply to those results")
+        return None
+    given = [name for name, (value, default) in sampler_options.items() if value is not default and value != default]
+    if given:
+        raise TypeError(f"{', '.join(given)} appl{'ies' if len(given) == 1 else 'y'} to sampler output "
+                        f"(pm.sample), not to a {type(result).__name__}")
+    try:
+        values = result.feature_probabilities(feature, **options)
+    except TypeError as err:
+        raise TypeError(f"{type(result).__name__}: {err}") from None
+    attrs = {"backend": type(result).__name__, **{k: v for k, v in options.items()
+                                                 if isinstance(v, (int, float, str)) and k != "random_seed"}}
+    return feature_dataarray(values, result.names, feature, attrs=attrs)
+
+
+@renamed_keywords(idata="result")
 def edge_probabilities(
-    idata: Any,
+    result: Any,
     *,
     var_name: str | None = None,
     by_chain: bool = False,
     burn_in: int = 0,
     occam_window: float | None = None,
+    **options: Any,
 ) -> xr.DataArray:
     """Posterior probability of every directed edge, ``P(u -> v | D)``.
 
-    The mean over chains and draws of the per-draw edge indicators (a ``bns.DAG``
-    adjacency) or of the per-draw edge probabilities given the drawn order (a
-    ``bns.NodeOrder``; Friedman & Koller's prop. 3.2, Rao-Blackwellised).
+    From sampler output, the mean over chains and draws of the per-draw edge indicators (a
+    ``bns.DAG`` adjacency) or of the per-draw edge probabilities given the drawn order (a
+    ``bns.NodeOrder``; Friedman & Koller's prop. 3.2, Rao-Blackwellised). From another
+    backend, its own estimate (exact for ``ExactPosterior`` and ``EnumeratedPosterior``,
+    eq. 5 of Rohekar et al. for a ``GraphGenerativeTree``, ``P(u -> v | order, D)`` for an
+    ``OrderScorer``), labelled the same way.
 
     Parameters
     ----------
-    idata : arviz.InferenceData or xarray.DataTree
-        Output of ``pm.sample``.
+    result : arviz.InferenceData, xarray.DataTree or a backend's result
+        Output of ``pm.sample``, or a result of another backend: an
+        :class:`~pymc_bnstruct.exact.ExactPosterior`, an
+        :class:`~pymc_bnstruct.exact.EnumeratedPosterior`, a B-RAI
+        :class:`~pymc_bnstruct.brai.GraphGenerativeTree` or an
+        :class:`~pymc_bnstruct.order.OrderScorer` (anything with ``names`` and
+        ``feature_probabilities``: :class:`~pymc_bnstruct.contract.FeatureBackend`).
+        ``idata=`` is the former name of this argument (deprecated).
     var_name : str, optional
-        The sampler variable (e.g. ``"order"``, ``"dag"``) or the feature variable (e.g.
-        ``"order_edge_prob"``). Needed only when several variables qualify.
+        Sampler output: the sampler variable (e.g. ``"order"``, ``"dag"``) or the feature
+        variable (e.g. ``"order_edge_prob"``). Needed only when several variables qualify.
     by_chain : bool, default False
-        Return one estimate per chain (a leading ``chain`` dim) instead of pooling.
+        Sampler output: one estimate per chain (a leading ``chain`` dim) instead of pooling.
     burn_in : int, default 0
-        Recorded draws to drop from the start of every chain.
+        Sampler output: recorded draws to drop from the start of every chain.
     occam_window : float, optional
         Drawn DAGs only (``bns.DAG``): instead of averaging the draws, Occam's-window
         estimator (Liang & Zhang's eq. 21): the distinct drawn DAGs whose posterior is
         within a factor ``occam_window`` (``c >= 1``; 10 to 100 is usual) of the best one,
         minus those with a more probable sub-DAG among them, weighted by their exact
         posterior (from the ``log_score`` stat).
+    **options
+        Other backends only, passed to their ``feature_probabilities``: ``k``, ``source``,
+        ``temperature``, ``random_seed`` (``GraphGenerativeTree``), ``order``
+        (``OrderScorer``, required), ``draws``, ``random_seed`` (``ExactPosterior``,
+        Markov blankets and paths).
 
     Returns
     -------
     xarray.DataArray
         float64, dims ``("parent", "child")`` (``("chain", "parent", "child")`` with
-        ``by_chain``), coords = variable names; ``attrs`` record the sampler variable (``var_name``) and
+        ``by_chain``), coords = variable names, named ``edge_probability``, for every
+        backend. Sampler output: ``attrs`` record the sampler variable (``var_name``) and
         the draws used, and for weighted draws (SAMC, Occam's window) the Kish effective
-        sample size of the weights (``kish_ess``; one per chain with ``by_chain``).
+        sample size of the weights (``kish_ess``; one per chain with ``by_chain``). Other
+        backends: ``attrs["backend"]`` (the class name) and the scalar options passed.
 
     Notes
     -----
@@ -458,6 +501,8 @@ def edge_probabilities(
     ------
     ValueError
         No or several qualifying variables (the message lists them), a bad ``burn_in``.
+    TypeError
+        Sampler-only arguments with another backend, or backend options with sampler output.
 
     References
     ----------
@@ -481,16 +526,22 @@ def edge_probabilities(
     >>> bns.edge_probabilities(idata, by_chain=True).dims
     ('chain', 'parent', 'child')
     """
-    return summarise_feature(idata, "edge", var_name, by_chain, burn_in, occam_window=occam_window)
+    out = _from_backend(result, "edge", options, {"var_name": (var_name, None), "by_chain": (by_chain, False),
+                                                  "burn_in": (burn_in, 0), "occam_window": (occam_window, None)})
+    if out is not None:
+        return out
+    return summarise_feature(result, "edge", var_name, by_chain, burn_in, occam_window=occam_window)
 
 
+@renamed_keywords(idata="result")
 def markov_blanket_probabilities(
-    idata: Any,
+    result: Any,
     *,
     var_name: str | None = None,
     by_chain: bool = False,
     burn_in: int = 0,
     occam_window: float | None = None,
+    **options: Any,
 ) -> xr.DataArray:
     """Posterior probability that ``u`` is in the Markov blanket of ``v``.
 
@@ -498,17 +549,19 @@ def markov_blanket_probabilities(
     ``v``'s children. From a ``bns.DAG`` adjacency the indicator is computed per drawn
     graph; from a ``bns.NodeOrder`` the recorded per-draw probabilities given the order
     (prop. 3.3; record them with ``features=("edge", "markov_blanket")``) are averaged.
+    Other backends as in :func:`edge_probabilities` (an ``ExactPosterior`` needs
+    ``modularity="order"`` and estimates it from ``draws`` exact DAG draws).
 
     Parameters
     ----------
-    idata, var_name, by_chain, burn_in, occam_window
+    result, var_name, by_chain, burn_in, occam_window, **options
         As in :func:`edge_probabilities`.
 
     Returns
     -------
     xarray.DataArray
         float64, dims ``("node", "node_")`` (plus a leading ``chain`` with ``by_chain``),
-        symmetric with a zero diagonal.
+        symmetric with a zero diagonal, named ``markov_blanket_probability``.
 
     References
     ----------
@@ -530,11 +583,17 @@ def markov_blanket_probabilities(
     >>> bool((mb == mb.T).all())                           # symmetric
     True
     """
-    return summarise_feature(idata, "markov_blanket", var_name, by_chain, burn_in, occam_window=occam_window)
+    out = _from_backend(result, "markov_blanket", options, {
+        "var_name": (var_name, None), "by_chain": (by_chain, False), "burn_in": (burn_in, 0),
+        "occam_window": (occam_window, None)})
+    if out is not None:
+        return out
+    return summarise_feature(result, "markov_blanket", var_name, by_chain, burn_in, occam_window=occam_window)
 
 
+@renamed_keywords(idata="result")
 def path_probabilities(
-    idata: Any,
+    result: Any,
     *,
     dags_per_draw: int = 10,
     random_seed: int | np.random.Generator | None = None,
@@ -542,6 +601,7 @@ def path_probabilities(
     by_chain: bool = False,
     burn_in: int = 0,
     occam_window: float | None = None,
+    **options: Any,
 ) -> xr.DataArray:
     """Posterior probability of a directed path (length >= 1) from ``source`` to ``target``.
 
@@ -550,22 +610,25 @@ def path_probabilities(
     not a modular feature, so for a ``bns.NodeOrder`` there is no closed form given the
     order: following Friedman & Koller (§3.2), ``dags_per_draw`` DAGs are sampled from
     ``P(G | order, D)`` for every recorded order (from the family table the NodeOrder
-    stores in ``constant_data``) and their path indicators averaged.
+    stores in ``constant_data``) and their path indicators averaged. Other backends as in
+    :func:`edge_probabilities` (not an ``OrderScorer``; an ``ExactPosterior`` needs
+    ``modularity="order"``).
 
     Parameters
     ----------
-    idata, var_name, by_chain, burn_in, occam_window
+    result, var_name, by_chain, burn_in, occam_window, **options
         As in :func:`edge_probabilities`.
     dags_per_draw : int, default 10
-        DAGs sampled per recorded order (node orders only).
+        DAGs sampled per recorded order (sampler output of node orders only).
     random_seed : int, Generator or None
-        Seed of the DAG sampling (node orders only); the same seed gives the same result.
+        Seed of the DAG sampling (node orders, and backends that sample); the same seed
+        gives the same result.
 
     Returns
     -------
     xarray.DataArray
         float64, dims ``("source", "target")`` (plus a leading ``chain`` with
-        ``by_chain``), zero diagonal.
+        ``by_chain``), zero diagonal, named ``path_probability``.
 
     References
     ----------
@@ -583,7 +646,14 @@ def path_probabilities(
     >>> paths.shape
     (5, 5)
     """
-    return summarise_feature(idata, "path", var_name, by_chain, burn_in, dags_per_draw, random_seed,
+    if isinstance(result, FeatureBackend) and random_seed is not None:
+        options = {**options, "random_seed": random_seed}
+    out = _from_backend(result, "path", options, {
+        "var_name": (var_name, None), "by_chain": (by_chain, False), "burn_in": (burn_in, 0),
+        "occam_window": (occam_window, None), "dags_per_draw": (dags_per_draw, 10)})
+    if out is not None:
+        return out
+    return summarise_feature(result, "path", var_name, by_chain, burn_in, dags_per_draw, random_seed,
                       occam_window=occam_window)
 
 

@@ -23,6 +23,7 @@ import networkx as nx
 import numpy as np
 
 from ..graph import find_cycle, topological_order
+from ..validation import renamed_keywords
 from .comparison import CURVE_KINDS, roc_curve
 from .interop import Structure, as_structure, to_dot
 from .plots import _axes
@@ -95,8 +96,9 @@ def _graphviz_dot(s: Structure, threshold: float) -> dict[str, tuple[float, floa
     return pos if len(pos) == s.n_vars else None
 
 
+@renamed_keywords(seed="random_seed")
 def network_layout(x: Any, layout: str | Mapping[str, Sequence[float]] = "dot", *,
-                   threshold: float = 0.2, seed: int = 0) -> dict[str, tuple[float, float]]:
+                   threshold: float = 0.2, random_seed: int = 0) -> dict[str, tuple[float, float]]:
     """Node positions for :func:`plot_network`.
 
     Parameters
@@ -110,8 +112,8 @@ def network_layout(x: Any, layout: str | Mapping[str, Sequence[float]] = "dot", 
         ``name -> (x, y)``.
     threshold : float, default 0.2
         Probabilities only: the edges with ``P >= threshold`` shape the layout.
-    seed : int, default 0
-        For the spring layout.
+    random_seed : int, default 0
+        For the spring layout (``seed=`` is its former name, deprecated).
     """
     s = as_structure(x)
     if isinstance(layout, Mapping):
@@ -129,7 +131,7 @@ def network_layout(x: Any, layout: str | Mapping[str, Sequence[float]] = "dot", 
     g.add_nodes_from(s.names)
     g.add_edges_from((s.names[u], s.names[v]) for u, v in zip(*np.nonzero(s.graph(threshold))))
     if layout == "spring":
-        pos = nx.spring_layout(g, seed=seed)
+        pos = nx.spring_layout(g, seed=random_seed)
     else:
         pos = getattr(nx, f"{layout}_layout")(g)
     return {v: (float(p[0]), float(p[1])) for v, p in pos.items()}
@@ -165,6 +167,7 @@ def _edge_classes(s: Structure, drawn: np.ndarray, truth: Structure | None) -> d
     return classes
 
 
+@renamed_keywords(seed="random_seed")
 def plot_network(
     x: Any,
     *,
@@ -175,7 +178,7 @@ def plot_network(
     node_size: float | None = None,
     font_size: float | None = None,
     labels: bool = True,
-    seed: int = 0,
+    random_seed: int = 0,
 ) -> Any:
     """Draw a DAG, a CPDAG or edge probabilities as a network.
 
@@ -199,8 +202,8 @@ def plot_network(
         Default from the number of variables.
     labels : bool, default True
         Write the variable names in the nodes.
-    seed : int, default 0
-        For the spring layout.
+    random_seed : int, default 0
+        For the spring layout (``seed=`` is its former name, deprecated).
 
     Returns
     -------
@@ -218,7 +221,7 @@ def plot_network(
 
     s = as_structure(x)
     t = as_structure(truth, names=s.names) if truth is not None else None
-    pos = network_layout(s, layout, threshold=threshold, seed=seed)
+    pos = network_layout(s, layout, threshold=threshold, random_seed=random_seed)
     ax = _axes(ax)
     n = s.n_vars
     node_size = node_size if node_size is not None else float(np.clip(14000 / max(n, 1), 250, 1400))

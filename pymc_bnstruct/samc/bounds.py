@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from ..search import hill_climb
+from ..validation import check_int, renamed_keywords
 from .partition import EnergyPartition, desired_distribution
 from .sampler import SAMCChain
 
@@ -61,8 +62,10 @@ def _largest_deletion_cost(cache: Any, constraints: Any, adj: np.ndarray) -> flo
     return worst
 
 
+@renamed_keywords(seed="random_seed")
 def automatic_bounds(cache: Any, constraints: Any, width: float, *, move_probs: np.ndarray,
-                     pilot_moves: int = 50_000, seed: int = 0, start: np.ndarray | None = None) -> AutomaticBounds:
+                     pilot_moves: int = 50_000, random_seed: int = 0,
+                     start: np.ndarray | None = None) -> AutomaticBounds:
     """Energy bounds from a greedy MAP estimate and a pilot SAMC run.
 
     1. Greedy estimate: :func:`pymc_bnstruct.search.hill_climb` with the same score, prior
@@ -92,9 +95,10 @@ def automatic_bounds(cache: Any, constraints: Any, width: float, *, move_probs: 
        ``bin_width``); :func:`~pymc_bnstruct.samc_diagnostics` then reports the iterations
        spent above the partition and refuses ``converged``.
 
-    The pilots' seeds are fixed: the bounds are a function of the data, the settings and
-    the starting graph.
+    The pilots' seeds are fixed (``random_seed``, default 0; ``seed=`` is its former name,
+    deprecated): the bounds are a function of the data, the settings and the starting graph.
     """
+    random_seed = check_int(random_seed, "random_seed", minimum=0)
     w = float(width)
     result = hill_climb(cache.data, score=cache.score, prior=cache.prior, max_parents=constraints.max_parents,
                         blacklist=list(constraints.blacklist) or None, whitelist=list(constraints.whitelist) or None)
@@ -113,7 +117,7 @@ def automatic_bounds(cache: Any, constraints: Any, width: float, *, move_probs: 
     pilot = SAMCChain(cache, constraints, part0, desired_distribution("uniform", part0.n_regions),
                       t0=max(pilot_moves / 20.0, 2.0), weight_update="all", truncation=None, move_probs=move_probs)
     pilot.load(greedy)
-    pilot.run(int(pilot_moves), seed)
+    pilot.run(int(pilot_moves), random_seed)
     u_low = min(u_greedy, pilot.min_energy)
     lower, upper = bounds(u_low)
     u_start = u_end = math.nan
@@ -126,7 +130,7 @@ def automatic_bounds(cache: Any, constraints: Any, width: float, *, move_probs: 
                              t0=max(pilot_moves / 20.0, 2.0), weight_update="all", truncation=None,
                              move_probs=move_probs)
             walk.load(start)
-            walk.run(int(pilot_moves), seed + 1)
+            walk.run(int(pilot_moves), random_seed + 1)
             u_end = float(walk.energy)
             u_low = min(u_low, walk.min_energy)
             lower, upper = bounds(u_low)

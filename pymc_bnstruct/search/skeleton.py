@@ -22,7 +22,7 @@ from ..data import DiscreteData, as_discrete_data
 from ..graph import adjacency_dataarray, to_adjacency
 from ..moves import ScoreCache, parent_bitsets
 from ..priors import StructurePrior, Uniform
-from ..scores import BIC, Score
+from ..scores import BDeu, Score
 from ..validation import check_int, check_number
 from . import kernels as search_kernels
 from ._state import Climber
@@ -85,7 +85,7 @@ def _perm(n: int, random_seed: Any) -> np.ndarray:
 def skeleton_operator(
     dag: Any,
     data: DiscreteData | Any,
-    score: Score = BIC(),
+    score: Score = BDeu(),
     gamma: float = 9.0,
     *,
     prior: StructurePrior = Uniform(),
@@ -126,7 +126,7 @@ def skeleton_operator(
     dag : graph
         A DAG over ``data``'s variables that satisfies the constraints.
     data : DiscreteData or pandas.DataFrame
-    score : Score, default ``BIC()``
+    score : Score, default ``BDeu(ess=1.0)``
     gamma : float, default 9.0
         Threshold ``> 1``; Steck uses ``sqrt(gamma) = 3``, i.e. ``log(gamma) ≈ 2.2``.
     prior : StructurePrior, default ``Uniform()`` (size-based)
@@ -183,7 +183,7 @@ def collider_scores(
     b: str | int,
     c: str | int,
     data: DiscreteData | Any,
-    score: Score = BIC(),
+    score: Score = BDeu(),
     prior: StructurePrior = Uniform(),
 ) -> ColliderScores:
     """Relative scores of the collider ``a -> b <- c`` given the oriented edges of ``graph``.
@@ -229,7 +229,7 @@ def collider_scores(
 def skeleton_search(
     data: DiscreteData | Any,
     *,
-    score: Score = BIC(),
+    score: Score = BDeu(),
     gamma: float = 9.0,
     prior: StructurePrior = Uniform(),
     max_parents: int | None = DEFAULT_MAX_PARENTS,
@@ -258,7 +258,8 @@ def skeleton_search(
     Parameters
     ----------
     data : DiscreteData or pandas.DataFrame
-    score : Score, default ``BIC()`` (Steck's choice)
+    score : Score, default ``BDeu(ess=1.0)``
+        The package-wide default; Steck (2000) used ``BIC()`` (pass it to reproduce the paper).
     gamma : float, default 9.0
         Threshold ``> 1`` for colliders and forward inclusion.
     prior : StructurePrior, default ``Uniform()`` (size-based)
