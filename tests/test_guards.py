@@ -24,29 +24,32 @@ def data():
 @pytest.mark.parametrize("kind", ["DAG", "NodeOrder"])
 @pytest.mark.parametrize("foreign", ["Metropolis", "Slice", "BinaryGibbsMetropolis"])
 def test_foreign_step_method_is_refused(data, kind, foreign):
-    with pm.Model():
+    """Before sampling on request (check_structure_steps); pm.sample itself is PyMC's own."""
+    with pm.Model() as model:
         g = getattr(bns, kind)("g", data)
         step = getattr(pm, foreign)([g])
         with pytest.raises(bns.ForeignStepError, match=f"{foreign} cannot sample the structure variable 'g'"):
-            pm.sample(draws=5, tune=0, chains=1, step=step, progressbar=False, compute_convergence_checks=False)
+            bns.step_methods.check_structure_steps(model, step)
 
 
 def test_metropolis_no_longer_gives_silent_empty_graphs(data):
-    """Before issue 14, pm.Metropolis on a DAG kept the initial empty graph in every draw."""
+    """Before issue 14, pm.Metropolis on a DAG kept the initial empty graph in every draw,
+    and the edge probabilities were all 0; now the results refuse those draws."""
     with pm.Model():
         bns.DAG("g", data)
-        with pytest.raises(bns.ForeignStepError, match="StructureMetropolis"):
-            pm.sample(draws=20, tune=0, chains=1, step=pm.Metropolis(), progressbar=False,
-                      compute_convergence_checks=False)
+        idata = pm.sample(draws=20, tune=0, chains=1, step=pm.Metropolis(), progressbar=False,
+                          compute_convergence_checks=False)
+    assert not idata["posterior"]["g"].values.any()  # the silent empty graphs
+    with pytest.raises(bns.ForeignStepError, match="StructureMetropolis"):
+        bns.edge_probabilities(idata)
 
 
 def test_foreign_step_inside_a_compound_or_list_is_refused(data):
-    with pm.Model():
+    with pm.Model() as model:
         g = bns.DAG("g", data)
         x = pm.Normal("x")
-        steps = [pm.Metropolis([x, g])]
         with pytest.raises(bns.ForeignStepError):
-            pm.sample(draws=5, tune=0, chains=1, step=steps, progressbar=False, compute_convergence_checks=False)
+            bns.step_methods.check_structure_steps(model, [pm.Metropolis([x, g])])
 
 
 def test_own_step_and_foreign_step_on_other_variables_are_accepted(data):
@@ -148,7 +151,7 @@ def test_partition_prior_draws_match_the_exact_partition_prior_of_4_variables(da
     adjacencies); the partitions of the order-modular prior's DAGs (random order, then a DAG
     from the prior given it — what draws beyond 6 variables do) fail the same test, and so did
     the earlier draws, which used the data's family scores."""
-    from pymc_bnstruct.model.variables.prior_draws import PartitionPriorSampler
+    from pymc_bnstruct.model.prior_draws import PartitionPriorSampler
 
     names = list(data.names)
     exact = _brute_force_partition_prior(4, prior, kw.get("max_parents", 3),
@@ -172,7 +175,7 @@ def test_partition_prior_draws_match_the_exact_partition_prior_of_4_variables(da
     wrong = PartitionPriorSampler(part.owner.op.scorer)
     wrong.dags = None  # the fallback of larger variables: order-modular DAGs
     wrong.whitelist_graph = part.owner.op.scorer.table.constraints.empty_graph()
-    from pymc_bnstruct.model.variables.prior_draws import prior_table
+    from pymc_bnstruct.model.prior_draws import prior_table
     from pymc_bnstruct.order.scorer import OrderScorer
 
     wrong.families = OrderScorer(prior_table(part.owner.op.scorer.table))
