@@ -61,13 +61,9 @@ from .results import (
     to_networkx,
     to_pgmpy,
 )
-from .results.sampling_checks import install_agreement_check
 from .scores import BIC, K2, BDeu, network_score
 from .scores.table import ScoreTable
 from .step_methods import SAMC, ForeignStepError, OrderMetropolis, PartitionMetropolis, StructureMetropolis
-
-# pm.sample warns when the chains of a DAG disagree (see results.sampling_checks)
-install_agreement_check()
 
 __version__ = "0.1.0"
 

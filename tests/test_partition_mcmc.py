@@ -264,9 +264,9 @@ def test_greedy_initval_respects_candidates():
 
 
 @pytest.mark.parametrize("features", [("edge",), ("markov_blanket",)])
-def test_partition_chains_that_disagree_warn_at_the_end_of_sampling(small, features):
+def test_partition_chains_that_disagree_warn_in_the_summary(small, features):
     """Two chains that (almost) never move, started at partitions with different edges, disagree;
-    ``pm.sample`` says so (from the Markov-blanket probabilities when the variable records no
+    ``bns.summary`` says so (from the Markov-blanket probabilities when the variable records no
     edge probabilities) and names tempering as a remedy. Mixing chains do not warn."""
     names = list(small.names)
     frozen = {"split_join": 1e-12, "node": 1e-12, "stay": 1.0}
@@ -277,6 +277,7 @@ def test_partition_chains_that_disagree_warn_at_the_end_of_sampling(small, featu
                 warnings.simplefilter("always")
                 idata = pm.sample(100, tune=0, chains=2, cores=1, random_seed=1, progressbar=False, initvals=initvals,
                                   step=PartitionMetropolis(moves_per_draw=5, move_probs=move_probs))
+                bns.summary(idata, features=("log_score",))
         return idata, [w for w in record if "disagree" in str(w.message)]
 
     chain_a = {"part": [0, 1, 1, 1, 1]}  # names[0] is the only root: parent of everything

@@ -4,7 +4,8 @@ PyTensor 3 / ArviZ 1), checked on whichever is installed.
 * every score Op runs natively in the default mode (PyTensor 3: the NUMBA linker) and in
   ``mode="NUMBA"`` — no object-mode fallback — with the values of its Python ``perform``;
 * the Ops raise their own error for a wrong-shaped input in every mode;
-* PyMC 5's ``set_rng`` and PyMC 6's ``setup_chain`` seed a step method alike, and a seed
+* PyMC's own per-chain hook (PyMC 5's ``set_rng``, PyMC 6's ``setup_chain``) seeds a step
+  method as its ``rng`` argument does, its chain state is PyMC's sampling state, and a seed
   gives the same draws for any ``cores``;
 * sampling emits no deprecation warning from the package.
 """
@@ -122,24 +123,44 @@ def _order_model(data):
     return model
 
 
-def test_set_rng_and_setup_chain_seed_alike(data):
+def _draws(step, start, n=5):
+    point, draws = dict(start), []
+    for _ in range(n):
+        point, _ = step.step(point)
+        draws.append(point["order"].copy())
+    return np.array(draws)
+
+
+def test_pymcs_per_chain_hook_seeds_like_the_rng_argument(data):
     model = _order_model(data)
-    with model:
-        step = bns.OrderMetropolis(moves_per_draw=5)
     start = model.initial_point()
-
-    def run(hook):
-        hook(np.random.default_rng(7))
-        point, draws = dict(start), []
-        for _ in range(5):
-            point, _ = step.step(point)
-            draws.append(point["order"].copy())
-        return np.array(draws)
-
-    a = run(step.set_rng)  # PyMC 5's hook
-    b = run(lambda rng: step.setup_chain(rng, 0, 5))  # PyMC 6's hook
+    with model:
+        seeded = bns.OrderMetropolis(moves_per_draw=5, rng=np.random.default_rng(7))
+        hooked = bns.OrderMetropolis(moves_per_draw=5)
+    if hasattr(hooked, "setup_chain"):  # PyMC 6
+        hooked.setup_chain(np.random.default_rng(7), 0, 5)
+    else:  # PyMC 5
+        hooked.set_rng(np.random.default_rng(7))
+    a, b = _draws(seeded, start), _draws(hooked, start)
     np.testing.assert_array_equal(a, b)
     assert len({tuple(d) for d in a}) > 1
+
+
+def test_chain_state_is_pymcs_sampling_state(data):
+    """Restoring the sampling state taken before a chain repeats the chain (what PyMC does
+    before every chain of one pm.sample)."""
+    from pymc_bnstruct.step_methods.base import StructureStepState
+
+    model = _order_model(data)
+    start = model.initial_point()
+    with model:
+        step = bns.OrderMetropolis(moves_per_draw=5, rng=3)
+    state = step.sampling_state
+    assert isinstance(state, StructureStepState) and state.fresh
+    a = _draws(step, start)
+    assert not step.fresh
+    step.sampling_state = state
+    np.testing.assert_array_equal(_draws(step, start), a)
 
 
 def test_samc_same_seed_same_draws_for_any_cores(data):
@@ -151,9 +172,14 @@ def test_samc_same_seed_same_draws_for_any_cores(data):
             return pm.sample(8, tune=2, chains=2, cores=cores, step=step, random_seed=5, progressbar=False,
                              compute_convergence_checks=False)
 
-        a, b = run(1), run(2)
+        a = run(1)
+        step.reset()  # a reused step method continues its adaptation unless reset
+        b = run(2)
     np.testing.assert_array_equal(a.posterior["g"].values, b.posterior["g"].values)
     np.testing.assert_array_equal(a.sample_stats["log_weight"].values, b.sample_stats["log_weight"].values)
+    # every chain starts from the same state: the weights of both chains' first draws agree
+    theta = a.sample_stats["theta"].values
+    assert not np.array_equal(theta[0, -1], theta[1, -1]) or theta.shape[0] == 1
 
 
 def _package_warnings(caught):

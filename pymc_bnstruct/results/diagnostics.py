@@ -17,8 +17,9 @@ import pandas as pd
 import xarray as xr
 
 from ..contract import FEATURE_DIMS, FEATURES, LOG_SCORE
-from .features import feature_draws, occam_weights, summarise_feature
+from .features import feature_draws, occam_weights, resolve_source, summarise_feature
 from .idata import get_group, has_group, select_draws
+from .sampling_checks import MIN_DRAWS, check_structure_draws, warn_if_chains_disagree
 from .weights import draw_weights, kish_ess
 
 __all__ = ["summary", "chain_agreement", "ChainAgreement"]
@@ -139,7 +140,9 @@ def summary(
     Warns
     -----
     UserWarning
-        With a single chain (R-hat needs at least two; all R-hat values are NaN).
+        With a single chain (R-hat needs at least two; all R-hat values are NaN); when the
+        chains of a DAG or partition disagree
+        (:func:`~pymc_bnstruct.results.sampling_checks.warn_if_chains_disagree`).
 
     References
     ----------
@@ -167,6 +170,10 @@ def summary(
         raise ValueError(f"features must name at least one of {_SUMMARY_FEATURES}")
     if len(set(feats)) != len(feats):
         raise ValueError(f"features lists a feature twice: {list(features)}")
+    structural = [f for f in feats if f != "log_score"]
+    if structural:  # refuse a foreign step's draws before the missing log-score stat is reported
+        src = resolve_source(idata, structural[0], var_name)
+        check_structure_draws(idata, src.name, src.kind)
 
     blocks: list[np.ndarray] = []
     labels: list[str] = []
@@ -226,6 +233,7 @@ def summary(
          "ess_tail": ess_tail, "r_hat": r_hat, "constant": constant},
         index=pd.Index(labels, name="feature"),
     )[_COLUMNS]
+    check_chains_agree(idata, var_name, burn_in)
     group = np.where(constant, 2, np.where(np.isnan(r_hat), 0, 1))
     key = np.where(np.isnan(r_hat), 0.0, -r_hat)
     order = np.lexsort((key, group))
@@ -331,6 +339,14 @@ def chain_agreement(
     ValueError
         Fewer than two chains, ``top < 0``, or the errors of the feature functions.
 
+    Warns
+    -----
+    UserWarning
+        When the chains of a DAG or partition disagree on an edge (or Markov-blanket)
+        probability by more than
+        :data:`~pymc_bnstruct.results.sampling_checks.DISAGREEMENT`, with at least
+        :data:`~pymc_bnstruct.results.sampling_checks.MIN_DRAWS` draws per chain.
+
     References
     ----------
     .. [1] Friedman, N. & Koller, D. (2003). Being Bayesian about network structure. A Bayesian
@@ -355,6 +371,13 @@ def chain_agreement(
     if top < 0:
         raise ValueError(f"top must be >= 0, got {top}")
     probs = summarise_feature(idata, feat, var_name, True, burn_in, dags_per_draw, random_seed)
+    agreement = _compare_chains(probs, feat, top)
+    check_chains_agree(idata, var_name, burn_in, agreement if top else None)
+    return agreement
+
+
+def _compare_chains(probs: xr.DataArray, feat: str, top: int) -> ChainAgreement:
+    """:class:`ChainAgreement` of per-chain feature probabilities (dims ``("chain", a, b)``)."""
     n_chains = probs.sizes["chain"]
     if n_chains < 2:
         raise ValueError(f"chain agreement needs at least two chains, the output has {n_chains}")
@@ -384,3 +407,30 @@ def chain_agreement(
         index=pd.Index(labels, name="feature"),
     )
     return ChainAgreement(feat, float(feat_diff.max()), worst, pairwise, probs)
+
+
+def check_chains_agree(idata: Any, var_name: str | None, burn_in: int,
+                       agreement: ChainAgreement | None = None) -> str | None:
+    """Warn when the chains of the DAG or partition variable in ``idata`` disagree on its edge
+    probabilities (its Markov-blanket ones when it recorded only those); see
+    :func:`~pymc_bnstruct.results.sampling_checks.warn_if_chains_disagree`.
+
+    ``agreement``: already computed for that variable and feature (else computed here).
+    Returns the warning's message or None.
+    """
+    posterior = get_group(idata, "posterior")
+    n_draws = posterior.sizes.get("draw", 0) - burn_in
+    if posterior.sizes.get("chain", 0) < 2 or n_draws < MIN_DRAWS:
+        return None
+    for feature in ("edge", "markov_blanket"):
+        try:
+            src = resolve_source(idata, feature, var_name)
+        except ValueError:  # no such feature, or several variables: nothing to check
+            continue
+        if src.kind not in ("dag", "partition"):
+            return None
+        if agreement is None or agreement.feature != feature:
+            probs = summarise_feature(idata, feature, src.name, True, burn_in, 1, None)
+            agreement = _compare_chains(probs, feature, 1)
+        return warn_if_chains_disagree(agreement, src.name, src.kind, n_draws, stacklevel=3)
+    return None

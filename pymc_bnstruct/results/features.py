@@ -52,6 +52,7 @@ from ..order.sampling import sample_dags_given_orders
 from ..partition.kernels import sample_dags_given_partitions
 from ..validation import renamed_keywords
 from .idata import get_group, has_group, select_draws
+from .sampling_checks import check_structure_draws
 from .weights import draw_weights, kish_ess, occam_window_weights
 
 __all__ = ["edge_probabilities", "markov_blanket_probabilities", "path_probabilities", "order_names"]
@@ -255,6 +256,7 @@ def feature_draws(
         variable names) and the name of the sampler variable they come from.
     """
     src = resolve_source(idata, feature, var_name)
+    check_structure_draws(idata, src.name, src.kind)  # draws of a foreign step method are refused
     posterior = select_draws(get_group(idata, "posterior"), burn_in)
     dims = FEATURE_DIMS[feature]
     if src.kind == "dag":

@@ -14,24 +14,36 @@ Every structure sampler follows one pattern, which this class fixes once:
   new value and the draw's stats) and writes the value back into a new point;
 * **reproducible randomness**: each draw passes one 63-bit seed, taken from the step
   method's NumPy generator, to the numba kernel (see :mod:`pymc_bnstruct.rng`). PyMC hands
-  each chain its generator, derived from ``random_seed`` — through ``set_rng`` in PyMC 5,
-  ``setup_chain`` in PyMC 6; both go through :meth:`StructureStep._start_chain` — identically
-  in one process and in several, so ``pm.sample(random_seed=...)`` gives the same draws
-  for any ``cores``;
+  each chain its generator, derived from ``random_seed`` (``set_rng`` in PyMC 5,
+  ``setup_chain`` in PyMC 6: PyMC's own hooks, not overridden here), identically in one
+  process and in several, so ``pm.sample(random_seed=...)`` gives the same draws for any
+  ``cores``;
+* **chain state is PyMC's sampling state**: :class:`StructureStepState` (a
+  :class:`~pymc.step_methods.compound.StepMethodState`) declares what a chain carries —
+  the generator and ``fresh`` (the next draw is a chain's first: the chain is loaded
+  afresh from the start point, and :class:`~pymc_bnstruct.StructureMetropolis` anneals);
+  subclasses add fields (SAMC's weights). PyMC restores that state before every chain of
+  a ``pm.sample`` (one process) or sends each process a copy of it (several), so every
+  chain starts from the state the step method had when ``pm.sample`` was called. A step
+  method reused for another ``pm.sample`` continues from where it stopped;
+  :meth:`StructureStep.reset` starts it afresh;
 * **stats**: ``stats_dtypes_shapes`` declares them (every sampler reports ``log_score``
-  and ``accept_rate``; :func:`rate` gives NaN for a move kind never proposed in a draw);
+  and ``accept_rate``, built by :func:`move_stats`; :func:`rate` gives NaN for a move kind
+  never proposed in a draw), and every draw records ``True`` in the stat
+  :func:`step_stat_name` ``(var)``, which tells the results layer that a package step
+  method drew the variable (:mod:`pymc_bnstruct.results.sampling_checks`);
 * **selection by PyMC**: :meth:`competence` is ``IDEAL`` for ``rv_type`` variables and
   ``INCOMPATIBLE`` otherwise; :func:`register` adds a class to PyMC's step-method registry
-  (``pymc.step_methods.STEP_METHODS``) so that
-  a plain ``pm.sample()`` picks it (PyMC's generic Metropolis would otherwise propose
-  values outside the support);
-* **foreign step methods are refused**: PyMC does not ask a user-given step method whether
-  it can sample a variable, so :func:`install_step_guard` wraps PyMC's
-  ``assign_step_methods`` (the function ``pm.sample`` calls to assign variables to step
-  methods, on both PyMC lines): a structure variable handed to any other step method
-  (``pm.Metropolis()``, ``pm.Slice()``, ``pm.BinaryGibbsMetropolis()``, ...) raises
-  :class:`ForeignStepError` before a single draw. Generic samplers silently stick at the
-  initial graph (every integer proposal is outside the support) or wander without mixing.
+  by rebinding it to a new list (as other extensions do, e.g. pymc-bart), so that a plain
+  ``pm.sample()`` picks it (PyMC's generic Metropolis would otherwise propose values
+  outside the support). No PyMC function is replaced;
+* **foreign step methods**: PyMC does not ask a user-given step method whether it can
+  sample a variable, so ``pm.sample(step=pm.Metropolis())`` on a structure variable runs
+  (generic samplers stick at the initial graph, as every integer proposal is outside the
+  support, or wander without mixing). Its draws carry no :func:`step_stat_name` stat, and
+  every results function refuses them with :class:`ForeignStepError`;
+  :func:`check_structure_steps` makes the same check on a model and its steps before
+  sampling, for a caller who wants it.
 
 Subclasses set ``name``, ``rv_type`` and ``stats_dtypes_shapes`` and implement
 :meth:`_draw`. Tuning: these samplers have nothing to tune; ``tune`` draws are run and
@@ -40,27 +52,40 @@ discarded by PyMC as usual.
 
 from __future__ import annotations
 
-import functools
 from abc import abstractmethod
-from collections.abc import Callable
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
 import pymc as pm
-
-# PyMC 6 deprecates these names at the pymc root (pm.STEP_METHODS, pm.BlockedStep, ...);
-# the submodules hold them on both lines.
-import pymc.sampling.mcmc as _pymc_mcmc
-from pymc.step_methods import STEP_METHODS
+import pymc.sampling.mcmc as pymc_mcmc
+import pymc.step_methods as pymc_steps
 from pymc.step_methods.compound import BlockedStep, Competence, CompoundStep, StepMethodState
+from pymc.step_methods.state import dataclass_state
 from pymc.util import get_random_generator, get_value_vars_from_user_vars
 from pytensor.graph.traversal import ancestors
 from pytensor.tensor.random.op import RandomVariable
 
+from ..contract import ACCEPT_RATE, LOG_SCORE, accept_rate_name
 from ..validation import check_int
 
-__all__ = ["StructureStep", "register", "rate", "ForeignStepError", "check_structure_steps",
-           "install_step_guard"]
+__all__ = ["StructureStep", "StructureStepState", "register", "registry", "rate", "move_stats",
+           "move_stats_dtypes", "step_stat_name", "ForeignStepError", "check_structure_steps"]
+
+# Where pm.sample reads the step-method registry: PyMC 5 at call time from the root
+# (pm.STEP_METHODS), PyMC 6 from the name pymc.sampling.mcmc imported; pymc.step_methods
+# holds the list on both lines. Only modules that hold the name get it (PyMC 6 deprecates
+# the root name, so it is not created there).
+_REGISTRY_MODULES = (pm, pymc_steps, pymc_mcmc)
+_REGISTRY = "STEP_METHODS"
+
+#: Prefix of the sample stat that marks a variable drawn by one of the package's step methods.
+STEP_STAT_PREFIX = "bnstruct_step__"
+
+
+def step_stat_name(var_name: str) -> str:
+    """Name of the sample stat (``True`` per draw) that marks ``var_name`` as drawn by a package step method."""
+    return f"{STEP_STAT_PREFIX}{var_name}"
 
 
 def rate(accepted: int | float, proposed: int | float) -> float:
@@ -68,30 +93,84 @@ def rate(accepted: int | float, proposed: int | float) -> float:
     return float(accepted) / float(proposed) if proposed else float("nan")
 
 
+def move_stats_dtypes(kinds: Sequence[str], **extra: tuple[Any, list]) -> dict[str, tuple[Any, list]]:
+    """``stats_dtypes_shapes`` of a Metropolis-type sampler: ``log_score``, ``accept_rate``,
+    ``{kind}_accept_rate`` for every move kind, then ``extra``."""
+    scalar = (np.float64, [])
+    return {LOG_SCORE: scalar, ACCEPT_RATE: scalar, **{accept_rate_name(k): scalar for k in kinds}, **extra}
+
+
+def move_stats(log_score: float, counts: Mapping[str, np.ndarray], kinds: Sequence[str]) -> dict[str, Any]:
+    """The stats of :func:`move_stats_dtypes` for one draw, from the chain's per-kind
+    ``counts["proposed"]`` and ``counts["accepted"]``."""
+    proposed, accepted = counts["proposed"], counts["accepted"]
+    stats: dict[str, Any] = {LOG_SCORE: float(log_score), ACCEPT_RATE: rate(accepted.sum(), proposed.sum())}
+    for k, kind in enumerate(kinds):
+        stats[accept_rate_name(kind)] = rate(accepted[k], proposed[k])
+    return stats
+
+
+def _registry_holders() -> list:
+    return [m for m in _REGISTRY_MODULES if isinstance(vars(m).get(_REGISTRY), list)]
+
+
+def registry() -> list[type[BlockedStep]]:
+    """The step-method registry ``pm.sample`` reads on the installed PyMC line (a copy)."""
+    found = vars(pymc_mcmc).get(_REGISTRY)
+    if found is None:  # PyMC 5: the root name, looked up at call time
+        found = vars(pm)[_REGISTRY]
+    return list(found)
+
+
 def register(step_class: type[BlockedStep]) -> type[BlockedStep]:
-    """Add ``step_class`` to PyMC's step-method registry (idempotent); returns it."""
-    if step_class not in STEP_METHODS:
-        STEP_METHODS.append(step_class)
+    """Add ``step_class`` to PyMC's step-method registry (idempotent); returns it.
+
+    Every module that holds the registry gets a new list, its current one plus
+    ``step_class``: the lists are never changed in place, so classes other extensions
+    registered (by rebinding, as pymc-bart does) stay, before or after this call.
+    """
+    for module in _registry_holders():
+        current = vars(module)[_REGISTRY]
+        if step_class not in current:
+            setattr(module, _REGISTRY, [*current, step_class])
     return step_class
 
 
 class ForeignStepError(ValueError):
-    """A structure variable was given to a step method that is not one of the package's.
+    """A structure variable was (or is about to be) drawn by a step method that is not one of the package's.
+
+    Raised by every results function (:func:`pymc_bnstruct.edge_probabilities`,
+    :func:`pymc_bnstruct.summary`, the plots, ...) given draws of a structure variable that
+    a generic PyMC step method made, and by :func:`check_structure_steps` before sampling.
 
     Examples
     --------
     >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
     >>> with pm.Model():
     ...     dag = bns.DAG("dag", df)
-    ...     pm.sample(draws=5, tune=0, chains=1, step=pm.Metropolis([dag]), progressbar=False)
+    ...     idata = pm.sample(draws=5, tune=0, chains=1, step=pm.Metropolis([dag]), random_seed=1,
+    ...                       progressbar=False, compute_convergence_checks=False)
+    >>> bns.edge_probabilities(idata)
     Traceback (most recent call last):
     ...
     pymc_bnstruct.step_methods.base.ForeignStepError: ...
     """
 
 
+def foreign_step_message(var: str, kind: str, step: str) -> str:
+    """Why a structure variable ``var`` (``kind``: DAG, NodeOrder, NodePartition) drawn by
+    ``step`` cannot be used, and the fix."""
+    own = {"DAG": "StructureMetropolis", "NodeOrder": "OrderMetropolis",
+           "NodePartition": "PartitionMetropolis"}.get(kind, "StructureMetropolis")
+    return (f"{step} cannot sample the structure variable {var!r} ({kind}): a generic step method "
+            f"proposes values outside its support (every proposal rejected, the chain stays at its "
+            f"initial graph) or moves without mixing. Leave {var!r} out of step= (pm.sample assigns "
+            f"pymc_bnstruct.{own} automatically) or pass pymc_bnstruct.{own}(vars=[{var}]); give the "
+            f"other step methods vars= without it.")
+
+
 def _structure_step_classes() -> list[type]:
-    return [c for c in STEP_METHODS if isinstance(c, type) and issubclass(c, StructureStep)]
+    return [c for c in registry() if isinstance(c, type) and issubclass(c, StructureStep)]
 
 
 def _flat_steps(step: Any) -> list:
@@ -109,7 +188,11 @@ def check_structure_steps(model: pm.Model, step: Any) -> None:
     list of them, as given to ``pm.sample``) assigns a structure variable (a
     :class:`~pymc_bnstruct.DAG`, :class:`~pymc_bnstruct.NodeOrder` or any variable a
     registered :class:`StructureStep` is ``IDEAL`` for) to a step method that is not a
-    :class:`StructureStep`."""
+    :class:`StructureStep`.
+
+    Nothing calls it for you: ``pm.sample`` runs such a step, and the results functions
+    refuse its draws. Call it before sampling to fail before the first draw.
+    """
     classes = _structure_step_classes()
     for method in _flat_steps(step):
         if isinstance(method, StructureStep):
@@ -118,41 +201,17 @@ def check_structure_steps(model: pm.Model, step: Any) -> None:
             rv = model.values_to_rvs.get(value)
             if rv is None:
                 continue
-            own = [c for c in classes if c.competence(rv) == Competence.IDEAL]
-            if own:
-                names = " or ".join(f"pymc_bnstruct.{c.__name__}" for c in own)
-                raise ForeignStepError(
-                    f"{type(method).__name__} cannot sample the structure variable {rv.name!r} "
-                    f"({type(rv.owner.op).__name__.removesuffix('RV')}): a generic step method proposes "
-                    f"values outside its support (every proposal rejected, the chain stays at its "
-                    f"initial graph) or moves without mixing. Leave {rv.name!r} out of step= "
-                    f"(pm.sample assigns {names} automatically) or pass {names}(vars=[{rv.name}]); "
-                    f"give the other step methods vars= without it.")
+            if any(c.competence(rv) == Competence.IDEAL for c in classes):
+                kind = type(rv.owner.op).__name__.removesuffix("RV")
+                raise ForeignStepError(foreign_step_message(rv.name, kind, type(method).__name__))
 
 
-def wrap_pymc_sampling(name: str, make: Callable[[Callable], Callable]) -> None:
-    """Replace ``pymc.sampling.mcmc.<name>`` (a function ``pm.sample`` looks up at call time)
-    by ``make(original)``; idempotent, so importing the package twice wraps once."""
-    original = getattr(_pymc_mcmc, name)
-    if getattr(original, "_bnstruct_wrapped", False):
-        return
-    wrapped = functools.wraps(original)(make(original))
-    wrapped._bnstruct_wrapped = True
-    setattr(_pymc_mcmc, name, wrapped)
+@dataclass_state
+class StructureStepState(StepMethodState):
+    """PyMC sampling state of a :class:`StructureStep`: besides the generator, ``fresh``
+    (the next draw is the first of a chain)."""
 
-
-def install_step_guard() -> None:
-    """Wrap PyMC's ``assign_step_methods`` (used by ``pm.sample``) with
-    :func:`check_structure_steps`; idempotent. Called when the package is imported."""
-
-    def make(original: Callable) -> Callable:
-        def assign_step_methods(model, step=None, methods=None):
-            check_structure_steps(pm.modelcontext(model), step)
-            return original(model, step, methods)
-
-        return assign_step_methods
-
-    wrap_pymc_sampling("assign_step_methods", make)
+    fresh: bool
 
 
 class StructureStep(BlockedStep):
@@ -173,11 +232,8 @@ class StructureStep(BlockedStep):
     name: ClassVar[str] = "structure_step"
     rv_type: ClassVar[type[RandomVariable]] = RandomVariable
     default_blocked = False
-    _state_class = StepMethodState
-    stats_dtypes_shapes: ClassVar[dict[str, tuple[Any, list]]] = {
-        "log_score": (np.float64, []),
-        "accept_rate": (np.float64, []),
-    }
+    _state_class = StructureStepState
+    stats_dtypes_shapes: ClassVar[dict[str, tuple[Any, list]]] = move_stats_dtypes(())
 
     def __new__(cls, vars=None, *args: Any, **kwargs: Any):
         model = pm.modelcontext(kwargs.get("model"))
@@ -201,6 +257,8 @@ class StructureStep(BlockedStep):
         self._check_exclusive(model)
         self.rng = get_random_generator(rng)
         self.tune = False
+        self.fresh = True
+        self.declare_stats(self.stats_dtypes_shapes)
 
     # ------------------------------------------------------------------ variables
     @classmethod
@@ -245,35 +303,17 @@ class StructureStep(BlockedStep):
         op = getattr(getattr(var, "owner", None), "op", None)
         return Competence.IDEAL if isinstance(op, cls.rv_type) else Competence.INCOMPATIBLE
 
-    # ------------------------------------------------------------------ per-chain setup
-    def _start_chain(self, rng: Any) -> None:
-        """Take the chain's generator (PyMC derives one per chain from ``random_seed``).
+    # ------------------------------------------------------------------ state and stats
+    def declare_stats(self, stats_dtypes_shapes: Mapping[str, tuple[Any, list]]) -> None:
+        """Set this step method's stats: ``stats_dtypes_shapes`` plus the marker
+        :func:`step_stat_name` of its variable (an instance attribute, as the name depends on it)."""
+        sds = {**stats_dtypes_shapes, step_stat_name(self.var_name): (bool, [])}
+        self.stats_dtypes_shapes = sds
+        self.stats_dtypes = [{k: d for k, (d, _) in sds.items()}]
 
-        The one place both PyMC hooks go through, so that a seed gives the same draws on
-        both lines. ``copy=False``: the generator is PyMC's, as in PyMC's own step methods.
-        """
-        self.rng = get_random_generator(rng, copy=False)
-
-    def set_rng(self, rng: Any) -> None:
-        """PyMC 5's per-chain hook: use ``rng`` for this chain.
-
-        Parameters
-        ----------
-        rng : seed or numpy Generator
-        """
-        self._start_chain(rng)
-
-    def setup_chain(self, rng: Any, tune: int, draws: int) -> None:
-        """PyMC 6's per-chain hook: use ``rng`` for this chain (nothing to tune).
-
-        Parameters
-        ----------
-        rng : seed or numpy Generator
-        tune, draws : int
-            Tuning and kept iterations of the chain (unused: nothing is tuned, and a
-            sampler with adaptive state restarts it per chain in :meth:`_start_chain`).
-        """
-        self._start_chain(rng)
+    def reset(self) -> None:
+        """Start afresh: the next draw is a chain's first (PyMC restores this state before every chain)."""
+        self.fresh = True
 
     # ------------------------------------------------------------------ sampling
     def _seed(self) -> int:
@@ -283,13 +323,18 @@ class StructureStep(BlockedStep):
     def step(self, point: dict) -> tuple[dict, list[dict]]:
         value = np.asarray(point[self.var_name])
         new_value, stats = self._draw(value, self._seed())
+        self.fresh = False
+        stats[step_stat_name(self.var_name)] = True
         new_point = dict(point)
         new_point[self.var_name] = new_value
         return new_point, [stats]
 
     @abstractmethod
     def _draw(self, value: np.ndarray, seed: int) -> tuple[np.ndarray, dict[str, Any]]:
-        """Run ``moves_per_draw`` moves from ``value``; return the new value (a fresh array) and stats."""
+        """Run ``moves_per_draw`` moves from ``value``; return the new value (a fresh array) and stats.
+
+        ``self.fresh`` is True in a chain's first draw: load ``value`` afresh then, even
+        when it equals the chain's current state."""
 
     def stop_tuning(self) -> None:
         self.tune = False

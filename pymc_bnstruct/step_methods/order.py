@@ -10,7 +10,7 @@ import pymc as pm
 
 from ..model.variables import NodeOrderRV
 from ..order.chain import MOVE_KINDS, OrderChain
-from .base import StructureStep, rate, register
+from .base import StructureStep, move_stats, move_stats_dtypes, register
 
 __all__ = ["OrderMetropolis"]
 
@@ -70,11 +70,7 @@ class OrderMetropolis(StructureStep):
 
     name = "order_metropolis"
     rv_type = NodeOrderRV
-    stats_dtypes_shapes = {
-        "log_score": (np.float64, []),
-        "accept_rate": (np.float64, []),
-        **{f"{kind}_accept_rate": (np.float64, []) for kind in ("swap", "cut", "adjacent")},
-    }
+    stats_dtypes_shapes = move_stats_dtypes(MOVE_KINDS)
 
     def __init__(self, vars=None, *, swap_prob: float = 0.5, adjacent_prob: float = 0.0,
                  moves_per_draw: int = 100, model: pm.Model | None = None, rng: Any = None,
@@ -86,14 +82,10 @@ class OrderMetropolis(StructureStep):
 
     def _draw(self, value: np.ndarray, seed: int) -> tuple[np.ndarray, dict[str, Any]]:
         chain = self.chain
-        if chain.order is None or value.shape != chain.order.shape or not np.array_equal(value, chain.order):
+        if self.fresh or chain.order is None or value.shape != chain.order.shape or not np.array_equal(value, chain.order):
             chain.load(value, repr(self.var_name))
         counts = chain.run(self.moves_per_draw, seed)
-        proposed, accepted = counts["proposed"], counts["accepted"]
-        stats = {"log_score": chain.log_score, "accept_rate": rate(accepted.sum(), proposed.sum())}
-        for k, kind in enumerate(MOVE_KINDS):
-            stats[f"{kind}_accept_rate"] = rate(accepted[k], proposed[k])
-        return chain.order.copy(), stats
+        return chain.order.copy(), move_stats(chain.log_score, counts, MOVE_KINDS)
 
 
 register(OrderMetropolis)

@@ -9,10 +9,10 @@ from typing import Any
 import numpy as np
 import pymc as pm
 
-from ..contract import ACCEPT_RATE, LOG_SCORE, N_LAYERS, REPLICA_SWAP_RATE, accept_rate_name
+from ..contract import N_LAYERS, REPLICA_SWAP_RATE
 from ..model.variables import NodePartitionRV
 from ..partition.chain import MOVE_KINDS, SWAP_INTERVAL, PartitionChain, TemperedPartitionChain
-from .base import StructureStep, rate, register
+from .base import StructureStep, move_stats, move_stats_dtypes, rate, register
 
 __all__ = ["PartitionMetropolis"]
 
@@ -87,13 +87,8 @@ class PartitionMetropolis(StructureStep):
 
     name = "partition_metropolis"
     rv_type = NodePartitionRV
-    stats_dtypes_shapes = {
-        LOG_SCORE: (np.float64, []),
-        ACCEPT_RATE: (np.float64, []),
-        **{accept_rate_name(kind): (np.float64, []) for kind in MOVE_KINDS},
-        N_LAYERS: (np.int64, []),
-        REPLICA_SWAP_RATE: (np.float64, []),
-    }
+    stats_dtypes_shapes = move_stats_dtypes(MOVE_KINDS, **{N_LAYERS: (np.int64, []),
+                                                           REPLICA_SWAP_RATE: (np.float64, [])})
 
     def __init__(self, vars=None, *, move_probs: Any = None, moves_per_draw: int = 100,
                  temperatures: int | Sequence[float] | None = None, swap_interval: int = SWAP_INTERVAL,
@@ -112,13 +107,10 @@ class PartitionMetropolis(StructureStep):
 
     def _draw(self, value: np.ndarray, seed: int) -> tuple[np.ndarray, dict[str, Any]]:
         chain = self.chain
-        if chain.layer is None or value.shape != chain.layer.shape or not np.array_equal(value, chain.layer):
+        if self.fresh or chain.layer is None or value.shape != chain.layer.shape or not np.array_equal(value, chain.layer):
             chain.load(value, repr(self.var_name))
         counts = chain.run(self.moves_per_draw, seed)
-        proposed, accepted = counts["proposed"], counts["accepted"]
-        stats: dict[str, Any] = {LOG_SCORE: chain.log_score, ACCEPT_RATE: rate(accepted.sum(), proposed.sum())}
-        for k, kind in enumerate(MOVE_KINDS):
-            stats[accept_rate_name(kind)] = rate(accepted[k], proposed[k])
+        stats = move_stats(chain.log_score, counts, MOVE_KINDS)
         stats[N_LAYERS] = chain.n_layers
         stats[REPLICA_SWAP_RATE] = (rate(counts["swaps_accepted"].sum(), counts["swaps_proposed"].sum())
                                     if "swaps_proposed" in counts else np.nan)

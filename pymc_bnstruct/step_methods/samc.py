@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 import pymc as pm
-from pymc.step_methods.compound import Competence, StepMethodState
+from pymc.step_methods.compound import Competence
 from pymc.step_methods.state import dataclass_state
 
 from ..contract import SAMC_EDGE_PROB, SAMC_MB_PROB
@@ -17,31 +17,21 @@ from ..samc.bounds import AutomaticBounds, automatic_bounds
 from ..samc.partition import EnergyPartition, check_bin_width, desired_distribution
 from ..samc.sampler import MOVE_KINDS, WEIGHT_UPDATES, SAMCChain, check_move_probs, check_t0, truncation_bounds
 from ..validation import check_choice
-from .base import StructureStep, rate, register
+from .base import StructureStep, StructureStepState, move_stats, move_stats_dtypes, register
 
 __all__ = ["SAMC"]
 
 RECORD_MODES = ("resample", "current")
 
-_SCALAR_STATS: dict[str, Any] = {
-    "log_score": np.float64,
-    "samc_energy": np.float64,
-    "region": np.int64,
-    "log_weight": np.float64,
-    "accept_rate": np.float64,
-    "gain": np.float64,
-    "min_energy": np.float64,
-    "iteration": np.int64,
-    "n_truncations": np.int64,
-    "n_edges": np.int64,
-    **{f"{k}_accept_rate": np.float64 for k in MOVE_KINDS},
-    "partition_lower": np.float64,
-    "partition_width": np.float64,
-}
+_SCALAR_STATS: dict[str, tuple[Any, list]] = move_stats_dtypes(MOVE_KINDS, **{
+    name: (dtype, []) for name, dtype in (
+        ("samc_energy", np.float64), ("region", np.int64), ("log_weight", np.float64), ("gain", np.float64),
+        ("min_energy", np.float64), ("iteration", np.int64), ("n_truncations", np.int64), ("n_edges", np.int64),
+        ("partition_lower", np.float64), ("partition_width", np.float64))})
 
 
 @dataclass_state
-class SAMCState(StepMethodState):
+class SAMCState(StructureStepState):
     """PyMC sampling state of :class:`SAMC`: the adaptation arrays (weights, visits, counters)."""
 
     samc_state: dict = field(default_factory=dict)
@@ -118,8 +108,10 @@ class SAMC(StructureStep):
     -----
     ``pm.sample`` never picks SAMC by itself (its competence is below
     :class:`~pymc_bnstruct.StructureMetropolis`): pass ``step=bns.SAMC(...)``. Every chain
-    starts with ``θ = 0`` and ``t = 0``, also when the step object is reused for another
-    ``pm.sample``; tuning draws adapt the weights like the others.
+    of a ``pm.sample`` starts from the weights the step method had when it was called
+    (PyMC's sampling state, :class:`SAMCState`): ``θ = 0`` and ``t = 0`` for a new step
+    method; one reused for another ``pm.sample`` continues its adaptation unless
+    :meth:`reset` is called first. Tuning draws adapt the weights like the others.
 
     Sample stats (per draw): ``log_score`` (of the recorded DAG), ``log_weight`` (its
     importance weight, see ``record``), ``samc_energy`` and ``region`` (energy and 0-based
@@ -203,7 +195,7 @@ class SAMC(StructureStep):
         self.bin_width = width
         # PyMC copies the class-level declaration in __new__; the region count is only known here.
         # Vector stats use a sub-array dtype: PyMC's default trace stores one item per draw.
-        sds: dict[str, tuple[Any, list]] = {k: (d, []) for k, d in _SCALAR_STATS.items()}
+        sds = dict(_SCALAR_STATS)
         sds["theta"] = (np.dtype((np.float64, (m,))), [m])
         sds["region_counts"] = (np.dtype((np.int64, (m,))), [m])
         sds["desired"] = (np.dtype((np.float64, (m,))), [m])
@@ -211,8 +203,7 @@ class SAMC(StructureStep):
             n = self.constraints.n_vars
             for name in (SAMC_EDGE_PROB, SAMC_MB_PROB):
                 sds[name] = (np.dtype((np.float64, (n, n))), [n, n])
-        self.stats_dtypes_shapes = sds
-        self.stats_dtypes = [{k: d for k, (d, _) in sds.items()}]
+        self.declare_stats(sds)
         self._last_value: np.ndarray | None = None  # the value the last draw returned
 
     def _start_graph(self, model: Any) -> np.ndarray | None:
@@ -241,16 +232,10 @@ class SAMC(StructureStep):
         self._last_value = None
 
     def reset(self) -> None:
-        """Start afresh: ``θ = 0``, ``t = 0``, no visits."""
+        """Start afresh: ``θ = 0``, ``t = 0``, no visits; the next draw is a chain's first."""
+        super().reset()
         self.chain.reset()
         self._last_value = None
-
-    def _start_chain(self, rng: Any) -> None:
-        # PyMC's per-chain hook (set_rng / setup_chain): every chain starts afresh, also when
-        # the step object is reused for another pm.sample (PyMC 6's setup_chain contract), so
-        # a random_seed gives the same draws for any cores
-        super()._start_chain(rng)
-        self.reset()
 
     @property
     def theta(self) -> np.ndarray:
@@ -263,26 +248,24 @@ class SAMC(StructureStep):
         # the chain continues from its own state when PyMC hands back the value recorded last
         # (with record="resample" that is a resampled graph, not the chain's state)
         last = self._last_value
-        if c.adj is None or last is None or value.shape != last.shape or not np.array_equal(value, last):
+        if self.fresh or c.adj is None or last is None or value.shape != last.shape or not np.array_equal(value, last):
             try:
                 c.load(value)
             except ValueError as err:
                 raise ValueError(f"the value of {self.var_name!r}: {err}") from None
         resample = self.record == "resample"
         out = c.run(self.moves_per_draw, seed, resample=resample)
-        proposed, accepted = out["proposed"], out["accepted"]
         theta = c.theta
         region = c.region
         if resample:
             graph, log_score, log_weight = out["graph"], out["log_score"], out["log_weight"]
         else:
             graph, log_score, log_weight = c.adj, c.log_score, float(theta[region])
-        stats: dict[str, Any] = {
-            "log_score": float(log_score),
+        stats = move_stats(log_score, out, MOVE_KINDS)
+        stats.update({
             "samc_energy": c.energy,
             "region": region,
             "log_weight": float(log_weight),
-            "accept_rate": rate(accepted.sum(), proposed.sum()),
             "gain": c.gain,
             "min_energy": c.min_energy,
             "iteration": c.iteration,
@@ -293,9 +276,7 @@ class SAMC(StructureStep):
             "theta": theta,
             "region_counts": c.counts.copy(),
             "desired": self.desired,
-        }
-        for k, name in enumerate(MOVE_KINDS):
-            stats[f"{name}_accept_rate"] = rate(accepted[k], proposed[k])
+        })
         if resample:
             stats[SAMC_EDGE_PROB] = out["edge_prob"]
             stats[SAMC_MB_PROB] = out["mb_prob"]

@@ -12,7 +12,7 @@ import pymc as pm
 from ..model.variables import DAGRV
 from ..moves.chain import DEFAULT_ANNEAL_MOVES, MOVE_KINDS, StructureChain, describe_moves, rev_set_count
 from ..validation import check_int
-from .base import StructureStep, rate, register
+from .base import StructureStep, move_stats, move_stats_dtypes, register
 
 __all__ = ["StructureMetropolis", "rev_set_count"]
 
@@ -43,9 +43,10 @@ class StructureMetropolis(StructureStep):
     40% of chains ended in a mode 23 log units below the posterior's, and two chains can
     agree on it (``docs/structure_mcmc.md``). Annealed, each chain forgets its start and
     settles by the posterior mass of the modes, independently of the other chains; chains
-    that still end in different modes make ``pm.sample`` warn
+    that still end in different modes make ``bns.summary`` and ``bns.chain_agreement`` warn
     (:mod:`pymc_bnstruct.results.sampling_checks`). A start that the user gave is sampled
-    from as given.
+    from as given. A step method reused for another ``pm.sample`` does not anneal again
+    unless :meth:`reset` is called first (its chains continue from the sampling state).
 
     Parameters
     ----------
@@ -113,15 +114,7 @@ class StructureMetropolis(StructureStep):
 
     name = "structure_metropolis"
     rv_type = DAGRV
-    stats_dtypes_shapes = {
-        "log_score": (np.float64, []),
-        "accept_rate": (np.float64, []),
-        "add_accept_rate": (np.float64, []),
-        "delete_accept_rate": (np.float64, []),
-        "reverse_accept_rate": (np.float64, []),
-        "rev_accept_rate": (np.float64, []),
-        "n_edges": (np.int64, []),
-    }
+    stats_dtypes_shapes = move_stats_dtypes(MOVE_KINDS, n_edges=(np.int64, []))
 
     def __init__(self, vars=None, *, moves_per_draw: int = 1000, move_probs: Any = None,
                  anneal_moves: int | None = None, model: pm.Model | None = None, rng: Any = None,
@@ -135,7 +128,6 @@ class StructureMetropolis(StructureStep):
         # the default start: no initval on the variable (PyMC starts from its support point)
         no_initval = pm.modelcontext(model).rvs_to_initial_values.get(self.rv) is None
         self._default_start = op.constraints.empty_graph() if no_initval else None
-        self._fresh = True  # the next draw is the first of a chain
         _log.info("%r", self)
 
     def __repr__(self) -> str:
@@ -146,10 +138,6 @@ class StructureMetropolis(StructureStep):
         return (f"StructureMetropolis({self.var_name!r}: moves {describe_moves(self.move_probs)}; "
                 f"moves_per_draw={self.moves_per_draw}; {anneal})")
 
-    def _start_chain(self, rng: Any) -> None:
-        super()._start_chain(rng)
-        self._fresh = True
-
     def _anneal_moves_for(self, start: np.ndarray) -> int:
         """Annealing moves for a chain that starts at ``start``."""
         if self.anneal_moves is not None:
@@ -159,18 +147,14 @@ class StructureMetropolis(StructureStep):
 
     def _draw(self, value: np.ndarray, seed: int) -> tuple[np.ndarray, dict[str, Any]]:
         chain = self.chain
-        if chain.adj is None or value.shape != chain.adj.shape or not np.array_equal(value, chain.adj):
+        if self.fresh or chain.adj is None or value.shape != chain.adj.shape or not np.array_equal(value, chain.adj):
             chain.load(value, f"the value of {self.var_name!r}")
-        if self._fresh:
-            self._fresh = False
+        if self.fresh:
             n_anneal = self._anneal_moves_for(value)
             if n_anneal:
                 chain.anneal(n_anneal, self._seed())
         counts = chain.run(self.moves_per_draw, seed)
-        proposed, accepted = counts["proposed"], counts["accepted"]
-        stats = {"log_score": chain.log_score, "accept_rate": rate(accepted.sum(), proposed.sum())}
-        for k, kind in enumerate(MOVE_KINDS):
-            stats[f"{kind}_accept_rate"] = rate(accepted[k], proposed[k])
+        stats = move_stats(chain.log_score, counts, MOVE_KINDS)
         stats["n_edges"] = int(chain.adj.sum())
         return chain.adj.astype(np.int64), stats
 
