@@ -9,12 +9,11 @@ posterior over labelled partitions for the chi-square test of the chain.
 import functools
 import itertools
 import math
-import types
 
 import numba as nb
 import numpy as np
 import pytest
-from conftest import random_data
+from conftest import pooled_chisquare, random_data, recompiled
 from scipy import stats
 
 import pymc_bnstruct as bns
@@ -292,15 +291,8 @@ def test_load_copies_the_partition():
 
 
 # ----------------------------------------------------------------------------- stationarity
-# Broken variants of the kernel for the controls, built here rather than threaded through the
-# production loop: the loop's own code compiled again with one helper it calls replaced.
-def _kernel_with(**helpers):
-    """``partition_metropolis`` compiled with the named globals of its module replaced."""
-    f = M.partition_metropolis.py_func
-    scope = dict(f.__globals__, **helpers)
-    return nb.njit(types.FunctionType(f.__code__, scope, f.__name__, f.__defaults__, f.__closure__))
-
-
+# Broken variants of the kernel for the controls: the loop's own code compiled again with one
+# helper it calls replaced (conftest.recompiled).
 @nb.njit
 def _propose_without_split_join_hastings(kind, layer, sizes, order, start, m, rng, new_layer):
     possible, log_h = M.propose(kind, layer, sizes, order, start, m, rng, new_layer)
@@ -328,7 +320,7 @@ class _BrokenChain(PartitionChain):
     def __init__(self, scorer, broken, **kw):
         super().__init__(scorer, **kw)
         if broken not in _BROKEN:
-            _BROKEN[broken] = _kernel_with(**({"propose": _propose_without_split_join_hastings}
+            _BROKEN[broken] = recompiled(M.partition_metropolis, **({"propose": _propose_without_split_join_hastings}
                                               if broken == "split_join" else {"rev_draw": _rev_draw_without_hastings}))
         self.kernel = _BROKEN[broken]
 
@@ -385,12 +377,7 @@ def _end_point_chi2(make_chain, *, n_chains=8000, n_moves=12, seed=3, start_beta
             r.load(arrays[start[c]])
         chain.run(n_moves, int(rng.integers(2**62)))
         ends[index[tuple(chain.layer)]] += 1
-    expected = _tempered(log_p, target_beta) * n_chains
-    keep = expected >= 5
-    obs, ex = ends[keep], expected[keep]
-    if not keep.all():
-        obs, ex = np.append(obs, ends[~keep].sum()), np.append(ex, expected[~keep].sum())
-    return stats.chisquare(obs, ex).pvalue
+    return pooled_chisquare(ends, _tempered(log_p, target_beta))
 
 
 def test_the_partition_target_is_spread_out():
