@@ -288,6 +288,10 @@ def test_load_copies_the_partition():
     again.load(start)
     again.run(500, 1)
     assert np.array_equal(again.layer, chain.layer)  # same start, same seed, same chain
+    other = PartitionChain(s)
+    other.load(start)
+    other.run(500, 2)
+    assert not np.array_equal(other.layer, chain.layer)  # the control: another seed, another chain
 
 
 # ----------------------------------------------------------------------------- stationarity
