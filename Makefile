@@ -84,7 +84,7 @@ $(VENV)/.bench: $(STAMP)
 	$(PY) -m pip install --quiet -e ".[test,bench]"
 	touch $(VENV)/.bench
 
-# the interop tests with the optional pgmpy installed (make test skips the pgmpy round trips)
+# the interop tests alone (pgmpy is in the test extra: make test runs its round trips too)
 .PHONY: test-interop
 test-interop: $(VENV)/.bench
 	$(PY) -m pytest -q tests/test_interop.py

@@ -54,3 +54,51 @@ def random_data(n_vars: int, n_samples: int, seed: int, max_arity: int = 4) -> t
 @pytest.fixture
 def rng():
     return np.random.default_rng(12345)
+
+
+# ------------------------------------------------------------ stationarity tests and controls
+def pooled_chisquare(counts: np.ndarray, probs: np.ndarray) -> float:
+    """Chi-square p-value of ``counts`` (independent draws) against ``probs``; the cells with
+    expected count below 5 are pooled into one."""
+    from scipy import stats
+
+    counts = np.asarray(counts, dtype=float)
+    expected = np.asarray(probs, dtype=float) / np.sum(probs) * counts.sum()
+    keep = expected >= 5
+    obs, exp = counts[keep], expected[keep]
+    if not keep.all():
+        obs, exp = np.append(obs, counts[~keep].sum()), np.append(exp, expected[~keep].sum())
+    return float(stats.chisquare(obs, exp).pvalue)
+
+
+def recompiled(kernel, **helpers):
+    """A numba kernel compiled again from its Python source with the named globals of its
+    module replaced: broken variants of a production loop for the controls of the
+    stationarity tests, built here so the production code carries no switch for them."""
+    import types
+
+    import numba as nb
+
+    f = kernel.py_func
+    scope = dict(f.__globals__, **helpers)
+    return nb.njit(types.FunctionType(f.__code__, scope, f.__name__, f.__defaults__, f.__closure__))
+
+
+def _squared_uniform():
+    import numba as nb
+
+    from pymc_bnstruct.rng import uniform
+
+    @nb.njit
+    def squared_uniform(rng):
+        u = uniform(rng)
+        return u * u
+
+    return squared_uniform
+
+
+def hot_acceptance(kernel):
+    """``kernel`` with every uniform draw squared: a Metropolis test ``log u < log r`` becomes
+    ``log u < log r / 2`` (the acceptance of the target's square root); move-kind choices stay
+    random. A kernel that no longer keeps its target stationary."""
+    return recompiled(kernel, uniform=_squared_uniform())

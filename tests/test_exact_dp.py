@@ -208,6 +208,9 @@ def test_sampling_is_reproducible_and_orders_are_permutations():
     assert np.all(np.sort(a, axis=1) == np.arange(6))
     np.testing.assert_array_equal(dp.sample_dags(20, random_seed=4).values,
                                   dp.sample_dags(20, random_seed=4).values)
+    # the control: another seed, other draws
+    assert not np.array_equal(a, dp.sample_orders(50, random_seed=10))
+    assert not np.array_equal(dp.sample_dags(20, random_seed=4).values, dp.sample_dags(20, random_seed=5).values)
 
 
 # ---------------------------------------------------------------------- limits and errors

@@ -12,7 +12,7 @@ import numpy as np
 import pytensor
 import pytensor.tensor as pt
 import pytest
-from conftest import random_data
+from conftest import hot_acceptance, pooled_chisquare, random_data
 from scipy import stats
 
 import pymc_bnstruct as bns
@@ -322,20 +322,34 @@ def four():
     return data, orders, p
 
 
-@pytest.mark.parametrize("p_adjacent,p_swap", [(0.0, 1.0), (1.0, 0.0), (0.2, 0.4)])
-def test_kernel_visits_orders_with_exact_frequencies(four, p_adjacent, p_swap):
-    data, orders, p = four
+def _end_points(kernel, data, orders, p, p_adjacent, p_swap, n_chains=6000, n_moves=8, seed=5):
+    """Counts of the end points of ``n_chains`` independent chains, each started from an exact
+    draw of ``p`` and run ``n_moves`` moves with ``kernel``: independent exact draws when the
+    kernel keeps ``p`` stationary (no autocorrelation to correct for)."""
     s = OrderScorer(bns.ScoreTable(data, max_parents=2))
-    order = np.arange(4)
-    terms = np.empty(4)
-    K.node_scores(order, s.offsets, s.bits, s.log_scores, s.cutoffs, terms)
     cache = _cache(s, 64)
     counts = np.zeros(6, dtype=np.int64)
     index = {o: i for i, o in enumerate(orders)}
-    visits = np.zeros(len(orders))
-    for t in range(6000):  # 10 moves between recorded states: nearly independent draws
-        order_metropolis(order, terms, s.offsets, s.bits, s.log_scores, s.cutoffs, *cache,
-                         10, p_adjacent, p_swap, 1000 + t, counts)
-        visits[index[tuple(order)]] += 1
+    terms = np.empty(4)
+    ends = np.zeros(len(orders))
+    gen = np.random.default_rng(seed)
+    for k in gen.choice(len(orders), size=n_chains, p=p):
+        order = np.array(orders[k], dtype=np.int64)
+        K.node_scores(order, s.offsets, s.bits, s.log_scores, s.cutoffs, terms)
+        kernel(order, terms, s.offsets, s.bits, s.log_scores, s.cutoffs, *cache,
+               n_moves, p_adjacent, p_swap, int(gen.integers(2**62)), counts)
+        ends[index[tuple(order)]] += 1
+    return ends
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("p_adjacent,p_swap", [(0.0, 1.0), (1.0, 0.0), (0.2, 0.4)])
+def test_kernel_keeps_the_exact_order_posterior(four, p_adjacent, p_swap):
+    """Chains started from exact draws of P(≺ | D) end at exact draws; the same test rejects
+    the kernel with a wrong acceptance rule (the square root of the ratio)."""
+    data, orders, p = four
     assert p.max() < 0.5 and (p > 0.01).sum() >= 6  # the test is not trivial
-    assert stats.chisquare(visits, p * visits.sum()).pvalue > 1e-3
+    good = _end_points(order_metropolis, data, orders, p, p_adjacent, p_swap)
+    assert pooled_chisquare(good, p) > 1e-4
+    bad = _end_points(hot_acceptance(order_metropolis), data, orders, p, p_adjacent, p_swap)
+    assert pooled_chisquare(bad, p) < 1e-8

@@ -9,11 +9,11 @@ import numpy as np
 import pymc as pm
 import pytest
 from _idata_helpers import plot_trace
-from conftest import random_data
+from conftest import hot_acceptance, pooled_chisquare, random_data
 from pymc.sampling.mcmc import assign_step_methods
-from scipy import stats
 
 import pymc_bnstruct as bns
+from pymc_bnstruct.order import chain as order_chain
 from pymc_bnstruct.step_methods import OrderMetropolis
 
 matplotlib.use("Agg")
@@ -191,8 +191,11 @@ def test_invalid_start_value_is_a_clear_error(small):
 
 
 # ------------------------------------------------------------------ posterior correctness
-def test_order_visit_frequencies_match_exact_order_posterior():
-    """Chi-square of the visited orders against P(≺ | D) summed over every consistent DAG."""
+@pytest.mark.slow
+def test_order_step_keeps_the_exact_order_posterior(monkeypatch):
+    """Steps of the PyMC step method from exact draws of P(≺ | D) (summed over every
+    consistent DAG) end at exact draws: the end points of independent chains, chi-squared.
+    The same test rejects the loop run with the square root of its acceptance ratio."""
     data, _ = random_data(4, 40, seed=4, max_arity=2)
     scorer_free = []
     for order in itertools.permutations(range(4)):
@@ -206,14 +209,24 @@ def test_order_visit_frequencies_match_exact_order_posterior():
         scorer_free.append(np.logaddexp.reduce(total))
     p = np.exp(np.array(scorer_free) - max(scorer_free))
     p /= p.sum()
-    with model_of(data, max_parents=2, features=()):
-        idata = pm.sample(1500, tune=50, chains=4, random_seed=8, step=OrderMetropolis(moves_per_draw=10), **SAMPLE)
-    index = {o: i for i, o in enumerate(itertools.permutations(range(4)))}
-    visits = np.bincount([index[tuple(o)] for o in idata.posterior["order"].values.reshape(-1, 4)], minlength=24)
-    assert stats.chisquare(visits, p * visits.sum()).pvalue > 1e-3
-    # a sampler of the wrong target (here: tempered) would be rejected
-    q = p ** 0.8 / (p ** 0.8).sum()
-    assert stats.chisquare(visits, q * visits.sum()).pvalue < 1e-3
+    orders = list(itertools.permutations(range(4)))
+    index = {o: i for i, o in enumerate(orders)}
+
+    def end_points(n_chains=5000, seed=8):
+        with model_of(data, max_parents=2, features=()) as model:
+            step = OrderMetropolis(moves_per_draw=6, rng=seed)
+        point = model.initial_point()
+        ends = np.zeros(len(orders))
+        for k in np.random.default_rng(seed).choice(len(orders), size=n_chains, p=p):
+            point["order"] = np.array(orders[k], dtype=point["order"].dtype)
+            new, _ = step.step(point)
+            ends[index[tuple(int(v) for v in new["order"])]] += 1
+        return ends
+
+    assert p.max() < 0.5 and (p * 5000 >= 5).sum() >= 10  # many orders tested, none dominant
+    assert pooled_chisquare(end_points(), p) > 1e-4
+    monkeypatch.setattr(order_chain, "order_metropolis", hot_acceptance(order_chain.order_metropolis))
+    assert pooled_chisquare(end_points(), p) < 1e-8
 
 
 def test_features_match_exact_enumeration_small_network():

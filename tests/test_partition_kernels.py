@@ -6,19 +6,23 @@ partition; neighbourhoods of every move listed explicitly in Python; and the exa
 posterior over labelled partitions for the chi-square test of the chain.
 """
 
+import functools
 import itertools
 import math
 
+import numba as nb
 import numpy as np
 import pytest
-from conftest import random_data
+from conftest import pooled_chisquare, random_data, recompiled
 from scipy import stats
 
 import pymc_bnstruct as bns
 from pymc_bnstruct.exact.enumerate import EnumeratedPosterior
+from pymc_bnstruct.moves.mcmc import rev_draw
 from pymc_bnstruct.partition import PartitionChain, PartitionScorer, TemperedPartitionChain
 from pymc_bnstruct.partition import kernels as K
 from pymc_bnstruct.partition import mcmc as M
+from pymc_bnstruct.partition.chain import PartitionTermCache
 from pymc_bnstruct.rng import seed_state
 
 
@@ -284,86 +288,169 @@ def test_load_copies_the_partition():
     again.load(start)
     again.run(500, 1)
     assert np.array_equal(again.layer, chain.layer)  # same start, same seed, same chain
+    other = PartitionChain(s)
+    other.load(start)
+    other.run(500, 2)
+    assert not np.array_equal(other.layer, chain.layer)  # the control: another seed, another chain
 
 
 # ----------------------------------------------------------------------------- stationarity
-def _visit_chi2(hastings_weight, seed=3, move_probs=None, tempered=None, beta=1.0, target_beta=None):
-    """Chi-square p-value of the visits of a chain (every 10 moves, 30,000 visits) against the
-    exact partition posterior. ``tempered``: a :class:`TemperedPartitionChain` with 3 replicas
-    (``"right"``, or ``"always swap"``: its broken variant) instead of a plain chain; ``beta``: a
-    plain chain at that inverse temperature, against ``P(Λ | D)^target_beta`` (default ``beta``)."""
-    target_beta = beta if target_beta is None else target_beta
+# Broken variants of the kernel for the controls: the loop's own code compiled again with one
+# helper it calls replaced (conftest.recompiled).
+@nb.njit
+def _propose_without_split_join_hastings(kind, layer, sizes, order, start, m, rng, new_layer):
+    possible, log_h = M.propose(kind, layer, sizes, order, start, m, rng, new_layer)
+    if kind == M.SPLIT_JOIN:
+        log_h = 0.0  # the control: the ratio of the neighbourhood sizes dropped
+    return possible, log_h
+
+
+@nb.njit
+def _rev_draw_without_hastings(adj, pbits, eu, ev, m, offsets, fbits, fscores, W, rng):
+    ok, i, j, log_r, row_i, row_j = rev_draw(adj, pbits, eu, ev, m, offsets, fbits, fscores, W, rng)
+    if ok:  # the control: accept on the score change of the two families alone
+        log_r = (fscores[row_i] + fscores[row_j] - M.family_score(i, pbits[i], offsets, fbits, fscores)
+                 - M.family_score(j, pbits[j], offsets, fbits, fscores))
+    return ok, i, j, log_r, row_i, row_j
+
+
+_BROKEN = {}
+
+
+class _BrokenChain(PartitionChain):
+    """A :class:`PartitionChain` that runs a broken variant of the kernel (``"split_join"``: no
+    Hastings term for split/join moves; ``"rev"``: none for REV)."""
+
+    def __init__(self, scorer, broken, **kw):
+        super().__init__(scorer, **kw)
+        if broken not in _BROKEN:
+            _BROKEN[broken] = recompiled(M.partition_metropolis, **({"propose": _propose_without_split_join_hastings}
+                                              if broken == "split_join" else {"rev_draw": _rev_draw_without_hastings}))
+        self.kernel = _BROKEN[broken]
+
+    def run(self, n_moves, seed):
+        if self._cache is None:
+            self._cache = PartitionTermCache.allocate(self.scorer)
+        s = self.scorer
+        counts = np.zeros(2 * M.N_KINDS, dtype=np.int64)
+        self.log_score = float(self.kernel(
+            self.layer, self.terms, self.pred, self.prev, s.offsets, s.bits, s.log_scores, s.cutoffs, s.roots,
+            *self._cache, int(n_moves), self.move_probs, int(seed), counts, self.beta))
+
+
+class _AlwaysSwapping(TemperedPartitionChain):
+    """The broken variant of parallel tempering: every swap accepted."""
+
+    @staticmethod
+    def _swap_accepted(log_r, rng):
+        return True
+
+
+@functools.cache
+def _partition_target():
+    """The scorer of the test (4 nodes, 12 rows: a spread-out posterior), every labelled
+    partition and its exact log score."""
     data, _ = random_data(4, 12, 11)
-    table = bns.ScoreTable(data, max_parents=3)
-    s = PartitionScorer(table)
+    s = PartitionScorer(bns.ScoreTable(data, max_parents=3))
     parts = all_partitions(4)
-    log_p = np.array([s.log_score(np.array(p)) for p in parts])
-    prob = np.exp(target_beta * log_p - np.logaddexp.reduce(target_beta * log_p))
+    return s, parts, np.array([s.log_score(np.array(p)) for p in parts])
+
+
+def _tempered(log_p, beta):
+    return np.exp(beta * log_p - np.logaddexp.reduce(beta * log_p))
+
+
+def _end_point_chi2(make_chain, *, n_chains=8000, n_moves=12, seed=3, start_betas=(1.0,), target_beta=1.0):
+    """Chi-square p-value of the end points of ``n_chains`` independent chains against
+    ``P(Λ | D)^target_beta``, each chain made by ``make_chain(scorer)``, started from exact
+    draws (replica ``k`` of a tempered chain from ``P(Λ | D)^start_betas[k]``) and run
+    ``n_moves`` moves. A kernel that keeps its target stationary leaves the end points
+    independent exact draws, so the test is valid as it stands, whatever the chain's
+    autocorrelation; one that does not moves them away from it. Cells with expected count
+    below 5 are pooled."""
+    s, parts, log_p = _partition_target()
+    arrays = np.array(parts, dtype=np.int64)
     index = {p: i for i, p in enumerate(parts)}
-    if tempered is None:
-        chain = PartitionChain(s, move_probs=move_probs, beta=beta)
-        kw = {"_hastings_weight": hastings_weight}
-    else:
-        chain = TemperedPartitionChain(s, move_probs=move_probs, temperatures=3, swap_interval=5)
-        kw = {"_always_swap": tempered == "always swap"}
-    chain.load(np.zeros(4, dtype=np.int64))
-    counts = np.zeros(len(parts))
     rng = np.random.default_rng(seed)
-    for _ in range(30000):
-        chain.run(10, int(rng.integers(2**62)), **kw)
-        counts[index[tuple(chain.layer)]] += 1
-    exp = prob * counts.sum()
-    keep = exp >= 5
-    obs, ex = counts[keep], exp[keep]
-    if not keep.all():  # the rare partitions pooled
-        obs, ex = np.append(obs, counts[~keep].sum()), np.append(ex, exp[~keep].sum())
-    return stats.chisquare(obs, ex).pvalue, prob
+    starts = [rng.choice(len(parts), size=n_chains, p=_tempered(log_p, b)) for b in start_betas]
+    chain = make_chain(s)  # reused: loading a partition resets the state; the memo of node terms stays valid
+    ends = np.zeros(len(parts))
+    for c in range(n_chains):
+        replicas = chain.replicas if isinstance(chain, TemperedPartitionChain) else [chain]
+        for r, start in zip(replicas, starts):
+            r.load(arrays[start[c]])
+        chain.run(n_moves, int(rng.integers(2**62)))
+        ends[index[tuple(chain.layer)]] += 1
+    return pooled_chisquare(ends, _tempered(log_p, target_beta))
 
 
-def test_visit_frequencies_match_exact_partition_posterior():
-    pvalue, prob = _visit_chi2(1.0)
-    assert prob.max() < 0.5  # a spread-out target, so the test has power
-    assert pvalue > 1e-3
+def test_the_partition_target_is_spread_out():
+    """The stationarity tests below have power only if many partitions carry weight."""
+    _, parts, log_p = _partition_target()
+    prob = _tempered(log_p, 1.0)
+    assert len(parts) == 75 and prob.max() < 0.5 and (prob * 8000 >= 5).sum() >= 20
 
 
+# Split/join moves often enough that dropping their Hastings term shows within a short run
+# (at the default weights, 0.2, it did not show in 40 moves).
+SPLIT_JOIN_HEAVY = {"split_join": 0.6, "node": 0.2, "swap": 0.2}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("probs", [None, SPLIT_JOIN_HEAVY])
+def test_exact_partition_posterior_is_stationary(probs):
+    assert _end_point_chi2(lambda s: PartitionChain(s, move_probs=probs), n_moves=20) > 1e-4
+
+
+@pytest.mark.slow
 def test_wrong_hastings_term_fails_the_same_test():
-    pvalue, _ = _visit_chi2(0.0)
-    assert pvalue < 1e-6
+    assert _end_point_chi2(lambda s: _BrokenChain(s, "split_join", move_probs=SPLIT_JOIN_HEAVY), n_moves=20) < 1e-8
 
 
 REV_HEAVY = {"split_join": 0.1, "node": 0.1, "rev": 0.8}
 
 
+@pytest.mark.slow
 def test_rev_move_keeps_the_partition_posterior():
-    """Mostly REV moves through a DAG drawn given the partition: visits still match P(Λ | D)."""
-    pvalue, _ = _visit_chi2(1.0, seed=4, move_probs=REV_HEAVY)
-    assert pvalue > 1e-3
+    """Mostly REV moves through a DAG drawn given the partition: P(Λ | D) stays stationary."""
+    assert _end_point_chi2(lambda s: PartitionChain(s, move_probs=REV_HEAVY)) > 1e-4
 
 
+@pytest.mark.slow
 def test_rev_without_its_hastings_term_fails_the_same_test():
     """Accepting REV on the score change alone (its parent sets are drawn from their posterior,
     so the ratio of the proposals must cancel it) is rejected by the same test."""
-    pvalue, _ = _visit_chi2({"rev": 0.0}, seed=4, move_probs=REV_HEAVY)
-    assert pvalue < 1e-6
+    assert _end_point_chi2(lambda s: _BrokenChain(s, "rev", move_probs=REV_HEAVY)) < 1e-8
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("probs", [None, REV_HEAVY, {"split_join": 0.1, "node": 0.1, "reverse": 0.8}])
 def test_hot_chain_keeps_the_tempered_partition_posterior(probs):
     """A replica at beta = 0.4, its moves through a DAG included (accepted with their DAG-space
-    ratio times exp((beta - 1) (S' - S))): visits match P(Λ | D)^0.4."""
-    assert _visit_chi2(1.0, seed=6, move_probs=probs, beta=0.4)[0] > 1e-3
-    # the same visits are far from the untempered posterior: the test can tell the two apart
-    assert _visit_chi2(1.0, seed=6, move_probs=probs, beta=0.4, target_beta=1.0)[0] < 1e-6
+    ratio times exp((beta - 1) (S' - S))): P(Λ | D)^0.4 stays stationary; the untempered
+    kernel started from the same draws leaves it (the test tells the temperatures apart)."""
+    hot = dict(start_betas=(0.4,), target_beta=0.4)
+    assert _end_point_chi2(lambda s: PartitionChain(s, move_probs=probs, beta=0.4), **hot) > 1e-4
+    assert _end_point_chi2(lambda s: PartitionChain(s, move_probs=probs, beta=1.0), **hot) < 1e-8
 
 
-def test_tempered_chain_samples_the_posterior_in_its_cold_replica():
-    pvalue, _ = _visit_chi2(1.0, seed=5, tempered="right")
-    assert pvalue > 1e-3
+_LADDER = (1.0, 10 ** -0.5, 0.1)  # temperatures=3: 1, sqrt(10), 10
 
 
+@pytest.mark.slow
+def test_tempered_chain_keeps_the_posterior_in_its_cold_replica():
+    def make(s):
+        chain = TemperedPartitionChain(s, temperatures=3, swap_interval=4)
+        assert np.allclose(chain.betas, _LADDER)
+        return chain
+
+    assert _end_point_chi2(make, start_betas=_LADDER) > 1e-4
+
+
+@pytest.mark.slow
 def test_tempered_chain_that_always_swaps_fails_the_same_test():
-    pvalue, _ = _visit_chi2(1.0, seed=5, tempered="always swap")
-    assert pvalue < 1e-6
+    assert _end_point_chi2(lambda s: _AlwaysSwapping(s, temperatures=3, swap_interval=4),
+                           start_betas=_LADDER) < 1e-8
 
 
 # ----------------------------------------------------------------------------- reversal move

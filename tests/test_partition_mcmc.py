@@ -113,7 +113,9 @@ def test_log_score_stat_and_reproducibility(small):
     with model:
         a = pm.sample(20, tune=0, chains=2, cores=1, random_seed=5, step=PartitionMetropolis(moves_per_draw=7), **SAMPLE)
         b = pm.sample(20, tune=0, chains=2, cores=1, random_seed=5, step=PartitionMetropolis(moves_per_draw=7), **SAMPLE)
+        c = pm.sample(20, tune=0, chains=2, cores=1, random_seed=6, step=PartitionMetropolis(moves_per_draw=7), **SAMPLE)
     np.testing.assert_array_equal(a.posterior["part"].values, b.posterior["part"].values)
+    assert not np.array_equal(a.posterior["part"].values, c.posterior["part"].values)  # the control
     lay = a.posterior["part"].values[1, 7]
     assert float(a.sample_stats["log_score"].values[1, 7]) == pytest.approx(scorer.log_score(lay), abs=1e-9)
 
@@ -151,14 +153,15 @@ def test_tempering_in_pm_sample(small):
     model = model_of(small, max_parents=2)
     scorer = model["part"].owner.op.scorer
 
-    def run():
+    def run(seed=4):
         with model:
             step = PartitionMetropolis(moves_per_draw=20, temperatures=3, swap_interval=5)
-            return step, pm.sample(15, tune=0, chains=2, cores=1, random_seed=4, step=step, **SAMPLE)
+            return step, pm.sample(15, tune=0, chains=2, cores=1, random_seed=seed, step=step, **SAMPLE)
 
     step, a = run()
     _, b = run()
     np.testing.assert_array_equal(a.posterior["part"].values, b.posterior["part"].values)
+    assert not np.array_equal(a.posterior["part"].values, run(5)[1].posterior["part"].values)  # the control
     assert step.temperatures == pytest.approx((1.0, 10 ** 0.5, 10.0))
     swap = a.sample_stats["replica_swap_accept_rate"].values
     assert np.all((swap >= 0) & (swap <= 1)) and swap.mean() > 0

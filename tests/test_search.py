@@ -339,6 +339,7 @@ def test_skeleton_search_result_and_reproducibility():
     r1 = search.skeleton_search(data, random_seed=4)
     r2 = search.skeleton_search(data, random_seed=4)
     np.testing.assert_array_equal(r1.dag.values, r2.dag.values)
+    np.testing.assert_array_equal(r1.trace, r2.trace)
     assert r1.method == "skeleton_search" and r1.info["n_cycles"] >= 1
     assert r1.score == pytest.approx(bns.network_score(data, r1.dag, bns.BDeu(ess=1.0)), rel=1e-10)  # the default
     assert r1.score == pytest.approx(r1.trace[-1]) and r1.score >= r1.trace.max() - 1e-9 * abs(r1.score)

@@ -115,29 +115,17 @@ class PartitionChain:
         _kernels.layer_sets(layer, s.n_words, self.pred, self.prev)
         self.layer, self.terms, self.log_score = layer, terms, float(total)
 
-    def run(self, n_moves: int, seed: int, *, _hastings_weight: float | dict[str, float] = 1.0
-            ) -> dict[str, np.ndarray]:
-        """Run ``n_moves`` moves; return ``{"proposed", "accepted"}`` counts per kind (:data:`MOVE_KINDS`).
-
-        ``_hastings_weight`` is for the tests that show the sampler tests can fail: a number
-        multiplies the log Hastings factor of split/join moves, a mapping ``{kind: weight}``
-        those of the kinds it names (see :func:`~.mcmc.partition_metropolis`).
-        """
+    def run(self, n_moves: int, seed: int) -> dict[str, np.ndarray]:
+        """Run ``n_moves`` moves; return ``{"proposed", "accepted"}`` counts per kind (:data:`MOVE_KINDS`)."""
         if self.layer is None:
             raise RuntimeError("load a partition first")
         if self._cache is None:
             self._cache = PartitionTermCache.allocate(self.scorer)
         s = self.scorer
         counts = np.zeros(2 * N_KINDS, dtype=np.int64)
-        weights = np.ones(N_KINDS)
-        if isinstance(_hastings_weight, dict):
-            for kind, w in _hastings_weight.items():
-                weights[MOVE_KINDS.index(kind)] = w
-        else:
-            weights[MOVE_KINDS.index("split_join")] = _hastings_weight
         self.log_score = float(partition_metropolis(
             self.layer, self.terms, self.pred, self.prev, s.offsets, s.bits, s.log_scores, s.cutoffs, s.roots,
-            *self._cache, int(n_moves), self.move_probs, int(seed), counts, weights, self.beta))
+            *self._cache, int(n_moves), self.move_probs, int(seed), counts, self.beta))
         return {"proposed": counts[:N_KINDS], "accepted": counts[N_KINDS:]}
 
 
@@ -232,12 +220,11 @@ class TemperedPartitionChain:
         for r in self.replicas:
             r.load(value, what)
 
-    def run(self, n_moves: int, seed: int, *, _always_swap: bool = False) -> dict[str, np.ndarray]:
+    def run(self, n_moves: int, seed: int) -> dict[str, np.ndarray]:
         """Run ``n_moves`` moves in every replica, with swap attempts in between.
 
         Returns the counts of replica 0 (``"proposed"``, ``"accepted"`` per kind) and
-        ``"swaps_proposed"``, ``"swaps_accepted"`` per neighbour pair. ``_always_swap``
-        accepts every swap: the broken variant the stationarity test must reject.
+        ``"swaps_proposed"``, ``"swaps_accepted"`` per neighbour pair.
         """
         if self.layer is None:
             raise RuntimeError("load a partition first")
@@ -263,10 +250,15 @@ class TemperedPartitionChain:
                 a, b = self.replicas[i], self.replicas[i + 1]
                 swaps[0, i] += 1
                 log_r = (self.betas[i] - self.betas[i + 1]) * (b.log_score - a.log_score)
-                if _always_swap or log_r >= 0 or math.log(rng.random()) < log_r:
+                if self._swap_accepted(log_r, rng):
                     swaps[1, i] += 1
                     _exchange_states(a, b)
         return {"proposed": proposed, "accepted": accepted, "swaps_proposed": swaps[0], "swaps_accepted": swaps[1]}
+
+    @staticmethod
+    def _swap_accepted(log_r: float, rng: np.random.Generator) -> bool:
+        """Metropolis–Hastings rule for a swap with log acceptance ratio ``log_r``."""
+        return log_r >= 0 or math.log(rng.random()) < log_r
 
 
 def _exchange_states(a: PartitionChain, b: PartitionChain) -> None:

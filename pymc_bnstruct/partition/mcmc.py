@@ -402,13 +402,10 @@ def next_bit(rng):
 
 @nb.njit(cache=True)
 def partition_metropolis(layer, terms, pred, prev, offsets, bits, scores, cutoffs, roots,
-                         cand, keys, vals, used, shift, n_moves, probs, seed, counts, hastings_weights, beta):
+                         cand, keys, vals, used, shift, n_moves, probs, seed, counts, beta):
     """Run ``n_moves`` moves; return the new total log score (the sum of ``terms``).
 
-    ``probs`` (``N_KINDS``,) are the move-kind probabilities. ``hastings_weights``
-    (``N_KINDS``,) multiply the log Hastings factor of each kind (for ``REVERSE`` and ``REV``
-    the part of the log acceptance ratio that is not the score change): all 1, except in the
-    tests that show the sampler tests can fail (0 drops a factor).
+    ``probs`` (``N_KINDS``,) are the move-kind probabilities.
 
     ``beta``: inverse temperature; a layer move is accepted with probability
     ``min(1, exp(beta delta + log Hastings))``, which keeps ``P(Λ | D)^beta`` stationary
@@ -477,11 +474,6 @@ def partition_metropolis(layer, terms, pred, prev, offsets, bits, scores, cutoff
             if kind == REVERSE:
                 possible, log_r, c_new = reverse_from(pa, fam_score, c_g, edges, offsets, bits, scores, rng, pa_new,
                                                       fs_new, new_layer, edges_new)
-                if possible and hastings_weights[REVERSE] != 1.0:  # only the tests' broken variant
-                    d = 0.0
-                    for v in range(n):
-                        d += fs_new[v] - fam_score[v]
-                    log_r = d + hastings_weights[REVERSE] * (log_r - d)
             else:
                 parents_adjacency(pa, adj)
                 m_g = edge_list(adj, eu, ev, pos)
@@ -496,8 +488,6 @@ def partition_metropolis(layer, terms, pred, prev, offsets, bits, scores, cutoff
                         pa_new[j, w] = W[5][1, w]
                     fs_new[i] = scores[row_i]
                     fs_new[j] = scores[row_j]
-                    d = fs_new[i] + fs_new[j] - fam_score[i] - fam_score[j]
-                    log_r = d + hastings_weights[REV] * (log_r - d)
                     c_new = covered_edges(pa_new, edges_new)
                     parents_partition(pa_new, new_layer)
             if not possible:
@@ -512,7 +502,6 @@ def partition_metropolis(layer, terms, pred, prev, offsets, bits, scores, cutoff
             possible, log_h = propose(kind, layer, sizes, order, start, m, rng, new_layer)
             if not possible:
                 continue
-            log_h *= hastings_weights[kind]
         layer_sets_into(new_layer, new_pred, new_prev, masks, cum)
         delta = 0.0
         for v in range(n):
