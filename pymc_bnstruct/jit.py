@@ -33,7 +33,7 @@ import numpy as np
 from numba.core import config
 from numba.core.registry import CPUDispatcher
 
-__all__ = ["DISABLE_JIT", "InnerDispatcher", "inner", "inlined", "empty", "zeros"]
+__all__ = ["DISABLE_JIT", "InnerDispatcher", "inner", "inlined", "empty", "zeros", "wrapping_mul", "wrapping_add"]
 
 DISABLE_JIT: bool = bool(config.DISABLE_JIT)
 """Whether numba compiles nothing (``NUMBA_DISABLE_JIT=1`` when the package was imported)."""
@@ -73,6 +73,31 @@ def inlined(kernel: CPUDispatcher) -> CPUDispatcher:
     if DISABLE_JIT:
         return kernel
     return nb.njit(inline="always")(kernel.py_func)
+
+
+if DISABLE_JIT:
+    # NumPy's uint64 scalars wrap like numba's but warn at every overflow: compute on Python
+    # integers modulo 2**64 instead (the same bits)
+    _MASK64 = (1 << 64) - 1
+
+    def wrapping_mul(a, b):
+        """``a * b`` modulo 2**64 for ``uint64`` scalars (no JIT)."""
+        return np.uint64((int(a) * int(b)) & _MASK64)
+
+    def wrapping_add(a, b):
+        """``a + b`` modulo 2**64 for ``uint64`` scalars (no JIT)."""
+        return np.uint64((int(a) + int(b)) & _MASK64)
+
+else:
+    @nb.njit(cache=True, inline="always")
+    def wrapping_mul(a, b):
+        """``a * b`` for ``uint64`` values in a kernel: wraps modulo 2**64, compiled or not."""
+        return a * b
+
+    @nb.njit(cache=True, inline="always")
+    def wrapping_add(a, b):
+        """``a + b`` for ``uint64`` values in a kernel: wraps modulo 2**64, compiled or not."""
+        return a + b
 
 
 if DISABLE_JIT:

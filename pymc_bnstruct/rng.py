@@ -12,9 +12,9 @@ explicitly typed constants: numba would otherwise promote mixed int64/uint64 ope
 to float64.
 
 Under ``NUMBA_DISABLE_JIT=1`` the same code runs on NumPy ``uint64`` scalars, which wrap
-too but warn on every overflowing ``*`` and ``+``; those two go through :func:`_mul` and
-:func:`_add`, which there compute on Python integers modulo 2**64 (the same bits, no
-warning). Shifts, ``^`` and ``|`` never warn (bits shifted out are dropped).
+too but warn on every overflowing ``*`` and ``+``; those two go through
+:func:`~pymc_bnstruct.jit.wrapping_mul` and :func:`~pymc_bnstruct.jit.wrapping_add` (the
+same bits, no warning). Shifts, ``^`` and ``|`` never warn (bits shifted out are dropped).
 """
 
 from __future__ import annotations
@@ -22,7 +22,9 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from .jit import DISABLE_JIT, empty, inner
+from .jit import empty, inner
+from .jit import wrapping_add as _add
+from .jit import wrapping_mul as _mul
 
 _U1 = np.uint64(1)
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -31,22 +33,6 @@ _MIX2 = np.uint64(0x94D049BB133111EB)
 _FIVE = np.uint64(5)
 _NINE = np.uint64(9)
 _TWO53 = 9007199254740992.0  # 2**53
-_MASK64 = (1 << 64) - 1
-
-if DISABLE_JIT:
-    def _mul(a, b):
-        return np.uint64((int(a) * int(b)) & _MASK64)
-
-    def _add(a, b):
-        return np.uint64((int(a) + int(b)) & _MASK64)
-else:
-    @nb.njit(cache=True, inline="always")
-    def _mul(a, b):
-        return a * b
-
-    @nb.njit(cache=True, inline="always")
-    def _add(a, b):
-        return a + b
 
 
 @nb.njit(cache=True, inline="always")
