@@ -52,6 +52,13 @@ test: lint
 test-fast: $(STAMP)
 	$(PY) -m pytest -q -m "not slow"
 
+# The fast tests with every kernel as plain Python (numba compiles nothing): the package must
+# not depend on numba-only behaviour. jit_only tests (compiled behaviour, or too slow as plain
+# Python) still run in `make test`.
+.PHONY: test-nojit
+test-nojit: $(STAMP)
+	NUMBA_DISABLE_JIT=1 $(PY) -m pytest -q -m "not slow and not jit_only" --durations=30
+
 $(PY6):
 	@py="$(PYTHON312)"; \
 	if [ -z "$$py" ]; then \

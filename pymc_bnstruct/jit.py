@@ -14,6 +14,14 @@ numba compiles ``np.empty`` as a separate function (its whole pipeline, LLVM inc
 every distinct (shape type, dtype) and ``np.zeros`` as two more, about 40-50 ms each on a
 cold cache and 10 to 30 of them per entry point. These two are intrinsics, the same
 allocation code emitted in place, so nothing extra is compiled.
+
+With ``NUMBA_DISABLE_JIT=1`` (read once, at import, as :data:`DISABLE_JIT`) every kernel is
+plain Python: :func:`inner` and :func:`inlined` return the Python function and :func:`empty` /
+:func:`zeros` are ``np.empty`` / ``np.zeros``. None of numba's internals is touched then.
+
+The intrinsics use numba internals (``numba.np.arrayobj._empty_nd_impl`` and ``_parse_shape``,
+``numba.core.typing.npydecl.parse_dtype`` and ``parse_shape``, ``numba.core.cgutils.memset``);
+``tests/test_jit.py`` pins them, and pyproject.toml bounds numba at the newest version tested.
 """
 
 from __future__ import annotations
@@ -21,13 +29,14 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numba as nb
-from numba.core import cgutils, types
+import numpy as np
+from numba.core import config
 from numba.core.registry import CPUDispatcher
-from numba.core.typing.npydecl import parse_dtype, parse_shape
-from numba.extending import intrinsic
-from numba.np.arrayobj import _empty_nd_impl, _parse_shape
 
-__all__ = ["InnerDispatcher", "inner", "inlined", "empty", "zeros"]
+__all__ = ["DISABLE_JIT", "InnerDispatcher", "inner", "inlined", "empty", "zeros", "wrapping_mul", "wrapping_add"]
+
+DISABLE_JIT: bool = bool(config.DISABLE_JIT)
+"""Whether numba compiles nothing (``NUMBA_DISABLE_JIT=1`` when the package was imported)."""
 
 
 class InnerDispatcher(CPUDispatcher):
@@ -41,7 +50,12 @@ class InnerDispatcher(CPUDispatcher):
 
 
 def inner(func: Callable) -> InnerDispatcher:
-    """``numba.njit(cache=True)`` for a helper that only other kernels call (no Python wrapper)."""
+    """``numba.njit(cache=True)`` for a helper that only other kernels call (no Python wrapper).
+
+    Without JIT, ``func`` itself (plain Python may call it).
+    """
+    if DISABLE_JIT:
+        return func
     dispatcher = nb.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)(func)
     dispatcher.__class__ = InnerDispatcher
     return dispatcher
@@ -54,38 +68,82 @@ def inlined(kernel: CPUDispatcher) -> CPUDispatcher:
     again at every level of the call tree, so a kernel called from one loop costs its compile
     once more there; inlined, it is compiled only as part of the loop. ``kernel`` itself keeps
     its own entry point (for Python and other kernels). The twin is never compiled on its own.
+    Without JIT, ``kernel`` itself (already the Python function).
     """
+    if DISABLE_JIT:
+        return kernel
     return nb.njit(inline="always")(kernel.py_func)
 
 
-def _alloc_signature(shape, dtype):
-    nb_dtype = parse_dtype(dtype)
-    ndim = parse_shape(shape)
-    if nb_dtype is None or ndim is None:
-        return None  # numba reports a typing error at the call site
-    return types.Array(nb_dtype, ndim, "C")(shape, dtype)
+if DISABLE_JIT:
+    # NumPy's uint64 scalars wrap like numba's but warn at every overflow: compute on Python
+    # integers modulo 2**64 instead (the same bits)
+    _MASK64 = (1 << 64) - 1
+
+    def wrapping_mul(a, b):
+        """``a * b`` modulo 2**64 for ``uint64`` scalars (no JIT)."""
+        return np.uint64((int(a) * int(b)) & _MASK64)
+
+    def wrapping_add(a, b):
+        """``a + b`` modulo 2**64 for ``uint64`` scalars (no JIT)."""
+        return np.uint64((int(a) + int(b)) & _MASK64)
+
+else:
+    @nb.njit(cache=True, inline="always")
+    def wrapping_mul(a, b):
+        """``a * b`` for ``uint64`` values in a kernel: wraps modulo 2**64, compiled or not."""
+        return a * b
+
+    @nb.njit(cache=True, inline="always")
+    def wrapping_add(a, b):
+        """``a + b`` for ``uint64`` values in a kernel: wraps modulo 2**64, compiled or not."""
+        return a + b
 
 
-def _alloc_codegen(zero: bool):
-    # numpy_empty_nd's code generation (numba.np.arrayobj), plus np.zeros' memset
-    def codegen(context, builder, sig, args):
-        shapes = _parse_shape(context, builder, sig.args[0], args[0])
-        ary = _empty_nd_impl(context, builder, sig.return_type, shapes)
-        if zero:
-            cgutils.memset(builder, ary.data, builder.mul(ary.itemsize, ary.nitems), 0)
-        return ary._getvalue()
-    return codegen
+if DISABLE_JIT:
+    # pure Python: the kernels' allocations are numpy's (shape and dtype as numpy reads them)
+    def empty(shape, dtype):
+        """``np.empty(shape, dtype)`` (no JIT)."""
+        return np.empty(shape, dtype)
+
+    def zeros(shape, dtype):
+        """``np.zeros(shape, dtype)`` (no JIT)."""
+        return np.zeros(shape, dtype)
+
+else:
+    from numba.core import cgutils, types
+    from numba.core.typing.npydecl import parse_dtype, parse_shape
+    from numba.extending import intrinsic
+    from numba.np.arrayobj import _empty_nd_impl, _parse_shape
+
+    def _alloc_signature(shape, dtype):
+        nb_dtype = parse_dtype(dtype)
+        ndim = parse_shape(shape)
+        if nb_dtype is None or ndim is None:
+            return None  # numba reports a typing error at the call site
+        return types.Array(nb_dtype, ndim, "C")(shape, dtype)
 
 
-@intrinsic
-def empty(typingctx, shape, dtype):
-    """``np.empty(shape, dtype)`` inside a kernel (``dtype`` required), compiled in place."""
-    sig = _alloc_signature(shape, dtype)
-    return None if sig is None else (sig, _alloc_codegen(False))
+    def _alloc_codegen(zero: bool):
+        # numpy_empty_nd's code generation (numba.np.arrayobj), plus np.zeros' memset
+        def codegen(context, builder, sig, args):
+            shapes = _parse_shape(context, builder, sig.args[0], args[0])
+            ary = _empty_nd_impl(context, builder, sig.return_type, shapes)
+            if zero:
+                cgutils.memset(builder, ary.data, builder.mul(ary.itemsize, ary.nitems), 0)
+            return ary._getvalue()
+        return codegen
 
 
-@intrinsic
-def zeros(typingctx, shape, dtype):
-    """``np.zeros(shape, dtype)`` inside a kernel (``dtype`` required), compiled in place."""
-    sig = _alloc_signature(shape, dtype)
-    return None if sig is None else (sig, _alloc_codegen(True))
+    @intrinsic
+    def empty(typingctx, shape, dtype):
+        """``np.empty(shape, dtype)`` inside a kernel (``dtype`` required), compiled in place."""
+        sig = _alloc_signature(shape, dtype)
+        return None if sig is None else (sig, _alloc_codegen(False))
+
+
+    @intrinsic
+    def zeros(typingctx, shape, dtype):
+        """``np.zeros(shape, dtype)`` inside a kernel (``dtype`` required), compiled in place."""
+        sig = _alloc_signature(shape, dtype)
+        return None if sig is None else (sig, _alloc_codegen(True))

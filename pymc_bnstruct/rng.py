@@ -10,6 +10,11 @@ Algorithms: splitmix64 and xoshiro256** of Blackman & Vigna (2018), "Scrambled l
 pseudorandom number generators". All arithmetic is on ``uint64`` (wrap-around), with
 explicitly typed constants: numba would otherwise promote mixed int64/uint64 operations
 to float64.
+
+Under ``NUMBA_DISABLE_JIT=1`` the same code runs on NumPy ``uint64`` scalars, which wrap
+too but warn on every overflowing ``*`` and ``+``; those two go through
+:func:`~pymc_bnstruct.jit.wrapping_mul` and :func:`~pymc_bnstruct.jit.wrapping_add` (the
+same bits, no warning). Shifts, ``^`` and ``|`` never warn (bits shifted out are dropped).
 """
 
 from __future__ import annotations
@@ -18,6 +23,8 @@ import numba as nb
 import numpy as np
 
 from .jit import empty, inner
+from .jit import wrapping_add as _add
+from .jit import wrapping_mul as _mul
 
 _U1 = np.uint64(1)
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -39,10 +46,10 @@ def seed_state(seed):
     state = empty(4, np.uint64)
     z = np.uint64(seed)
     for i in range(4):
-        z = z + _GOLDEN
+        z = _add(z, _GOLDEN)
         x = z
-        x = (x ^ (x >> np.uint64(30))) * _MIX1
-        x = (x ^ (x >> np.uint64(27))) * _MIX2
+        x = _mul(x ^ (x >> np.uint64(30)), _MIX1)
+        x = _mul(x ^ (x >> np.uint64(27)), _MIX2)
         state[i] = x ^ (x >> np.uint64(31))
     return state
 
@@ -50,7 +57,7 @@ def seed_state(seed):
 @nb.njit(cache=True, inline="always")
 def next_u64(s):
     """Next 64 random bits (advances the state ``s`` in place)."""
-    result = _rotl(s[1] * _FIVE, 7) * _NINE
+    result = _mul(_rotl(_mul(s[1], _FIVE), 7), _NINE)
     t = s[1] << np.uint64(17)
     s[2] ^= s[0]
     s[3] ^= s[1]

@@ -45,7 +45,7 @@ __all__ = ["ExactPosterior", "posterior", "estimate_memory", "MAX_VARS"]
 
 # The kernels' log of a (mantissa, exponent) pair, run by Python: a handful of calls per DP,
 # not worth a compile of their own on a cold cache.
-_xlog = dp_kernels._xlog.py_func
+_xlog = getattr(dp_kernels._xlog, "py_func", dp_kernels._xlog)  # a function under NUMBA_DISABLE_JIT
 
 # Bitmask subsets: the kernels use int64 masks.
 MAX_VARS = 30

@@ -598,7 +598,7 @@ SERIAL_MAX_NODES = 14
 def _serial_twin(kernel):
     """``kernel``'s Python source compiled without ``parallel=True`` (``prange`` runs as
     ``range``), under its own name so that the two never share a cache entry."""
-    f = kernel.py_func
+    f = getattr(kernel, "py_func", kernel)  # the function itself under NUMBA_DISABLE_JIT
     twin = types.FunctionType(f.__code__, f.__globals__, f.__name__ + "_serial", f.__defaults__, f.__closure__)
     twin.__qualname__ = f.__qualname__ + "_serial"
     twin.__doc__ = f.__doc__

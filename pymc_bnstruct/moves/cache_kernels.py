@@ -21,7 +21,7 @@ from typing import NamedTuple
 import numba as nb
 import numpy as np
 
-from ..jit import inner
+from ..jit import inner, wrapping_add, wrapping_mul
 from ..scores.kernels import count_and_score
 
 
@@ -67,15 +67,15 @@ _ONE = np.uint64(1)
 @nb.njit(cache=True, inline="always")
 def _mix(z):
     """splitmix64 finaliser: a bijective 64-bit mixer."""
-    z = (z ^ (z >> np.uint64(30))) * _M1
-    z = (z ^ (z >> np.uint64(27))) * _M2
+    z = wrapping_mul(z ^ (z >> np.uint64(30)), _M1)  # wrapping_*: no overflow warnings without JIT
+    z = wrapping_mul(z ^ (z >> np.uint64(27)), _M2)
     return z ^ (z >> np.uint64(31))
 
 
 @inner
 def family_hash(child, bits):
     """64-bit hash of ``(child, parent bitset)``."""
-    h = _mix(np.uint64(child) * _GOLDEN + _GOLDEN)
+    h = _mix(wrapping_add(wrapping_mul(np.uint64(child), _GOLDEN), _GOLDEN))
     for w in range(bits.shape[0]):
         h = _mix(h ^ bits[w])
     return h

@@ -35,7 +35,7 @@ import math
 import numba as nb
 import numpy as np
 
-from ..jit import empty, inner, zeros
+from ..jit import empty, inner, wrapping_mul, zeros
 
 _Z = np.uint64(0)
 _U1 = np.uint64(1)
@@ -200,7 +200,7 @@ def cached_node_log_sum(v, offsets, bits, scores, cutoffs, notpred, cand, keys, 
     n_words = bits.shape[1]
     h = np.uint64(0)
     for w in range(n_words):
-        h = (h ^ (cand[v, w] & ~notpred[w])) * _HASH
+        h = wrapping_mul(h ^ (cand[v, w] & ~notpred[w]), _HASH)  # no overflow warning without JIT
     slot = np.int64(h >> np.uint64(shift)) if shift < 64 else 0  # one slot: shift 64
     if used[v, slot]:
         hit = True

@@ -29,7 +29,7 @@ import math
 import numba as nb
 import numpy as np
 
-from ..jit import inner
+from ..jit import inner, wrapping_mul
 from ..order.kernels import flush_pairs, markov_blanket_from, snap, spread_family
 
 _Z = np.uint64(0)
@@ -202,8 +202,8 @@ def cached_node_term(v, layer_v, offsets, bits, scores, cutoffs, roots, pred, pr
     n_words = bits.shape[1]
     h = np.uint64(0)
     for w in range(n_words):
-        h = (h ^ (cand[v, w] & pred[w])) * _HASH
-        h = (h ^ (cand[v, w] & prev[w])) * _HASH2
+        h = wrapping_mul(h ^ (cand[v, w] & pred[w]), _HASH)  # no overflow warning without JIT
+        h = wrapping_mul(h ^ (cand[v, w] & prev[w]), _HASH2)
     slot = np.int64(h >> np.uint64(shift)) if shift < 64 else 0
     if used[v, slot]:
         hit = True
