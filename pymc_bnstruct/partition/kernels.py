@@ -31,6 +31,7 @@ import numpy as np
 
 from ..jit import inner
 from ..order.kernels import flush_pairs, markov_blanket_from, snap, spread_family
+from ..order.sampling import draw_families
 
 _Z = np.uint64(0)
 _U1 = np.uint64(1)
@@ -349,24 +350,6 @@ def sample_dags_given_partitions(child_start, family_parents, family_log_score, 
                         top = family_log_score[f]
             if m == 0:
                 return out, o, v
-            total = 0.0
-            for i in range(m):
-                total += math.exp(family_log_score[rows[i]] - top)
-                cum[i] = total
-            for d in range(dags_per_partition):
-                u = np.random.random() * total
-                a = 0
-                b = m - 1
-                while a < b:
-                    mid = (a + b) // 2
-                    if cum[mid] > u:
-                        b = mid
-                    else:
-                        a = mid + 1
-                pick = rows[a]
-                row = o * dags_per_partition + d
-                for s in range(k):
-                    p = family_parents[pick, s]
-                    if p >= 0:
-                        out[row, p, v] = 1
+            draw_families(family_parents, family_log_score, rows, cum, m, top, v, out,
+                          o * dags_per_partition, dags_per_partition)
     return out, -1, -1
