@@ -29,7 +29,8 @@ import math
 import numba as nb
 import numpy as np
 
-from ..jit import inner
+from ..graph import kahn_placed
+from ..jit import empty, inner
 from ..order.kernels import flush_pairs, markov_blanket_from, snap, spread_family
 from ..order.sampling import draw_families
 
@@ -281,31 +282,17 @@ def dag_partition(adj, out):
     Returns False if ``adj`` has a directed cycle.
     """
     n = adj.shape[0]
-    indeg = np.zeros(n, dtype=np.int64)
-    for u in range(n):
-        for v in range(n):
-            if adj[u, v]:
-                indeg[v] += 1
-    queue = np.empty(n, dtype=np.int64)
-    head = 0
-    tail = 0
+    order = empty(n, np.int64)
+    placed = kahn_placed(adj, order)
     for v in range(n):
         out[v] = 0
-        if indeg[v] == 0:
-            queue[tail] = v
-            tail += 1
-    while head < tail:
-        u = queue[head]
-        head += 1
+    # in topological order every parent's depth is final before its children read it
+    for i in range(placed):
+        u = order[i]
         for v in range(n):
-            if adj[u, v]:
-                if out[u] + 1 > out[v]:
-                    out[v] = out[u] + 1
-                indeg[v] -= 1
-                if indeg[v] == 0:
-                    queue[tail] = v
-                    tail += 1
-    return tail == n
+            if adj[u, v] and out[u] + 1 > out[v]:
+                out[v] = out[u] + 1
+    return placed == n
 
 
 @nb.njit(cache=True)
