@@ -173,17 +173,18 @@ class _ScoredStructure:
                            blacklist=blacklist, whitelist=whitelist)
         scorer = cls._scorer_cls(table, cache_size=cache_size, prune=prune)
         settings = dict(score=score, prior=prior, max_parents=max_parents, blacklist=blacklist, whitelist=whitelist)
-        init = cls._initial(initval, scorer, data, settings)
-        var = cls._register(model, name, scorer, init)
+        var = cls._variable(model, name, scorer, cls._initial(initval, scorer, data, settings))
         _add_families_and_features(model, name, var, scorer, features, cls._features_op)
         return var
 
     @staticmethod
     def _initial(initval: Any, scorer: Any, data: DiscreteData, settings: dict) -> Any:
+        """``"prior"`` or the validated initial value (``settings``: the greedy climb's)."""
         raise NotImplementedError
 
     @staticmethod
-    def _register(model: pm.Model, name: str, scorer: Any, init: Any) -> pt.TensorVariable:
+    def _variable(model: pm.Model, name: str, scorer: Any, init: Any) -> pt.TensorVariable:
+        """Register the free variable (and its coords) in ``model``."""
         raise NotImplementedError
 
 
@@ -237,15 +238,10 @@ class NodeOrder(_ScoredStructure):
         and every ScoreTable error.
     """
 
-    _scorer_cls = OrderScorer
-    _features_op = OrderFeatures
+    _scorer_cls, _features_op = OrderScorer, OrderFeatures
 
     @staticmethod
-    def _initial(initval: Any, scorer: OrderScorer, data: DiscreteData, settings: dict) -> Any:
-        return _initial_order(initval, scorer, data, **settings)
-
-    @staticmethod
-    def _register(model: pm.Model, name: str, scorer: OrderScorer, init: Any) -> pt.TensorVariable:
+    def _variable(model: pm.Model, name: str, scorer: OrderScorer, init: Any) -> pt.TensorVariable:
         n = scorer.n_vars
         _ensure_coord(model, POSITION, list(range(n)))
         _ensure_coord(model, NODE, list(scorer.names))
@@ -253,6 +249,10 @@ class NodeOrder(_ScoredStructure):
         var = model.register_rv(rv, name, dims=(POSITION,), initval=init)
         pm.Deterministic(position_name(name), pt.argsort(var), dims=(NODE,))
         return var
+
+    @staticmethod
+    def _initial(initval: Any, scorer: OrderScorer, data: DiscreteData, settings: dict) -> Any:
+        return _initial_order(initval, scorer, data, **settings)
 
 
 def _add_families_and_features(model: pm.Model, name: str, var: pt.TensorVariable, scorer: Any,
@@ -598,19 +598,18 @@ class NodePartition(_ScoredStructure):
         partition (an empty layer, a negative index, the wrong length) or has score -inf.
     """
 
-    _scorer_cls = PartitionScorer
-    _features_op = PartitionFeatures
+    _scorer_cls, _features_op = PartitionScorer, PartitionFeatures
 
     @staticmethod
-    def _initial(initval: Any, scorer: PartitionScorer, data: DiscreteData, settings: dict) -> Any:
-        return _initial_partition(initval, scorer, data, **settings)
-
-    @staticmethod
-    def _register(model: pm.Model, name: str, scorer: PartitionScorer, init: Any) -> pt.TensorVariable:
+    def _variable(model: pm.Model, name: str, scorer: PartitionScorer, init: Any) -> pt.TensorVariable:
         for dim in PARTITION_DIMS:
             _ensure_coord(model, dim, list(scorer.names))
         rv = _random_variable(NodePartitionRV(scorer=scorer), np.zeros(scorer.n_vars, dtype=np.int64))
         return model.register_rv(rv, name, dims=PARTITION_DIMS, initval=init)
+
+    @staticmethod
+    def _initial(initval: Any, scorer: PartitionScorer, data: DiscreteData, settings: dict) -> Any:
+        return _initial_partition(initval, scorer, data, **settings)
 
 
 def _looks_flat(value: Any) -> bool:
