@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from .jit import empty, inner, zeros
+from .jit import empty, inlined, inner, zeros
 from .validation import renamed_keywords
 
 __all__ = [
@@ -156,10 +156,11 @@ def find_cycle(adj: np.ndarray) -> list[int] | None:
 
 
 @inner
-def topological_order_kernel(adj, order):
-    """Numba: fill ``order`` (length n) with a topological order of the adjacency (Kahn's
-    algorithm, O(n^2), ties by index); return False, with ``order`` partly filled, if the
-    graph has a directed cycle. The one topological sort behind every acyclicity check."""
+def kahn_placed(adj, order):
+    """Numba: Kahn's algorithm (O(n^2), ready nodes first in, first out, sources by index)
+    into ``order``; return how many nodes it placed (``n`` iff the graph is acyclic; the
+    unplaced nodes are on or below a directed cycle). The one topological sort behind
+    every acyclicity check and DAG layering."""
     n = adj.shape[0]
     indeg = zeros(n, np.int64)
     for u in range(n):
@@ -181,7 +182,19 @@ def topological_order_kernel(adj, order):
                 if indeg[v] == 0:
                     order[tail] = v
                     tail += 1
-    return tail == n
+    return tail
+
+
+# inlined into the bool wrapper, so it compiles no extra function level
+_kahn_placed_inline = inlined(kahn_placed)
+
+
+@inner
+def topological_order_kernel(adj, order):
+    """Numba: fill ``order`` (length n) with a topological order of the adjacency
+    (:func:`kahn_placed`, ties by index); return False, with ``order`` partly filled, if the
+    graph has a directed cycle."""
+    return _kahn_placed_inline(adj, order) == adj.shape[0]
 
 
 @nb.njit(cache=True)

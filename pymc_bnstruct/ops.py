@@ -20,18 +20,18 @@ import numba as nb
 import numpy as np
 import pytensor.tensor as pt
 from pytensor.graph.basic import Apply
-from pytensor.graph.op import Op
 from pytensor.link.numba.dispatch import numba_funcify
 
 from .moves.ops import CachedDAGLogScore
 from .scores import kernels as _kernels
+from .scores.op import StructureOp, structure_input
 from .scores.table import ScoreTable
 from .validation import adjacency_shape_error
 
 __all__ = ["DAGLogScore", "CachedDAGLogScore"]
 
 
-class DAGLogScore(Op):
+class DAGLogScore(StructureOp):
     """Log posterior score of a DAG given as an integer adjacency (row = parent).
 
     Parameters
@@ -53,15 +53,12 @@ class DAGLogScore(Op):
             raise TypeError(f"DAGLogScore needs a ScoreTable, got {type(table).__name__}")
         self.table = table
 
+    @property
+    def n_vars(self) -> int:
+        return self.table.n_vars
+
     def make_node(self, adjacency) -> Apply:
-        adj = pt.as_tensor_variable(adjacency)
-        if adj.ndim != 2:
-            raise ValueError(f"DAGLogScore expects a 2-D adjacency, got ndim={adj.ndim}")
-        if not adj.dtype.startswith(("int", "uint")) and adj.dtype != "bool":
-            raise TypeError(f"DAGLogScore expects an integer adjacency, got dtype {adj.dtype}")
-        n = self.table.n_vars
-        if any(s is not None and s != n for s in adj.type.shape):
-            raise ValueError(f"adjacency must be {n}×{n}, got static shape {adj.type.shape}")
+        adj = structure_input(adjacency, who="DAGLogScore", ndim=2, what="adjacency", n=self.n_vars, bool_ok=True)
         t = self.table
         consts = [pt.constant(a) for a in (t.offsets, t.bitsets, t.log_scores)]
         return Apply(self, [adj, *consts], [pt.dscalar()])
@@ -73,17 +70,6 @@ class DAGLogScore(Op):
             raise ValueError(f"{adjacency_shape_error('DAGLogScore', n)}, got shape {adj.shape}")
         output_storage[0][0] = np.asarray(_kernels.dag_log_score(adj, offsets, bitsets, log_scores))
 
-    def grad(self, inputs, output_grads):
-        # the adjacency is discrete: no gradient exists
-        raise NotImplementedError("DAGLogScore is a function of a discrete graph and has no gradient")
-
-    # PyTensor 2 calls infer_shape(fgraph, node, shapes), PyTensor 3 infer_shape(node, shapes)
-    # and deprecates the first form: one signature for both
-    def infer_shape(self, *args):
-        return [()]
-
-    def __str__(self) -> str:
-        return f"DAGLogScore({self.table.n_vars} vars)"
 
 
 @numba_funcify.register(DAGLogScore)

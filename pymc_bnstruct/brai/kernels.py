@@ -21,6 +21,7 @@ import numpy as np
 from numba import types
 from numba.typed import Dict
 
+from ..graph import kahn_placed
 from ..jit import empty, inner, zeros
 from ..scores.kernels import family_keys, histogram, renumber
 
@@ -321,30 +322,17 @@ def _reaches(sub, start, target):
 def _cyclic_nodes(sub):
     """Nodes left after Kahn's algorithm on the directed edges (empty when acyclic)."""
     m = sub.shape[0]
-    indeg = zeros(m, np.int64)
+    directed = zeros((m, m), np.uint8)
     for u in range(m):
         for v in range(m):
             if sub[u, v] != 0 and sub[v, u] == 0:
-                indeg[v] += 1
-    queue = empty(m, np.int64)
-    head = 0
-    tail = 0
-    for v in range(m):
-        if indeg[v] == 0:
-            queue[tail] = v
-            tail += 1
-    while head < tail:
-        u = queue[head]
-        head += 1
-        for v in range(m):
-            if sub[u, v] != 0 and sub[v, u] == 0:
-                indeg[v] -= 1
-                if indeg[v] == 0:
-                    queue[tail] = v
-                    tail += 1
+                directed[u, v] = 1
+    order = empty(m, np.int64)
+    placed = kahn_placed(directed, order)
     out = zeros(m, np.bool_)
-    for v in range(m):
-        out[v] = indeg[v] > 0
+    out[:] = True
+    for i in range(placed):
+        out[order[i]] = False
     return out
 
 

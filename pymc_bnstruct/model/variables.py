@@ -86,7 +86,41 @@ __all__ = ["NodeOrder", "NodeOrderRV", "DAG", "DAGRV", "NodePartition", "NodePar
 _RANDOM_INITVALS = (None, "random", "prior")
 
 
-class NodeOrderRV(RandomVariable):
+class _ScorerRV(RandomVariable):
+    """What the order and the partition random variables share: the op holds its scorer (of
+    type ``_scorer_type``), draws come from a prior sampler built at the first draw, and the
+    logp is ``_log_score_op(scorer)`` (registered once, for both)."""
+
+    signature = "(n)->(n)"
+    dtype = "int64"
+    __props__ = ("name", "signature", "dtype", "inplace", "scorer")
+    _scorer_type: type
+    _log_score_op: type
+
+    def __init__(self, scorer: Any = None, **kwargs: Any) -> None:
+        if not isinstance(scorer, self._scorer_type):
+            raise TypeError(f"{type(self).__name__} needs a {self._scorer_type.__name__}, got {type(scorer).__name__}")
+        self.scorer = scorer
+        super().__init__(**kwargs)
+
+    def _new_prior_sampler(self) -> Any:
+        raise NotImplementedError
+
+    def rng_fn(self, rng: np.random.Generator, nodes: np.ndarray, size: Any) -> np.ndarray:
+        shape = () if size is None else tuple(np.atleast_1d(size))
+        sampler = getattr(self, "_prior_sampler", None)
+        if sampler is None:
+            sampler = self._prior_sampler = self._new_prior_sampler()
+        return sampler(rng, shape)
+
+
+@_logprob.register(_ScorerRV)
+def _scorer_logprob(op: _ScorerRV, values, *inputs, **kwargs):
+    (value,) = values
+    return op._log_score_op(op.scorer)(value)
+
+
+class NodeOrderRV(_ScorerRV):
     """Random variable of a node order; its logp is the order score of ``scorer``.
 
     Random draws (``pm.draw``, ``pm.sample_prior_predictive``, ``initval="prior"``) are
@@ -95,29 +129,12 @@ class NodeOrderRV(RandomVariable):
     """
 
     name = "node_order"
-    signature = "(n)->(n)"
-    dtype = "int64"
     _print_name = ("NodeOrder", "\\operatorname{NodeOrder}")
-    __props__ = ("name", "signature", "dtype", "inplace", "scorer")
+    _scorer_type = OrderScorer
+    _log_score_op = OrderLogScore
 
-    def __init__(self, scorer: OrderScorer | None = None, **kwargs: Any) -> None:
-        if not isinstance(scorer, OrderScorer):
-            raise TypeError(f"NodeOrderRV needs an OrderScorer, got {type(scorer).__name__}")
-        self.scorer = scorer
-        super().__init__(**kwargs)
-
-    def rng_fn(self, rng: np.random.Generator, nodes: np.ndarray, size: Any) -> np.ndarray:
-        shape = () if size is None else tuple(np.atleast_1d(size))
-        sampler = getattr(self, "_prior_sampler", None)
-        if sampler is None:
-            sampler = self._prior_sampler = OrderPriorSampler(self.scorer.table)
-        return sampler(rng, shape)
-
-
-@_logprob.register(NodeOrderRV)
-def _node_order_logprob(op: NodeOrderRV, values, *inputs, **kwargs):
-    (value,) = values
-    return OrderLogScore(op.scorer)(value)
+    def _new_prior_sampler(self) -> OrderPriorSampler:
+        return OrderPriorSampler(self.scorer.table)
 
 
 @_support_point.register(NodeOrderRV)
@@ -126,7 +143,52 @@ def _node_order_support_point(op: NodeOrderRV, rv, *inputs):
     return pt.as_tensor_variable(topological_order(op.scorer.table.constraints.empty_graph()))
 
 
-class NodeOrder:
+class _ScoredStructure:
+    """The constructor :class:`NodeOrder` and :class:`NodePartition` share: checks, the
+    score table, the scorer (``_scorer_cls``), the initial value (``_initial``), the
+    variable (``_register``) and its families and features (``_features_op``)."""
+
+    _scorer_cls: type
+    _features_op: type
+
+    def __new__(
+        cls,
+        name: str,
+        data: DiscreteData | pd.DataFrame | Any = None,
+        *,
+        score: Score = BDeu(),
+        prior: StructurePrior = Uniform(),
+        max_parents: int | None = DEFAULT_MAX_PARENTS,
+        candidates: int | Mapping[Any, Sequence[Any]] | None = None,
+        cache_size: int | None = None,
+        prune: float | None = None,
+        blacklist: Sequence[tuple[Any, Any]] | None = None,
+        whitelist: Sequence[tuple[Any, Any]] | None = None,
+        features: Sequence[str] = ("edge",),
+        initval: Any = None,
+    ) -> pt.TensorVariable:
+        model, data = _model_and_data(cls.__name__, name, data)
+        features = _check_features(features)
+        table = ScoreTable(data, score=score, prior=prior, max_parents=max_parents, candidates=candidates,
+                           blacklist=blacklist, whitelist=whitelist)
+        scorer = cls._scorer_cls(table, cache_size=cache_size, prune=prune)
+        settings = dict(score=score, prior=prior, max_parents=max_parents, blacklist=blacklist, whitelist=whitelist)
+        var = cls._variable(model, name, scorer, cls._initial(initval, scorer, data, settings))
+        _add_families_and_features(model, name, var, scorer, features, cls._features_op)
+        return var
+
+    @staticmethod
+    def _initial(initval: Any, scorer: Any, data: DiscreteData, settings: dict) -> Any:
+        """``"prior"`` or the validated initial value (``settings``: the greedy climb's)."""
+        raise NotImplementedError
+
+    @staticmethod
+    def _variable(model: pm.Model, name: str, scorer: Any, init: Any) -> pt.TensorVariable:
+        """Register the free variable (and its coords) in ``model``."""
+        raise NotImplementedError
+
+
+class NodeOrder(_ScoredStructure):
     """A node order as a free PyMC variable, scored by summing over consistent DAGs.
 
     ``NodeOrder(name, data, ...)`` is called like a PyMC distribution inside a model
@@ -194,39 +256,21 @@ class NodeOrder:
     ('parent', 'child')
     """
 
-    def __new__(
-        cls,
-        name: str,
-        data: DiscreteData | pd.DataFrame | Any = None,
-        *,
-        score: Score = BDeu(),
-        prior: StructurePrior = Uniform(),
-        max_parents: int | None = DEFAULT_MAX_PARENTS,
-        candidates: int | Mapping[Any, Sequence[Any]] | None = None,
-        cache_size: int | None = None,
-        prune: float | None = None,
-        blacklist: Sequence[tuple[Any, Any]] | None = None,
-        whitelist: Sequence[tuple[Any, Any]] | None = None,
-        features: Sequence[str] = ("edge",),
-        initval: Any = None,
-    ) -> pt.TensorVariable:
-        model, data = _model_and_data("NodeOrder", name, data)
-        features = _check_features(features)
+    _scorer_cls, _features_op = OrderScorer, OrderFeatures
 
-        table = ScoreTable(data, score=score, prior=prior, max_parents=max_parents, candidates=candidates,
-                           blacklist=blacklist, whitelist=whitelist)
-        scorer = OrderScorer(table, cache_size=cache_size, prune=prune)
-        names = list(scorer.names)
+    @staticmethod
+    def _variable(model: pm.Model, name: str, scorer: OrderScorer, init: Any) -> pt.TensorVariable:
         n = scorer.n_vars
-        init = _initial_order(initval, scorer, data, score, prior, max_parents, candidates, blacklist, whitelist)
-
         _ensure_coord(model, POSITION, list(range(n)))
-        _ensure_coord(model, NODE, names)
+        _ensure_coord(model, NODE, list(scorer.names))
         rv = _random_variable(NodeOrderRV(scorer=scorer), np.arange(n, dtype=np.int64))
         var = model.register_rv(rv, name, dims=(POSITION,), initval=init)
         pm.Deterministic(position_name(name), pt.argsort(var), dims=(NODE,))
-        _add_families_and_features(model, name, var, scorer, features, OrderFeatures)
         return var
+
+    @staticmethod
+    def _initial(initval: Any, scorer: OrderScorer, data: DiscreteData, settings: dict) -> Any:
+        return _initial_order(initval, scorer, data, **settings)
 
 
 def _add_families_and_features(model: pm.Model, name: str, var: pt.TensorVariable, scorer: Any,
@@ -297,7 +341,7 @@ def _ensure_coord(model: pm.Model, dim: str, values: list) -> None:
 
 
 def _initial_order(initval: Any, scorer: OrderScorer, data: DiscreteData, score: Score, prior: StructurePrior,
-                   max_parents: Any, candidates: Any, blacklist: Any, whitelist: Any) -> Any:
+                   max_parents: Any, blacklist: Any, whitelist: Any) -> Any:
     """``"prior"`` (random per chain) or a validated int64 order."""
     initval = search_result_dag(initval)
     if isinstance(initval, str):
@@ -315,20 +359,24 @@ def _initial_order(initval: Any, scorer: OrderScorer, data: DiscreteData, score:
     elif _looks_like_order(initval, scorer.n_vars):
         order = scorer.as_order(initval)
     else:
-        try:
-            adj = to_adjacency(initval, scorer.names)
-        except (ValueError, TypeError) as err:
-            raise ValueError(f"initval is neither an order of the {scorer.n_vars} variables nor a DAG over "
-                             f"them: {err}") from None
-        cycle = find_cycle(adj)
-        if cycle is not None:
-            raise ValueError("initval DAG is cyclic: " + " -> ".join(scorer.names[i] for i in cycle))
-        order = topological_order(adj)
+        order = topological_order(_initval_dag(initval, scorer.names, "an order"))
     if not np.isfinite(scorer.log_score(order)):
         raise ValueError(
             "the initial order has log score -inf: no allowed DAG is consistent with it (a white-listed "
             f"parent comes after its child?); order: {[scorer.names[i] for i in order]}")
     return order
+
+
+def _initval_dag(initval: Any, names: Sequence[str], other: str) -> np.ndarray:
+    """``initval`` as an acyclic adjacency over ``names``; ``other`` names the form it was not."""
+    try:
+        adj = to_adjacency(initval, names)
+    except (ValueError, TypeError) as err:
+        raise ValueError(f"initval is neither {other} of the {len(names)} variables nor a DAG over them: {err}") from None
+    cycle = find_cycle(adj)
+    if cycle is not None:
+        raise ValueError("initval DAG is cyclic: " + " -> ".join(names[i] for i in cycle))
+    return adj
 
 
 def _looks_like_order(value: Any, n: int) -> bool:
@@ -519,7 +567,7 @@ def _initial_dag(initval: Any, data: DiscreteData, constraints: Any, score: Scor
 
 
 # --------------------------------------------------------------------------- partitions
-class NodePartitionRV(RandomVariable):
+class NodePartitionRV(_ScorerRV):
     """Random variable of a labelled partition (layer index per node); its logp is the
     partition score of ``scorer``.
 
@@ -530,29 +578,12 @@ class NodePartitionRV(RandomVariable):
     """
 
     name = "node_partition"
-    signature = "(n)->(n)"
-    dtype = "int64"
     _print_name = ("NodePartition", "\\operatorname{NodePartition}")
-    __props__ = ("name", "signature", "dtype", "inplace", "scorer")
+    _scorer_type = PartitionScorer
+    _log_score_op = PartitionLogScore
 
-    def __init__(self, scorer: PartitionScorer | None = None, **kwargs: Any) -> None:
-        if not isinstance(scorer, PartitionScorer):
-            raise TypeError(f"NodePartitionRV needs a PartitionScorer, got {type(scorer).__name__}")
-        self.scorer = scorer
-        super().__init__(**kwargs)
-
-    def rng_fn(self, rng: np.random.Generator, nodes: np.ndarray, size: Any) -> np.ndarray:
-        shape = () if size is None else tuple(np.atleast_1d(size))
-        sampler = getattr(self, "_prior_sampler", None)
-        if sampler is None:
-            sampler = self._prior_sampler = PartitionPriorSampler(self.scorer)
-        return sampler(rng, shape)
-
-
-@_logprob.register(NodePartitionRV)
-def _node_partition_logprob(op: NodePartitionRV, values, *inputs, **kwargs):
-    (value,) = values
-    return PartitionLogScore(op.scorer)(value)
+    def _new_prior_sampler(self) -> PartitionPriorSampler:
+        return PartitionPriorSampler(self.scorer)
 
 
 @_support_point.register(NodePartitionRV)
@@ -561,7 +592,7 @@ def _node_partition_support_point(op: NodePartitionRV, rv, *inputs):
     return pt.as_tensor_variable(op.scorer.from_dag(op.scorer.table.constraints.empty_graph()))
 
 
-class NodePartition:
+class NodePartition(_ScoredStructure):
     """A labelled partition of the nodes as a free PyMC variable (Kuipers & Moffa 2017),
     scored by summing over its compatible DAGs.
 
@@ -629,37 +660,18 @@ class NodePartition:
     (5, 5)
     """
 
-    def __new__(
-        cls,
-        name: str,
-        data: DiscreteData | pd.DataFrame | Any = None,
-        *,
-        score: Score = BDeu(),
-        prior: StructurePrior = Uniform(),
-        max_parents: int | None = DEFAULT_MAX_PARENTS,
-        candidates: int | Mapping[Any, Sequence[Any]] | None = None,
-        cache_size: int | None = None,
-        prune: float | None = None,
-        blacklist: Sequence[tuple[Any, Any]] | None = None,
-        whitelist: Sequence[tuple[Any, Any]] | None = None,
-        features: Sequence[str] = ("edge",),
-        initval: Any = None,
-    ) -> pt.TensorVariable:
-        model, data = _model_and_data("NodePartition", name, data)
-        features = _check_features(features)
-        table = ScoreTable(data, score=score, prior=prior, max_parents=max_parents, candidates=candidates,
-                           blacklist=blacklist, whitelist=whitelist)
-        scorer = PartitionScorer(table, cache_size=cache_size, prune=prune)
-        names = list(scorer.names)
-        n = scorer.n_vars
-        init = _initial_partition(initval, scorer, data, score, prior, max_parents, blacklist, whitelist)
+    _scorer_cls, _features_op = PartitionScorer, PartitionFeatures
 
+    @staticmethod
+    def _variable(model: pm.Model, name: str, scorer: PartitionScorer, init: Any) -> pt.TensorVariable:
         for dim in PARTITION_DIMS:
-            _ensure_coord(model, dim, names)
-        rv = _random_variable(NodePartitionRV(scorer=scorer), np.zeros(n, dtype=np.int64))
-        var = model.register_rv(rv, name, dims=PARTITION_DIMS, initval=init)
-        _add_families_and_features(model, name, var, scorer, features, PartitionFeatures)
-        return var
+            _ensure_coord(model, dim, list(scorer.names))
+        rv = _random_variable(NodePartitionRV(scorer=scorer), np.zeros(scorer.n_vars, dtype=np.int64))
+        return model.register_rv(rv, name, dims=PARTITION_DIMS, initval=init)
+
+    @staticmethod
+    def _initial(initval: Any, scorer: PartitionScorer, data: DiscreteData, settings: dict) -> Any:
+        return _initial_partition(initval, scorer, data, **settings)
 
 
 def _looks_flat(value: Any) -> bool:
@@ -691,15 +703,7 @@ def _initial_partition(initval: Any, scorer: PartitionScorer, data: DiscreteData
     elif isinstance(initval, Mapping) or _looks_flat(initval):
         layer = scorer.as_partition(initval, "initval")
     else:
-        try:
-            adj = to_adjacency(initval, scorer.names)
-        except (ValueError, TypeError) as err:
-            raise ValueError(f"initval is neither a labelled partition of the {scorer.n_vars} variables (one "
-                             f"layer index per variable) nor a DAG over them: {err}") from None
-        cycle = find_cycle(adj)
-        if cycle is not None:
-            raise ValueError("initval DAG is cyclic: " + " -> ".join(scorer.names[i] for i in cycle))
-        layer = scorer.from_dag(adj)
+        layer = scorer.from_dag(_initval_dag(initval, scorer.names, "a labelled partition (one layer index per variable)"))
     if not np.isfinite(scorer.log_score(layer)):
         raise ValueError(
             "the initial partition has log score -inf: no allowed DAG is compatible with it (a node "

@@ -14,12 +14,12 @@ import numpy as np
 import pytensor
 import pytensor.tensor as pt
 from pytensor.graph.basic import Apply
-from pytensor.graph.op import Op
 from pytensor.link.numba.dispatch import numba_funcify
 
 from ..constraints import StructureConstraints
 from ..graph import topological_order_kernel
 from ..jit import empty, zeros
+from ..scores.op import StructureOp, structure_input
 from ..validation import adjacency_shape_error
 from . import cache_kernels
 from .cache import ScoreCache
@@ -27,7 +27,7 @@ from .cache import ScoreCache
 __all__ = ["CachedDAGLogScore"]
 
 
-class CachedDAGLogScore(Op):
+class CachedDAGLogScore(StructureOp):
     """``DAGLogScore`` for any number of variables and no in-degree table: family values
     come from a :class:`~pymc_bnstruct.moves.ScoreCache` (computed on first use), the
     constraints from a :class:`~pymc_bnstruct.moves.StructureConstraints`.
@@ -54,12 +54,13 @@ class CachedDAGLogScore(Op):
         self._engine_vars = [pytensor.shared(getattr(cache.engine, name), name=f"score_cache_{name}", borrow=True)
                              for name in _ENGINE_ARRAYS]
 
+    @property
+    def n_vars(self) -> int:
+        return self.constraints.n_vars
+
     def make_node(self, adjacency) -> Apply:
-        adj = pt.as_tensor_variable(adjacency)
-        if adj.ndim != 2:
-            raise ValueError(f"CachedDAGLogScore expects a 2-D adjacency, got ndim={adj.ndim}")
-        if not adj.dtype.startswith(("int", "uint")) and adj.dtype != "bool":
-            raise TypeError(f"CachedDAGLogScore expects an integer adjacency, got dtype {adj.dtype}")
+        # no static-shape check: a wrong shape raises the adjacency_shape_error at run time
+        adj = structure_input(adjacency, who="CachedDAGLogScore", ndim=2, what="adjacency", n=None, bool_ok=True)
         return Apply(self, [adj, *self._engine_vars], [pt.dscalar()])
 
     def log_score(self, adj: np.ndarray) -> float:
@@ -77,14 +78,6 @@ class CachedDAGLogScore(Op):
         adj, *arrays = inputs
         output_storage[0][0] = np.asarray(self._score(adj, _engine(self.cache.engine, arrays)), dtype=np.float64)
 
-    def grad(self, inputs, output_grads):
-        raise NotImplementedError("CachedDAGLogScore is a function of a discrete graph and has no gradient")
-
-    def infer_shape(self, *args):  # both PyTensor signatures, see DAGLogScore.infer_shape
-        return [()]
-
-    def __str__(self) -> str:
-        return f"CachedDAGLogScore({self.constraints.n_vars} vars)"
 
 
 # the arrays of a ScoreCache engine (the other fields, score_kind and score_param, are scalars

@@ -27,11 +27,12 @@ CACHE_BYTES = 16_000_000
 
 
 class NodeTermCache(NamedTuple):
-    """Per-node memo of node terms keyed by predecessors ∩ candidates (exact; see ``order.kernels``)."""
+    """Per-node memo of node terms keyed by ``key_sets`` bitsets ∩ candidates (exact; see
+    ``order.kernels``): the predecessors for an order, ``(pred, prev)`` for a partition."""
 
     #: ``(n, n_words)`` candidate-parent bitsets of each node.
     candidates: np.ndarray
-    #: ``(n, slots, n_words)`` keys.
+    #: ``(n, slots, key_sets * n_words)`` keys.
     keys: np.ndarray
     #: ``(n, slots)`` node terms.
     values: np.ndarray
@@ -41,12 +42,13 @@ class NodeTermCache(NamedTuple):
     shift: int
 
     @classmethod
-    def allocate(cls, scorer: OrderScorer, max_bytes: int = CACHE_BYTES) -> NodeTermCache:
+    def allocate(cls, scorer: Any, max_bytes: int = CACHE_BYTES, key_sets: int = 1) -> NodeTermCache:
+        """The largest power-of-two slot count (2^8 to 2^14) whose arrays fit ``max_bytes``."""
         n, w = scorer.n_vars, scorer.n_words
-        per_slot = n * (8 * w + 9)
+        per_slot = n * (8 * key_sets * w + 9)
         slots = 1 << int(np.clip(np.floor(np.log2(max_bytes / per_slot)), 8, 14))
         return cls(order_kernels.candidate_masks(scorer.offsets, scorer.bits),
-                   np.zeros((n, slots, w), dtype=np.uint64), np.zeros((n, slots)),
+                   np.zeros((n, slots, key_sets * w), dtype=np.uint64), np.zeros((n, slots)),
                    np.zeros((n, slots), dtype=np.bool_), 64 - int(np.log2(slots)))
 
 

@@ -13,34 +13,25 @@ import numba as nb
 import numpy as np
 import pytensor.tensor as pt
 from pytensor.graph.basic import Apply
-from pytensor.graph.op import Op
 from pytensor.link.numba.dispatch import numba_funcify
 
-from ..contract import ORDER_FEATURES
 from ..jit import empty, inlined
+from ..scores.op import FeatureOp, ScorerOp, structure_input
 from . import kernels as _kernels
 from .scorer import OrderScorer
 
 __all__ = ["OrderLogScore", "OrderFeatures"]
 
 
-
-def _order_input(order, n: int, who: str):
-    o = pt.as_tensor_variable(order)
-    if o.ndim != 1:
-        raise ValueError(f"{who} expects a 1-D order, got ndim={o.ndim}")
-    if not o.dtype.startswith(("int", "uint")):
-        raise TypeError(f"{who} expects an integer order, got dtype {o.dtype}")
-    if o.type.shape[0] is not None and o.type.shape[0] != n:
-        raise ValueError(f"{who}: the order must have length {n}, got static shape {o.type.shape}")
-    return o
+def _order_input(op: ScorerOp, order) -> pt.TensorVariable:
+    return structure_input(order, who=type(op).__name__, ndim=1, what="order", n=op.n_vars)
 
 
 def _scorer_consts(s: OrderScorer) -> list:
     return [pt.constant(a) for a in (s.offsets, s.bits, s.log_scores, s.parent_sets, s.cutoffs)]
 
 
-class OrderLogScore(Op):
+class OrderLogScore(ScorerOp):
     """Log score of a node order: ``log Σ_{G consistent} Π_i exp(score_i + log q_i)``.
 
     Friedman & Koller's eq. 7 (with the unnormalised modular prior of the table; the
@@ -52,15 +43,11 @@ class OrderLogScore(Op):
     scorer : OrderScorer
     """
 
-    __props__ = ("scorer",)
-
-    def __init__(self, scorer: OrderScorer) -> None:
-        if not isinstance(scorer, OrderScorer):
-            raise TypeError(f"OrderLogScore needs an OrderScorer, got {type(scorer).__name__}")
-        self.scorer = scorer
+    scorer_type = OrderScorer
+    structure = "order"
 
     def make_node(self, order) -> Apply:
-        o = _order_input(order, self.scorer.n_vars, "OrderLogScore")
+        o = _order_input(self, order)
         return Apply(self, [o, *_scorer_consts(self.scorer)], [pt.dscalar()])
 
     def perform(self, node, inputs, output_storage) -> None:
@@ -68,19 +55,9 @@ class OrderLogScore(Op):
         value = _kernels.order_log_score(order.astype(np.int64, copy=False), offsets, bits, scores, cutoffs)
         output_storage[0][0] = np.asarray(value)
 
-    def grad(self, inputs, output_grads):
-        raise NotImplementedError("OrderLogScore is a function of a discrete order and has no gradient")
-
-    # PyTensor 2 calls infer_shape(fgraph, node, shapes), PyTensor 3 infer_shape(node, shapes)
-    # and deprecates the first form: one signature for both
-    def infer_shape(self, *args):
-        return [()]
-
-    def __str__(self) -> str:
-        return f"OrderLogScore({self.scorer.n_vars} vars)"
 
 
-class OrderFeatures(Op):
+class OrderFeatures(FeatureOp):
     """Per-order feature probabilities, an ``(n, n)`` float64 matrix.
 
     ``feature="edge"``: ``P(u -> v | order, D)`` (row = parent; Friedman–Koller prop. 3.2).
@@ -88,18 +65,11 @@ class OrderFeatures(Op):
     NaN everywhere if the input is not a permutation.
     """
 
-    __props__ = ("scorer", "feature")
-
-    def __init__(self, scorer: OrderScorer, feature: str) -> None:
-        if not isinstance(scorer, OrderScorer):
-            raise TypeError(f"OrderFeatures needs an OrderScorer, got {type(scorer).__name__}")
-        if feature not in ORDER_FEATURES:
-            raise ValueError(f"feature must be one of {ORDER_FEATURES}, got {feature!r}")
-        self.scorer = scorer
-        self.feature = feature
+    scorer_type = OrderScorer
+    structure = "order"
 
     def make_node(self, order) -> Apply:
-        o = _order_input(order, self.scorer.n_vars, "OrderFeatures")
+        o = _order_input(self, order)
         return Apply(self, [o, *_scorer_consts(self.scorer)], [pt.dmatrix()])
 
     def perform(self, node, inputs, output_storage) -> None:
@@ -107,15 +77,6 @@ class OrderFeatures(Op):
         output_storage[0][0] = _features(order.astype(np.int64, copy=False), offsets, bits, scores,
                                          parents, cutoffs, self.feature == "edge")
 
-    def grad(self, inputs, output_grads):
-        raise NotImplementedError("OrderFeatures is a function of a discrete order and has no gradient")
-
-    def infer_shape(self, *args):  # both PyTensor signatures, see OrderLogScore.infer_shape
-        n = self.scorer.n_vars
-        return [(n, n)]
-
-    def __str__(self) -> str:
-        return f"OrderFeatures({self.feature}, {self.scorer.n_vars} vars)"
 
 
 # inlined (see _jit.inlined): called, each would compile on its own on the first draw and again

@@ -17,11 +17,42 @@ from typing import Any
 import numba as nb
 import numpy as np
 
-from ..jit import empty, zeros
+from ..jit import empty, inner, zeros
 
-__all__ = ["sample_dags_given_orders"]
+__all__ = ["draw_families", "sample_dags_given_orders"]
 
 _MAX_SEED = 2**32
+
+
+@inner
+def draw_families(family_parents, family_log_score, rows, cum, m, top, child, out, first, count):
+    """Draw ``count`` families of ``child`` into DAGs ``out[first:first + count]``.
+
+    The family is one of ``rows[:m]`` with probability ∝ ``exp(family_log_score)`` (``top``
+    is their largest log score, for a stable sum); ``cum`` is scratch of length ``>= m``.
+    One ``np.random.random()`` per DAG, so order and partition sampling draw alike.
+    """
+    k = family_parents.shape[1]
+    total = 0.0
+    for i in range(m):
+        total += math.exp(family_log_score[rows[i]] - top)
+        cum[i] = total
+    for d in range(count):
+        u = np.random.random() * total
+        # first i with cum[i] > u (binary search; cum is non-decreasing)
+        a = 0
+        b = m - 1
+        while a < b:
+            mid = (a + b) // 2
+            if cum[mid] > u:
+                b = mid
+            else:
+                a = mid + 1
+        pick = rows[a]
+        for s in range(k):
+            p = family_parents[pick, s]
+            if p >= 0:
+                out[first + d, p, child] = 1
 
 
 @nb.njit(cache=True)
@@ -61,27 +92,8 @@ def _sample_kernel(child_start, family_parents, family_log_score, n_vars, orders
                         top = family_log_score[f]
             if m == 0:
                 return out, o, j
-            total = 0.0
-            for i in range(m):
-                total += math.exp(family_log_score[rows[i]] - top)
-                cum[i] = total
-            for d in range(dags_per_order):
-                u = np.random.random() * total
-                # first i with cum[i] > u (binary search; cum is non-decreasing)
-                a = 0
-                b = m - 1
-                while a < b:
-                    mid = (a + b) // 2
-                    if cum[mid] > u:
-                        b = mid
-                    else:
-                        a = mid + 1
-                pick = rows[a]
-                row = o * dags_per_order + d
-                for s in range(k):
-                    p = family_parents[pick, s]
-                    if p >= 0:
-                        out[row, p, j] = 1
+            draw_families(family_parents, family_log_score, rows, cum, m, top, j, out,
+                          o * dags_per_order, dags_per_order)
     return out, -1, -1
 
 

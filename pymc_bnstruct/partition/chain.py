@@ -9,17 +9,17 @@ the per-node memo of node terms, and runs the numba loop
 from __future__ import annotations
 
 import math
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
-from ..order.kernels import candidate_masks
+from ..order.chain import NodeTermCache
 from ..validation import check_move_probs
 from . import kernels as _kernels
 from .mcmc import N_KINDS, partition_metropolis
 from .scorer import PartitionScorer
 
-__all__ = ["PartitionChain", "TemperedPartitionChain", "PartitionTermCache", "MOVE_KINDS", "DEFAULT_MOVE_PROBS",
+__all__ = ["PartitionChain", "TemperedPartitionChain", "MOVE_KINDS", "DEFAULT_MOVE_PROBS",
            "temperature_ladder"]
 
 #: Move kinds of partition MCMC, in the order of the kernel's counters.
@@ -34,27 +34,9 @@ DEFAULT_MOVE_PROBS = (0.2, 0.25, 0.1, 0.34, 0.01, 0.1, 0.0)
 CACHE_BYTES = 24_000_000
 
 
-class PartitionTermCache(NamedTuple):
-    """Per-node memo of node terms keyed by ``(pred ∩ candidates, prev ∩ candidates)``."""
-
-    #: ``(n, n_words)`` candidate-parent bitsets of each node.
-    candidates: np.ndarray
-    #: ``(n, slots, 2 * n_words)`` keys.
-    keys: np.ndarray
-    #: ``(n, slots)`` node terms.
-    values: np.ndarray
-    #: ``(n, slots)`` occupied slots.
-    used: np.ndarray
-    #: ``64 - log2(slots)``.
-    shift: int
-
-    @classmethod
-    def allocate(cls, scorer: PartitionScorer, max_bytes: int = CACHE_BYTES) -> PartitionTermCache:
-        n, w = scorer.n_vars, scorer.n_words
-        per_slot = n * (16 * w + 9)
-        slots = 1 << int(np.clip(np.floor(np.log2(max_bytes / per_slot)), 8, 14))
-        return cls(candidate_masks(scorer.offsets, scorer.bits), np.zeros((n, slots, 2 * w), dtype=np.uint64),
-                   np.zeros((n, slots)), np.zeros((n, slots), dtype=np.bool_), 64 - int(np.log2(slots)))
+def _allocate_cache(scorer: PartitionScorer) -> NodeTermCache:
+    # partition keys are (pred, prev) pairs: two bitsets a slot
+    return NodeTermCache.allocate(scorer, CACHE_BYTES, key_sets=2)
 
 
 class PartitionChain:
@@ -89,7 +71,7 @@ class PartitionChain:
         self.pred = np.zeros((scorer.n_vars, scorer.n_words), dtype=np.uint64)
         self.prev = np.zeros((scorer.n_vars, scorer.n_words), dtype=np.uint64)
         self.log_score = -math.inf
-        self._cache: PartitionTermCache | None = None
+        self._cache: NodeTermCache | None = None
 
     def __getstate__(self) -> dict:
         state = self.__dict__.copy()
@@ -120,7 +102,7 @@ class PartitionChain:
         if self.layer is None:
             raise RuntimeError("load a partition first")
         if self._cache is None:
-            self._cache = PartitionTermCache.allocate(self.scorer)
+            self._cache = _allocate_cache(self.scorer)
         s = self.scorer
         counts = np.zeros(2 * N_KINDS, dtype=np.int64)
         self.log_score = float(partition_metropolis(
@@ -229,7 +211,7 @@ class TemperedPartitionChain:
         if self.layer is None:
             raise RuntimeError("load a partition first")
         if any(r._cache is None for r in self.replicas):
-            shared = PartitionTermCache.allocate(self.scorer)
+            shared = _allocate_cache(self.scorer)
             for r in self.replicas:
                 r._cache = shared
         rng = np.random.default_rng(seed)

@@ -29,8 +29,10 @@ import math
 import numba as nb
 import numpy as np
 
-from ..jit import inner, wrapping_mul
+from ..graph import kahn_placed
+from ..jit import empty, inner, wrapping_mul
 from ..order.kernels import flush_pairs, markov_blanket_from, snap, spread_family
+from ..order.sampling import draw_families
 
 _Z = np.uint64(0)
 _U1 = np.uint64(1)
@@ -280,31 +282,17 @@ def dag_partition(adj, out):
     Returns False if ``adj`` has a directed cycle.
     """
     n = adj.shape[0]
-    indeg = np.zeros(n, dtype=np.int64)
-    for u in range(n):
-        for v in range(n):
-            if adj[u, v]:
-                indeg[v] += 1
-    queue = np.empty(n, dtype=np.int64)
-    head = 0
-    tail = 0
+    order = empty(n, np.int64)
+    placed = kahn_placed(adj, order)
     for v in range(n):
         out[v] = 0
-        if indeg[v] == 0:
-            queue[tail] = v
-            tail += 1
-    while head < tail:
-        u = queue[head]
-        head += 1
+    # in topological order every parent's depth is final before its children read it
+    for i in range(placed):
+        u = order[i]
         for v in range(n):
-            if adj[u, v]:
-                if out[u] + 1 > out[v]:
-                    out[v] = out[u] + 1
-                indeg[v] -= 1
-                if indeg[v] == 0:
-                    queue[tail] = v
-                    tail += 1
-    return tail == n
+            if adj[u, v] and out[u] + 1 > out[v]:
+                out[v] = out[u] + 1
+    return placed == n
 
 
 @nb.njit(cache=True)
@@ -349,24 +337,6 @@ def sample_dags_given_partitions(child_start, family_parents, family_log_score, 
                         top = family_log_score[f]
             if m == 0:
                 return out, o, v
-            total = 0.0
-            for i in range(m):
-                total += math.exp(family_log_score[rows[i]] - top)
-                cum[i] = total
-            for d in range(dags_per_partition):
-                u = np.random.random() * total
-                a = 0
-                b = m - 1
-                while a < b:
-                    mid = (a + b) // 2
-                    if cum[mid] > u:
-                        b = mid
-                    else:
-                        a = mid + 1
-                pick = rows[a]
-                row = o * dags_per_partition + d
-                for s in range(k):
-                    p = family_parents[pick, s]
-                    if p >= 0:
-                        out[row, p, v] = 1
+            draw_families(family_parents, family_log_score, rows, cum, m, top, v, out,
+                          o * dags_per_partition, dags_per_partition)
     return out, -1, -1

@@ -12,47 +12,35 @@ import numba as nb
 import numpy as np
 import pytensor.tensor as pt
 from pytensor.graph.basic import Apply
-from pytensor.graph.op import Op
 from pytensor.link.numba.dispatch import numba_funcify
 
-from ..contract import ORDER_FEATURES
+from ..scores.op import FeatureOp, ScorerOp, structure_input
 from . import kernels as _kernels
 from .scorer import PartitionScorer
 
 __all__ = ["PartitionLogScore", "PartitionFeatures"]
 
 
-def _layer_input(layer, n: int, who: str):
-    x = pt.as_tensor_variable(layer)
-    if x.ndim != 1:
-        raise ValueError(f"{who} expects a 1-D vector of layer indices, got ndim={x.ndim}")
-    if not x.dtype.startswith(("int", "uint")):
-        raise TypeError(f"{who} expects integer layer indices, got dtype {x.dtype}")
-    if x.type.shape[0] is not None and x.type.shape[0] != n:
-        raise ValueError(f"{who}: the partition must have length {n}, got static shape {x.type.shape}")
-    return x
+def _layer_input(op: ScorerOp, layer) -> pt.TensorVariable:
+    return structure_input(layer, who=type(op).__name__, ndim=1, what="partition", n=op.n_vars)
 
 
 def _consts(s: PartitionScorer) -> list:
     return [pt.constant(a) for a in (s.offsets, s.bits, s.log_scores, s.parent_sets, s.cutoffs, s.roots)]
 
 
-class PartitionLogScore(Op):
+class PartitionLogScore(ScorerOp):
     """Log score of a labelled partition: ``log Σ_{G compatible} Π_v exp(score_v + log q_v)``.
 
     ``-inf`` when the input is not a valid labelled partition or no allowed DAG is
     compatible with it.
     """
 
-    __props__ = ("scorer",)
-
-    def __init__(self, scorer: PartitionScorer) -> None:
-        if not isinstance(scorer, PartitionScorer):
-            raise TypeError(f"PartitionLogScore needs a PartitionScorer, got {type(scorer).__name__}")
-        self.scorer = scorer
+    scorer_type = PartitionScorer
+    structure = "partition"
 
     def make_node(self, layer) -> Apply:
-        x = _layer_input(layer, self.scorer.n_vars, "PartitionLogScore")
+        x = _layer_input(self, layer)
         return Apply(self, [x, *_consts(self.scorer)], [pt.dscalar()])
 
     def perform(self, node, inputs, output_storage) -> None:
@@ -60,35 +48,20 @@ class PartitionLogScore(Op):
         value = _kernels.partition_log_score(layer.astype(np.int64, copy=False), offsets, bits, scores, cutoffs, roots)
         output_storage[0][0] = np.asarray(value)
 
-    def grad(self, inputs, output_grads):
-        raise NotImplementedError("PartitionLogScore is a function of a discrete partition and has no gradient")
-
-    def infer_shape(self, *args):  # PyTensor 2 and 3 signatures
-        return [()]
-
-    def __str__(self) -> str:
-        return f"PartitionLogScore({self.scorer.n_vars} vars)"
 
 
-class PartitionFeatures(Op):
+class PartitionFeatures(FeatureOp):
     """Per-partition feature probabilities, an ``(n, n)`` float64 matrix.
 
     ``feature="edge"``: ``P(u -> v | Λ, D)`` (row = parent). ``feature="markov_blanket"``:
     ``P(u ∈ MB(v) | Λ, D)``, symmetric. NaN everywhere if the input is not a partition.
     """
 
-    __props__ = ("scorer", "feature")
-
-    def __init__(self, scorer: PartitionScorer, feature: str) -> None:
-        if not isinstance(scorer, PartitionScorer):
-            raise TypeError(f"PartitionFeatures needs a PartitionScorer, got {type(scorer).__name__}")
-        if feature not in ORDER_FEATURES:
-            raise ValueError(f"feature must be one of {ORDER_FEATURES}, got {feature!r}")
-        self.scorer = scorer
-        self.feature = feature
+    scorer_type = PartitionScorer
+    structure = "partition"
 
     def make_node(self, layer) -> Apply:
-        x = _layer_input(layer, self.scorer.n_vars, "PartitionFeatures")
+        x = _layer_input(self, layer)
         return Apply(self, [x, *_consts(self.scorer)], [pt.dmatrix()])
 
     def perform(self, node, inputs, output_storage) -> None:
@@ -96,15 +69,6 @@ class PartitionFeatures(Op):
         output_storage[0][0] = _features(layer.astype(np.int64, copy=False), offsets, bits, scores, parents,
                                          cutoffs, roots, self.feature == "edge")
 
-    def grad(self, inputs, output_grads):
-        raise NotImplementedError("PartitionFeatures is a function of a discrete partition and has no gradient")
-
-    def infer_shape(self, *args):
-        n = self.scorer.n_vars
-        return [(n, n)]
-
-    def __str__(self) -> str:
-        return f"PartitionFeatures({self.feature}, {self.scorer.n_vars} vars)"
 
 
 @nb.njit(cache=True)
