@@ -64,6 +64,7 @@ from .results import (
 from .results.sampling_checks import install_agreement_check
 from .scores import BIC, K2, BDeu, network_score
 from .scores.table import ScoreTable
+from .search import SearchSpace, search_space
 from .step_methods import SAMC, ForeignStepError, OrderMetropolis, PartitionMetropolis, StructureMetropolis
 
 # pm.sample warns when the chains of a DAG disagree (see results.sampling_checks)
@@ -94,6 +95,8 @@ __all__ = [
     "scores",
     "moves",
     "search",
+    "search_space",
+    "SearchSpace",
     "NodeOrder",
     "NodePartition",
     "PartitionMetropolis",
