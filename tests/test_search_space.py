@@ -10,7 +10,7 @@ import pytest
 
 import pymc_bnstruct as bns
 from pymc_bnstruct.constraints import DEFAULT_MAX_PARENTS
-from pymc_bnstruct.search.space import METHODS, _search_space
+from pymc_bnstruct.search.space import METHODS, STARTS, _search_space
 
 
 def _missing(space: bns.SearchSpace, net) -> list[tuple[str, str]]:
@@ -177,3 +177,16 @@ def test_the_space_is_immutable_and_readable(asia_space):
 def test_the_progressbar_prints_rounds(asia, capsys):
     bns.search_space(asia[1], random_seed=1, progressbar=True)
     assert "search_space: round 1" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("start", STARTS)
+def test_every_start_converges_to_a_space_with_the_true_parents(asia, start):
+    net, data = asia
+    space = _search_space(data, score=None, prior=None, max_parents=DEFAULT_MAX_PARENTS, max_candidates=20,
+                          method="iterative", blacklist=None, whitelist=None, random_seed=2, progressbar=False,
+                          start=start)
+    assert space.start == start and _missing(space, net) == []
+    with pytest.raises(ValueError, match="start must be one of"):
+        _search_space(data, score=None, prior=None, max_parents=DEFAULT_MAX_PARENTS, max_candidates=20,
+                      method="iterative", blacklist=None, whitelist=None, random_seed=2, progressbar=False,
+                      start="ges")
