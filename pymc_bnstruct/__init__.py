@@ -63,6 +63,7 @@ from .results import (
 )
 from .scores import BIC, K2, BDeu, network_score
 from .scores.table import ScoreTable
+from .search import SearchSpace, search_space
 from .step_methods import SAMC, ForeignStepError, OrderMetropolis, PartitionMetropolis, StructureMetropolis
 
 __version__ = "0.1.0"
@@ -90,6 +91,8 @@ __all__ = [
     "scores",
     "moves",
     "search",
+    "search_space",
+    "SearchSpace",
     "NodeOrder",
     "NodePartition",
     "PartitionMetropolis",

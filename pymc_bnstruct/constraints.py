@@ -118,7 +118,8 @@ class StructureConstraints:
         Candidate parents of each child, ``child -> parents`` (names or indices); children
         missing from it may have any parent. Black-listed parents are removed from the
         candidates; white-listed parents must be among them. (Data-dependent candidate
-        selection, e.g. ``ScoreTable(candidates=m)``, resolves to such a mapping.)
+        selection, e.g. ``ScoreTable(candidates=m)``, resolves to such a mapping.) A learned
+        :class:`~pymc_bnstruct.SearchSpace` is accepted too; its variables must be these.
 
     Attributes
     ----------
@@ -172,6 +173,7 @@ class StructureConstraints:
         self.candidates = tuple(tuple(int(p) for p in np.flatnonzero(allowed[:, i])) for i in range(n))
 
     def _restrict(self, allowed: np.ndarray, required: np.ndarray, candidates: Any) -> None:
+        candidates = self._unwrap_space(candidates)
         if not isinstance(candidates, Mapping):
             raise ArgumentTypeError(f"candidates must be None or a dict, got {type(candidates).__name__}")
         lookup = {name: k for k, name in enumerate(self.names)}
@@ -186,6 +188,20 @@ class StructureConstraints:
             if lost:
                 raise ValueError(f"whitelisted parent(s) {lost} of {self.names[i]!r} are not among its candidates")
             allowed[:, i] &= keep
+
+    def _unwrap_space(self, candidates: Any) -> Any:
+        """A learned search space (``search.SearchSpace``, recognised by its ``candidates``
+        mapping; this layer cannot import it) as its mapping, after checking its variables."""
+        inner = getattr(candidates, "candidates", None)
+        if isinstance(candidates, Mapping) or not isinstance(inner, Mapping):
+            return candidates
+        names = getattr(candidates, "names", None)
+        if names is not None and set(names) != set(self.names):
+            missing = sorted(set(self.names) - set(names))
+            extra = sorted(set(names) - set(self.names))
+            raise ValueError(f"the search space was learned on other variables than these data: "
+                             f"missing {missing}, not in the data {extra}")
+        return inner
 
     def _indices(self, variables: Any, lookup: dict[str, int]) -> list[int]:
         if isinstance(variables, (str, int, np.integer)):
@@ -204,6 +220,7 @@ class StructureConstraints:
 
     def with_candidates(self, candidates: Mapping[Any, Sequence[Any]]) -> StructureConstraints:
         """The same constraints with candidate parents restricted further (a new object)."""
+        candidates = self._unwrap_space(candidates)
         merged = {self.names[i]: [self.names[p] for p in c] for i, c in enumerate(self.candidates)}
         merged.update({k if isinstance(k, str) else self.names[k]: v for k, v in candidates.items()})
         return StructureConstraints(self.names, self.max_parents, self.blacklist, self.whitelist, merged)

@@ -7,6 +7,9 @@
   backward elimination, repeated until a DAG repeats.
 - :func:`skeleton_operator`, :func:`collider_scores` — the operator alone and the
   collider scores it orients by.
+- :func:`search_space`, :class:`SearchSpace` — candidate parents learned by expanding a
+  start skeleton until the best DAG fits (Kuipers, Suter & Moffa 2022), for score tables on
+  large networks.
 - :class:`SearchResult` — the DAG, its score, the score trace, the number of family
   evaluations, and ``to_cpdag()``.
 """
@@ -14,5 +17,7 @@
 from .hill_climb import hill_climb
 from .result import SearchResult
 from .skeleton import ColliderScores, collider_scores, skeleton_operator, skeleton_search
+from .space import SearchSpace, search_space
 
-__all__ = ["hill_climb", "skeleton_search", "skeleton_operator", "collider_scores", "ColliderScores", "SearchResult"]
+__all__ = ["hill_climb", "skeleton_search", "skeleton_operator", "collider_scores", "ColliderScores", "SearchResult",
+           "search_space", "SearchSpace"]

@@ -1,0 +1,192 @@
+"""bns.search_space: learned candidate parents (iterative plus1 expansion of a start skeleton)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pymc as pm
+import pytest
+
+import pymc_bnstruct as bns
+from pymc_bnstruct.constraints import DEFAULT_MAX_PARENTS
+from pymc_bnstruct.search.space import METHODS, STARTS, _search_space
+
+
+def _missing(space: bns.SearchSpace, net) -> list[tuple[str, str]]:
+    return [(u, v) for u, v in net.edges if u not in space.candidates[v]]
+
+
+@pytest.fixture(scope="module")
+def asia():
+    net = bns.datasets.load_network("asia")
+    return net, bns.DiscreteData.from_frame(net.sample(5000, random_seed=1))
+
+
+@pytest.fixture(scope="module")
+def asia_space(asia):
+    return bns.search_space(asia[1], random_seed=1, progressbar=False)
+
+
+def test_the_converged_space_holds_every_true_parent(asia, asia_space):
+    net, _ = asia
+    assert _missing(asia_space, net) == []
+    assert asia_space.n_iterations >= 1
+    # a space, not the complete graph: asia has 8 variables, 7 possible parents each
+    assert asia_space.sizes.mean() < 5
+
+
+def test_the_converged_space_holds_every_true_parent_on_child():
+    net = bns.datasets.load_network("child")
+    space = bns.search_space(net.sample(2000, random_seed=1), random_seed=1, progressbar=False)
+    assert _missing(space, net) == []
+    assert space.sizes.mean() < 6  # 19 possible parents per node
+    assert list(space.names) == list(net.names)
+
+
+def test_the_expansion_adds_the_parents_an_empty_start_misses(asia):
+    """From an empty skeleton every candidate must come from the plus1 rounds."""
+    net, data = asia
+    n = data.n_vars
+    common = dict(score=None, prior=None, max_parents=DEFAULT_MAX_PARENTS, max_candidates=20, blacklist=None,
+                  whitelist=None, random_seed=1, progressbar=False, start=np.zeros((n, n), dtype=bool))
+    start_only = _search_space(data, method="skeleton", **common)
+    assert start_only.sizes.sum() == 0 and len(_missing(start_only, net)) == len(net.edges)
+    grown = _search_space(data, method="iterative", **common)
+    assert _missing(grown, net) == []
+    assert grown.n_iterations >= 2  # at least one round that added, one that did not
+    assert grown.start == "given"
+
+
+def test_a_deficient_start_is_repaired(asia):
+    """The true skeleton minus the edges into 'either': the rounds put them back."""
+    net, data = asia
+    skel = np.asarray(net.adjacency) != 0
+    skel = skel | skel.T
+    j = list(data.names).index("either")
+    skel[:, j] = skel[j, :] = False
+    space = _search_space(data, score=None, prior=None, max_parents=DEFAULT_MAX_PARENTS, max_candidates=20,
+                          method="iterative", blacklist=None, whitelist=None, random_seed=1, progressbar=False,
+                          start=skel)
+    assert {"lung", "tub"} <= set(space.candidates["either"])
+
+
+def test_the_best_dag_lies_inside_the_space(asia_space):
+    dag = asia_space.dag
+    for v in asia_space.names:
+        parents = [u for u in asia_space.names if dag.sel(parent=u, child=v).item()]
+        assert set(parents) <= set(asia_space.candidates[v])
+    assert np.isfinite(asia_space.score)
+
+
+def test_a_space_is_accepted_where_a_candidates_dict_is(asia, asia_space):
+    _, data = asia
+    as_dict = asia_space.candidates
+    t1 = bns.ScoreTable(data, candidates=asia_space)
+    t2 = bns.ScoreTable(data, candidates=as_dict)
+    assert t1.n_families == t2.n_families < bns.ScoreTable(data).n_families
+    np.testing.assert_array_equal(t1.log_scores, t2.log_scores)
+    e1 = bns.exact.posterior(data, candidates=asia_space)
+    e2 = bns.exact.posterior(data, candidates=as_dict)
+    assert e1.log_evidence == e2.log_evidence
+    np.testing.assert_array_equal(e1.edge_probabilities.values, e2.edge_probabilities.values)
+    assert bns.StructureConstraints(data.names, candidates=asia_space).candidates == asia_space.to_constraints().candidates
+    order = np.arange(data.n_vars)
+    logps = []
+    for cand in (asia_space, as_dict):
+        with pm.Model() as model:
+            bns.NodeOrder("o", data, candidates=cand)
+        logps.append(float(model.compile_logp()({"o": order})))
+    assert logps[0] == logps[1]
+
+
+def test_a_space_from_other_variables_is_refused(asia_space):
+    other = bns.datasets.load_network("cancer").sample(200, random_seed=1)
+    with pytest.raises(ValueError, match="other variables"):
+        bns.ScoreTable(other, candidates=asia_space)
+
+
+def test_a_whitelist_the_space_contradicts_is_refused(asia_space):
+    v = "asia"
+    outside = next(u for u in asia_space.names if u != v and u not in asia_space.candidates[v])
+    with pytest.raises(ValueError, match="not among its candidates"):
+        asia_space.to_constraints(whitelist=[(outside, v)])
+
+
+def test_black_and_white_lists_shape_the_space(asia):
+    _, data = asia
+    space = bns.search_space(data, blacklist=[("tub", "either")], whitelist=[("asia", "dysp")], random_seed=1,
+                             progressbar=False)
+    assert "tub" not in space.candidates["either"]
+    assert "asia" in space.candidates["dysp"]
+
+
+def test_max_candidates_caps_every_node(asia):
+    _, data = asia
+    space = bns.search_space(data, max_candidates=1, random_seed=1, progressbar=False)
+    assert space.sizes.max() == 1
+    with_white = bns.search_space(data, max_candidates=1, whitelist=[("asia", "dysp"), ("smoke", "dysp")],
+                                  random_seed=1, progressbar=False)
+    assert set(with_white.candidates["dysp"]) == {"asia", "smoke"}  # white-listed parents stay
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"max_candidates": 0}, "max_candidates"),
+    ({"max_parents": -1}, "max_parents"),
+    ({"method": "bidag"}, "iterative"),
+])
+def test_bad_input(asia, kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        bns.search_space(asia[1], progressbar=False, **kwargs)
+
+
+def test_unknown_method_lists_the_valid_ones(asia):
+    with pytest.raises(ValueError) as err:
+        bns.search_space(asia[1], method="bidag", progressbar=False)
+    assert all(m in str(err.value) for m in METHODS)
+
+
+def test_reproducible_with_a_seed_and_the_seed_is_used():
+    net = bns.datasets.load_network("child")
+    data = bns.DiscreteData.from_frame(net.sample(500, random_seed=3))
+    before = data.columns.copy()
+    a = bns.search_space(data, random_seed=5, progressbar=False)
+    b = bns.search_space(data, random_seed=5, progressbar=False)
+    assert a == b and a.candidates == b.candidates
+    np.testing.assert_array_equal(a.dag.values, b.dag.values)
+    np.testing.assert_array_equal(data.columns, before)  # the data are not touched
+    # the restarts draw from the generator: a search advances it
+    rng = np.random.default_rng(5)
+    state = rng.bit_generator.state
+    bns.search_space(data, random_seed=rng, progressbar=False)
+    assert rng.bit_generator.state != state
+
+
+def test_the_space_is_immutable_and_readable(asia_space):
+    cand = asia_space.candidates
+    cand["asia"] = ()
+    assert asia_space.candidates != cand  # a fresh dict each time
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        asia_space.n_iterations = 0
+    text = repr(asia_space)
+    assert text.startswith("SearchSpace(8 variables, ") and "candidates per node on average (max " in text
+    assert "iterations" in text and text.endswith(" s)")
+    assert hash(asia_space) == hash(dataclasses.replace(asia_space, seconds=0.0))
+
+
+def test_the_progressbar_prints_rounds(asia, capsys):
+    bns.search_space(asia[1], random_seed=1, progressbar=True)
+    assert "search_space: round 1" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("start", STARTS)
+def test_every_start_converges_to_a_space_with_the_true_parents(asia, start):
+    net, data = asia
+    space = _search_space(data, score=None, prior=None, max_parents=DEFAULT_MAX_PARENTS, max_candidates=20,
+                          method="iterative", blacklist=None, whitelist=None, random_seed=2, progressbar=False,
+                          start=start)
+    assert space.start == start and _missing(space, net) == []
+    with pytest.raises(ValueError, match="start must be one of"):
+        _search_space(data, score=None, prior=None, max_parents=DEFAULT_MAX_PARENTS, max_candidates=20,
+                      method="iterative", blacklist=None, whitelist=None, random_seed=2, progressbar=False,
+                      start="ges")
