@@ -5,6 +5,7 @@ results) and imports downward only:
 
 * :mod:`.idata` — the one access point to ``arviz.InferenceData`` / ``xarray.DataTree``;
 * :mod:`.weights` — how draws are weighted (SAMC importance weights, Occam's window);
+* :mod:`.examples` — small sampler outputs to try the functions on;
 * :mod:`.features` — edge, Markov-blanket and path probabilities;
 * :mod:`.diagnostics` — R-hat / ESS summaries and chain agreement;
 * :mod:`.sampling_checks` — the chain-disagreement and foreign-step checks;
@@ -17,6 +18,7 @@ results) and imports downward only:
 from . import (
     comparison,
     diagnostics,
+    examples,
     features,
     idata,
     interop,
@@ -29,6 +31,7 @@ from . import (
 )
 from .comparison import Comparison, PrCurve, RocCurve, compare, pr_curve, roc_curve
 from .diagnostics import ChainAgreement, chain_agreement, summary
+from .examples import example_idata
 from .features import edge_probabilities, markov_blanket_probabilities, order_names, path_probabilities
 from .interop import from_adjacency_frame, from_networkx, to_adjacency_frame, to_dot, to_networkx, to_pgmpy
 from .network_plots import plot_edge_heatmap, plot_network, plot_roc
@@ -37,10 +40,10 @@ from .samc import SAMCDiagnostics, samc_diagnostics
 from .samc_plots import plot_samc
 
 __all__ = [
-    "comparison", "diagnostics", "features", "idata", "interop", "network_plots", "plots",
+    "comparison", "diagnostics", "examples", "features", "idata", "interop", "network_plots", "plots",
     "samc", "samc_plots", "sampling_checks", "weights",
     "Comparison", "PrCurve", "RocCurve", "compare", "pr_curve", "roc_curve",
-    "ChainAgreement", "chain_agreement", "summary",
+    "ChainAgreement", "chain_agreement", "summary", "example_idata",
     "edge_probabilities", "markov_blanket_probabilities", "order_names", "path_probabilities",
     "from_adjacency_frame", "from_networkx", "to_adjacency_frame", "to_dot", "to_networkx", "to_pgmpy",
     "plot_edge_heatmap", "plot_network", "plot_roc", "plot_chain_agreement", "plot_score_trace",

@@ -154,11 +154,7 @@ def summary(
 
     Examples
     --------
-    >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
-    >>> with pm.Model():
-    ...     x = bns.DAG("dag", df)
-    ...     idata = pm.sample(draws=50, tune=10, chains=2, cores=1, random_seed=1,
-    ...                       progressbar=False, compute_convergence_checks=False)
+    >>> idata = bns.results.example_idata("dag")
     >>> table = bns.summary(idata)
     >>> {"r_hat", "ess_bulk"} <= set(table.columns)
     True
@@ -270,11 +266,7 @@ class ChainAgreement:
 
     Examples
     --------
-    >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
-    >>> with pm.Model():
-    ...     x = bns.DAG("dag", df)
-    ...     idata = pm.sample(draws=50, tune=10, chains=2, cores=1, random_seed=1,
-    ...                       progressbar=False, compute_convergence_checks=False)
+    >>> idata = bns.results.example_idata("dag")
     >>> agreement = bns.chain_agreement(idata, top=3)
     >>> agreement.feature, len(agreement.worst)
     ('edge', 3)
@@ -356,11 +348,7 @@ def chain_agreement(
 
     Examples
     --------
-    >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
-    >>> with pm.Model():
-    ...     x = bns.DAG("dag", df)
-    ...     idata = pm.sample(draws=50, tune=10, chains=2, cores=1, random_seed=1,
-    ...                       progressbar=False, compute_convergence_checks=False)
+    >>> idata = bns.results.example_idata("dag")
     >>> agreement = bns.chain_agreement(idata)
     >>> 0 <= agreement.max_difference <= 1
     True

@@ -515,11 +515,7 @@ def edge_probabilities(
 
     Examples
     --------
-    >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
-    >>> with pm.Model():
-    ...     x = bns.DAG("dag", df)
-    ...     idata = pm.sample(draws=50, tune=10, chains=2, cores=1, random_seed=1,
-    ...                       progressbar=False, compute_convergence_checks=False)
+    >>> idata = bns.results.example_idata("dag")
     >>> p = bns.edge_probabilities(idata)
     >>> p.dims, p.shape
     (('parent', 'child'), (5, 5))
@@ -574,11 +570,7 @@ def markov_blanket_probabilities(
 
     Examples
     --------
-    >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
-    >>> with pm.Model():
-    ...     x = bns.DAG("dag", df)
-    ...     idata = pm.sample(draws=50, tune=10, chains=2, cores=1, random_seed=1,
-    ...                       progressbar=False, compute_convergence_checks=False)
+    >>> idata = bns.results.example_idata("dag")
     >>> mb = bns.markov_blanket_probabilities(idata)
     >>> mb.shape
     (5, 5)
@@ -639,11 +631,7 @@ def path_probabilities(
 
     Examples
     --------
-    >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
-    >>> with pm.Model():
-    ...     x = bns.DAG("dag", df)
-    ...     idata = pm.sample(draws=50, tune=10, chains=2, cores=1, random_seed=1,
-    ...                       progressbar=False, compute_convergence_checks=False)
+    >>> idata = bns.results.example_idata("dag")
     >>> paths = bns.path_probabilities(idata, random_seed=1)
     >>> paths.shape
     (5, 5)
@@ -678,11 +666,7 @@ def order_names(idata: Any, var_name: str | None = None, *, burn_in: int = 0) ->
 
     Examples
     --------
-    >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
-    >>> with pm.Model():
-    ...     x = bns.NodeOrder("order", df)
-    ...     idata = pm.sample(draws=50, tune=10, chains=2, cores=1, random_seed=1,
-    ...                       progressbar=False, compute_convergence_checks=False)
+    >>> idata = bns.results.example_idata("order")
     >>> names = bns.order_names(idata)
     >>> names.dims
     ('chain', 'draw', 'position')

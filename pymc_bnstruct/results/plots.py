@@ -79,11 +79,7 @@ def plot_score_trace(
 
     Examples
     --------
-    >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
-    >>> with pm.Model():
-    ...     x = bns.DAG("dag", df)
-    ...     idata = pm.sample(draws=50, tune=10, chains=2, cores=1, random_seed=1,
-    ...                       progressbar=False, compute_convergence_checks=False)
+    >>> idata = bns.results.example_idata("dag")
     >>> ax = bns.plot_score_trace(idata)
     >>> import matplotlib.pyplot as plt; plt.close("all")
     """
@@ -183,11 +179,7 @@ def plot_chain_agreement(
 
     Examples
     --------
-    >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
-    >>> with pm.Model():
-    ...     x = bns.DAG("dag", df)
-    ...     idata = pm.sample(draws=50, tune=10, chains=2, cores=1, random_seed=1,
-    ...                       progressbar=False, compute_convergence_checks=False)
+    >>> idata = bns.results.example_idata("dag")
     >>> ax = bns.plot_chain_agreement(idata, "edge")
     >>> import matplotlib.pyplot as plt; plt.close("all")
     """

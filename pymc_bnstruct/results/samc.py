@@ -151,11 +151,7 @@ class SAMCDiagnostics:
 
     Examples
     --------
-    >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
-    >>> with pm.Model():
-    ...     dag = bns.DAG("dag", df)
-    ...     idata = pm.sample(draws=50, tune=10, chains=1, cores=1, step=bns.SAMC(moves_per_draw=100), random_seed=1,
-    ...                       progressbar=False, compute_convergence_checks=False)
+    >>> idata = bns.results.example_idata("samc", chains=1)
     >>> diag = bns.samc_diagnostics(idata)
     >>> isinstance(diag.converged, bool), diag.theta.dims[0]
     (True, 'chain')
@@ -246,11 +242,7 @@ def samc_diagnostics(idata: Any, *, burn_in: int = 0, threshold: float = 10.0, m
 
     Examples
     --------
-    >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
-    >>> with pm.Model():
-    ...     x = bns.DAG("dag", df)
-    ...     idata = pm.sample(step=bns.SAMC(moves_per_draw=100), draws=50, tune=10, chains=1, cores=1, random_seed=1,
-    ...                       progressbar=False, compute_convergence_checks=False)
+    >>> idata = bns.results.example_idata("samc", chains=1)
     >>> diag = bns.samc_diagnostics(idata)
     >>> diag
     SAMCDiagnostics(1 chains, ...)

@@ -92,11 +92,7 @@ def plot_samc(
 
     Examples
     --------
-    >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
-    >>> with pm.Model():
-    ...     x = bns.DAG("dag", df)
-    ...     idata = pm.sample(step=bns.SAMC(moves_per_draw=100), draws=50, tune=10, chains=1, cores=1, random_seed=1,
-    ...                       progressbar=False, compute_convergence_checks=False)
+    >>> idata = bns.results.example_idata("samc", chains=1)
     >>> axes = bns.plot_samc(idata)
     >>> axes.shape
     (3,)

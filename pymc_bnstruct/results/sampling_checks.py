@@ -100,11 +100,7 @@ def check_structure_draws(idata: Any, var_name: str, kind: str) -> None:
 
     Examples
     --------
-    >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
-    >>> with pm.Model():
-    ...     dag = bns.DAG("dag", df)
-    ...     idata = pm.sample(draws=20, tune=0, chains=1, random_seed=1, progressbar=False,
-    ...                       compute_convergence_checks=False)
+    >>> idata = bns.results.example_idata("dag", chains=1)
     >>> bns.results.sampling_checks.check_structure_draws(idata, "dag", "dag")   # our step: passes
     """
     if not _from_pm_sample(idata) or var_name not in get_group(idata, "posterior"):
@@ -143,13 +139,9 @@ def warn_if_chains_disagree(agreement: ChainAgreement, var_name: str, kind: str,
 
     Examples
     --------
-    >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
-    >>> with pm.Model():
-    ...     dag = bns.DAG("dag", df)
-    ...     idata = pm.sample(draws=20, tune=0, chains=2, cores=1, random_seed=1, progressbar=False,
-    ...                       compute_convergence_checks=False)
+    >>> idata = bns.results.example_idata("dag")
     >>> agreement = bns.chain_agreement(idata, top=1)
-    >>> print(bns.results.sampling_checks.warn_if_chains_disagree(agreement, "dag", "dag", n_draws=20))
+    >>> print(bns.results.sampling_checks.warn_if_chains_disagree(agreement, "dag", "dag", n_draws=50))
     None
     """
     enough = agreement.probabilities.sizes.get("chain", 0) >= 2 and n_draws >= MIN_DRAWS

@@ -63,11 +63,7 @@ def draw_weights(idata: Any, *, burn_in: int = 0) -> xr.DataArray | None:
 
     Examples
     --------
-    >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
-    >>> with pm.Model():
-    ...     dag = bns.DAG("dag", df)
-    ...     idata = pm.sample(draws=50, tune=10, chains=1, cores=1, step=bns.SAMC(moves_per_draw=100), random_seed=1,
-    ...                       progressbar=False, compute_convergence_checks=False)
+    >>> idata = bns.results.example_idata("samc", chains=1)
     >>> w = bns.results.weights.draw_weights(idata)
     >>> w.dims
     ('chain', 'draw')
