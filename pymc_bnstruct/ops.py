@@ -39,11 +39,29 @@ class DAGLogScore(StructureOp):
     table : ScoreTable
         Supplies the family scores (score + log prior) and the constraints.
 
+    References
+    ----------
+    .. [1] Heckerman, D., Geiger, D. & Chickering, D. M. (1995). Learning Bayesian networks: the
+       combination of knowledge and statistical data. *Machine Learning*, 20(3), 197-243.
+
     Examples
     --------
-    >>> op = DAGLogScore(table)
+    >>> import pytensor
+    >>> import pytensor.tensor as pt
+    >>> net = bns.datasets.load_network("cancer")
+    >>> data = bns.DiscreteData.from_frame(net.sample(200, random_seed=1))
+    >>> table = bns.ScoreTable(data, max_parents=2)
+    >>> op = bns.ops.DAGLogScore(table)
     >>> adj = pt.imatrix("adj")
     >>> f = pytensor.function([adj], op(adj))            # or mode="NUMBA"
+    >>> true_dag = bns.graph.to_adjacency(net.edges, data.names).astype("int32")
+    >>> bool(np.isclose(f(true_dag), bns.network_score(data, net.edges)))
+    True
+
+    A cyclic graph (or one that breaks a constraint of the table) scores ``-inf``:
+
+    >>> float(f(true_dag + true_dag.T))
+    -inf
     """
 
     __props__ = ("table",)

@@ -41,6 +41,31 @@ class OrderLogScore(ScorerOp):
     Parameters
     ----------
     scorer : OrderScorer
+
+    References
+    ----------
+    .. [1] Friedman, N. & Koller, D. (2003). Being Bayesian about network structure. A Bayesian
+       approach to structure discovery in Bayesian networks. *Machine Learning*, 50(1-2), 95-125.
+
+    Examples
+    --------
+    >>> net = bns.datasets.load_network("cancer")
+    >>> data = bns.DiscreteData.from_frame(net.sample(200, random_seed=1))
+    >>> table = bns.ScoreTable(data, max_parents=2)
+    >>> scorer = bns.OrderScorer(table)
+    >>> op = bns.order.OrderLogScore(scorer)
+    >>> order = np.arange(5)
+    >>> bool(np.isclose(op(order).eval(), scorer.log_score(order)))
+    True
+    >>> float(op(np.array([0, 0, 1, 2, 3])).eval())         # not a permutation
+    -inf
+
+    It is the log-probability of a :class:`~pymc_bnstruct.NodeOrder`:
+
+    >>> with pm.Model() as model:
+    ...     x = bns.NodeOrder("order", data, max_parents=2)
+    >>> bool(np.isclose(model.compile_logp()({"order": order}), scorer.log_score(order)))
+    True
     """
 
     scorer_type = OrderScorer
@@ -63,6 +88,34 @@ class OrderFeatures(FeatureOp):
     ``feature="edge"``: ``P(u -> v | order, D)`` (row = parent; Friedman–Koller prop. 3.2).
     ``feature="markov_blanket"``: ``P(u ∈ MB(v) | order, D)`` (prop. 3.3), symmetric.
     NaN everywhere if the input is not a permutation.
+
+    Parameters
+    ----------
+    scorer : OrderScorer
+    feature : {"edge", "markov_blanket"}
+
+    References
+    ----------
+    .. [1] Friedman, N. & Koller, D. (2003). Being Bayesian about network structure. A Bayesian
+       approach to structure discovery in Bayesian networks. *Machine Learning*, 50(1-2), 95-125.
+
+    Examples
+    --------
+    >>> net = bns.datasets.load_network("cancer")
+    >>> data = bns.DiscreteData.from_frame(net.sample(200, random_seed=1))
+    >>> table = bns.ScoreTable(data, max_parents=2)
+    >>> scorer = bns.OrderScorer(table)
+    >>> order = np.arange(5)
+    >>> edge = bns.order.OrderFeatures(scorer, "edge")(order).eval()
+    >>> edge.shape
+    (5, 5)
+    >>> bool(np.allclose(edge, scorer.edge_probabilities(order)))
+    True
+    >>> bool(np.all(np.tril(edge) == 0))                    # no edge against the order
+    True
+    >>> mb = bns.order.OrderFeatures(scorer, "markov_blanket")(order).eval()
+    >>> bool(np.allclose(mb, mb.T)), bool(np.all(mb >= edge - 1e-12))   # a parent is in the blanket
+    (True, True)
     """
 
     scorer_type = OrderScorer

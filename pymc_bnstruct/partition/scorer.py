@@ -36,6 +36,39 @@ class PartitionScorer:
         ``cutoffs``, ``children`` are its arrays).
     roots : ndarray (n_vars,)
         Log weight of each node's empty family (-inf when it must have parents).
+
+    References
+    ----------
+    .. [1] Kuipers, J. & Moffa, G. (2017). Partition MCMC for inference on acyclic digraphs.
+       *Journal of the American Statistical Association*, 112(517), 282-299.
+
+    Examples
+    --------
+    >>> net = bns.datasets.load_network("cancer")
+    >>> data = bns.DiscreteData.from_frame(net.sample(200, random_seed=1))
+    >>> table = bns.ScoreTable(data, max_parents=2)
+    >>> scorer = bns.partition.PartitionScorer(table)
+    >>> scorer
+    PartitionScorer(55 families over 5 variables)
+
+    The labelled partition of the true DAG (layer 0: the nodes without parents; every node
+    has a parent in the layer just before its own):
+
+    >>> layer = scorer.from_dag(bns.graph.to_adjacency(net.edges, data.names))
+    >>> layer
+    array([0, 0, 1, 2, 2])
+    >>> scorer.describe(layer)
+    'Pollution,Smoker | Cancer | Xray,Dyspnoea'
+
+    Its score sums over the DAGs compatible with it, the true DAG among them; a single layer
+    admits only the empty graph:
+
+    >>> bool(scorer.log_score(layer) > bns.network_score(data, net.edges))
+    True
+    >>> bool(np.isclose(scorer.log_score([0, 0, 0, 0, 0]), bns.network_score(data, [])))
+    True
+    >>> float(scorer.edge_probabilities(layer)[2, 3])                  # Cancer -> Xray
+    1.0
     """
 
     def __init__(self, table: ScoreTable, *, cache_size: int | None = None, prune: float | None = None) -> None:

@@ -128,6 +128,34 @@ def register(step_class: type[BlockedStep]) -> type[BlockedStep]:
     Every module that holds the registry gets a new list, its current one plus
     ``step_class``: the lists are never changed in place, so classes other extensions
     registered (by rebinding, as pymc-bart does) stay, before or after this call.
+
+    References
+    ----------
+    .. [1] Salvatier, J., Wiecki, T. V. & Fonnesbeck, C. (2016). Probabilistic programming in
+       Python using PyMC3. *PeerJ Computer Science*, 2, e55.
+
+    Examples
+    --------
+    Importing the package registers its step methods; registering again changes nothing:
+
+    >>> bns.OrderMetropolis in pm.STEP_METHODS
+    True
+    >>> n = len(pm.STEP_METHODS)
+    >>> bns.step_methods.register(bns.OrderMetropolis) is bns.OrderMetropolis
+    True
+    >>> len(pm.STEP_METHODS) == n
+    True
+
+    so ``pm.sample`` assigns :class:`~pymc_bnstruct.OrderMetropolis` to a
+    :class:`~pymc_bnstruct.NodeOrder` without ``step=``:
+
+    >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
+    >>> with pm.Model():
+    ...     order = bns.NodeOrder("order", df)
+    ...     idata = pm.sample(draws=50, tune=10, chains=1, cores=1, random_seed=1,
+    ...                       progressbar=False, compute_convergence_checks=False)
+    >>> "bnstruct_step__order" in idata.sample_stats
+    True
     """
     for module in _registry_holders():
         current = vars(module)[_REGISTRY]
@@ -227,6 +255,31 @@ class StructureStep(BlockedStep):
     model : pm.Model, optional
     rng : seed or numpy Generator, optional
         Replaced by PyMC's per-chain generator when sampling with ``pm.sample``.
+
+    References
+    ----------
+    .. [1] Salvatier, J., Wiecki, T. V. & Fonnesbeck, C. (2016). Probabilistic programming in
+       Python using PyMC3. *PeerJ Computer Science*, 2, e55.
+
+    Examples
+    --------
+    The package's step methods are subclasses; each is ``IDEAL`` for its own kind of
+    structure variable only:
+
+    >>> issubclass(bns.OrderMetropolis, bns.step_methods.StructureStep)
+    True
+    >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
+    >>> with pm.Model():
+    ...     order = bns.NodeOrder("order", df)
+    ...     step = bns.OrderMetropolis(moves_per_draw=20)
+    ...     idata = pm.sample(step=step, draws=50, tune=10, chains=1, cores=1, random_seed=1,
+    ...                       progressbar=False, compute_convergence_checks=False)
+    >>> bns.OrderMetropolis.competence(order).name, bns.StructureMetropolis.competence(order).name
+    ('IDEAL', 'INCOMPATIBLE')
+    >>> step.moves_per_draw, step.var_name
+    (20, 'order')
+    >>> idata.sample_stats["log_score"].shape
+    (1, 50)
     """
 
     name: ClassVar[str] = "structure_step"
