@@ -75,6 +75,8 @@ LISTED_OBJECTS = sorted((name, obj) for name in LISTED if (obj := _resolve(name)
 # Plain utilities, containers and plumbing: no method from the literature to cite. They still
 # need an Examples section.
 REFERENCES_EXEMPT = {
+    "results.example_idata": "example data for the docs",
+    "results.sampling_checks.check_structure_draws": "a check of the sampler stats",
     # data handling and argument checks
     "DiscreteData": "a data container",
     "as_discrete_data": "a conversion",

@@ -33,13 +33,10 @@ a wrong mode is much less likely to be shared than to be caught here.
 from __future__ import annotations
 
 import warnings
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..step_methods.base import ForeignStepError, foreign_step_message, step_stat_name
 from .idata import get_group, has_group
-
-if TYPE_CHECKING:
-    from .diagnostics import ChainAgreement
 
 __all__ = ["DISAGREEMENT", "MIN_DRAWS", "check_structure_draws", "warn_if_chains_disagree"]
 
@@ -114,7 +111,7 @@ def check_structure_draws(idata: Any, var_name: str, kind: str) -> None:
         + foreign_step_message(var_name, _KINDS.get(kind, kind), _foreign_step(names)))
 
 
-def warn_if_chains_disagree(agreement: ChainAgreement, var_name: str, kind: str, n_draws: int, *,
+def warn_if_chains_disagree(agreement: Any, var_name: str, kind: str, n_draws: int, *,
                             stacklevel: int = 2) -> str | None:
     """Warn when the chains of a DAG or partition variable disagree.
 

@@ -132,6 +132,17 @@ class SearchSpace:
         ``child``), e.g. for ``initval=``.
     score : float
         Its ``log P(D | G) + log P(G)``.
+
+    References
+    ----------
+    .. [1] Kuipers, J., Suter, P. & Moffa, G. (2022). Efficient sampling and structure learning
+       of Bayesian networks. *Journal of Computational and Graphical Statistics*, 31(3), 639-650.
+
+    Examples
+    --------
+    >>> df = bns.datasets.load_network("asia").sample(2000, random_seed=1)
+    >>> bns.search_space(df, random_seed=1, progressbar=False)
+    SearchSpace(8 variables, 2.6 candidates per node on average (max 6), 2 iterations, ... s)
     """
 
     names: tuple[str, ...]
@@ -220,8 +231,17 @@ def search_space(
 
     References
     ----------
-    Kuipers, J., Suter, P. and Moffa, G. (2022). Efficient sampling and structure learning
-    of Bayesian networks. *JCGS* 31(3), 639-650.
+    .. [1] Kuipers, J., Suter, P. & Moffa, G. (2022). Efficient sampling and structure learning
+       of Bayesian networks. *Journal of Computational and Graphical Statistics*, 31(3), 639-650.
+
+    Examples
+    --------
+    >>> df = bns.datasets.load_network("asia").sample(2000, random_seed=1)
+    >>> space = bns.search_space(df, random_seed=1, progressbar=False)
+    >>> space.candidates["dysp"]
+    ('bronc', 'either')
+    >>> bns.ScoreTable(df, candidates=space).n_families
+    84
     """
     return _search_space(data, score=score, prior=prior, max_parents=max_parents, max_candidates=max_candidates,
                          method=method, blacklist=blacklist, whitelist=whitelist, random_seed=random_seed,
