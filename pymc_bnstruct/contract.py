@@ -93,6 +93,10 @@ def check_feature(feature: Any) -> str:
     return feature
 
 
+#: How far outside [0, 1] a probability may land by rounding before it is clipped.
+_ROUNDING = 1e-9
+
+
 def feature_dataarray(values: Any, names: Sequence[Any], feature: str, *,
                       attrs: Mapping[str, Any] | None = None) -> xr.DataArray:
     """Label an ``(n, n)`` array of feature probabilities: the one labelling every backend uses.
@@ -111,7 +115,13 @@ def feature_dataarray(values: Any, names: Sequence[Any], feature: str, *,
     Returns
     -------
     xarray.DataArray
-        float64, dims ``FEATURE_DIMS[feature]``, named ``RESULT_NAMES[feature]``.
+        float64, dims ``FEATURE_DIMS[feature]``, named ``RESULT_NAMES[feature]``; values
+        within ``1e-9`` outside ``[0, 1]`` (rounding of sums of posterior weights) clipped.
+
+    Raises
+    ------
+    ValueError
+        For a wrong shape, or a value further outside ``[0, 1]``.
     """
     check_feature(feature)
     names = list(names)
@@ -119,6 +129,10 @@ def feature_dataarray(values: Any, names: Sequence[Any], feature: str, *,
     if arr.shape != (len(names), len(names)):
         raise ValueError(f"{feature} probabilities must be {len(names)}x{len(names)} (one row and column per "
                          f"variable), got shape {arr.shape}")
+    # sums of many posterior weights land a few ulps outside [0, 1]; anything further is a bug
+    if arr.size and not (np.all(arr >= -_ROUNDING) and np.all(arr <= 1 + _ROUNDING)):
+        raise ValueError(f"{feature} probabilities outside [0, 1]: min {arr.min()!r}, max {arr.max()!r}")
+    np.clip(arr, 0.0, 1.0, out=arr)
     dims = FEATURE_DIMS[feature]
     return xr.DataArray(arr, dims=dims, coords={dims[0]: names, dims[1]: names}, name=RESULT_NAMES[feature],
                         attrs=dict(attrs or {}))

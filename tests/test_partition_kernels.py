@@ -22,7 +22,7 @@ from pymc_bnstruct.moves.mcmc import rev_draw
 from pymc_bnstruct.partition import PartitionChain, PartitionScorer, TemperedPartitionChain
 from pymc_bnstruct.partition import kernels as K
 from pymc_bnstruct.partition import mcmc as M
-from pymc_bnstruct.partition.chain import PartitionTermCache
+from pymc_bnstruct.partition.chain import allocate_term_cache
 from pymc_bnstruct.rng import seed_state
 
 
@@ -330,7 +330,7 @@ class _BrokenChain(PartitionChain):
 
     def run(self, n_moves, seed):
         if self._cache is None:
-            self._cache = PartitionTermCache.allocate(self.scorer)
+            self._cache = allocate_term_cache(self.scorer)
         s = self.scorer
         counts = np.zeros(2 * M.N_KINDS, dtype=np.int64)
         self.log_score = float(self.kernel(

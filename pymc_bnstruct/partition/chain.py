@@ -34,8 +34,9 @@ DEFAULT_MOVE_PROBS = (0.2, 0.25, 0.1, 0.34, 0.01, 0.1, 0.0)
 CACHE_BYTES = 24_000_000
 
 
-def _allocate_cache(scorer: PartitionScorer) -> NodeTermCache:
-    # partition keys are (pred, prev) pairs: two bitsets a slot
+def allocate_term_cache(scorer: PartitionScorer) -> NodeTermCache:
+    """An empty node-term cache for partition chains on ``scorer`` (keys are (pred, prev)
+    pairs, two bitsets a slot); replicas of a tempered chain share one."""
     return NodeTermCache.allocate(scorer, CACHE_BYTES, key_sets=2)
 
 
@@ -125,7 +126,7 @@ class PartitionChain:
         if self.layer is None:
             raise RuntimeError("load a partition first")
         if self._cache is None:
-            self._cache = _allocate_cache(self.scorer)
+            self._cache = allocate_term_cache(self.scorer)
         s = self.scorer
         counts = np.zeros(2 * N_KINDS, dtype=np.int64)
         self.log_score = float(partition_metropolis(
@@ -264,7 +265,7 @@ class TemperedPartitionChain:
         if self.layer is None:
             raise RuntimeError("load a partition first")
         if any(r._cache is None for r in self.replicas):
-            shared = _allocate_cache(self.scorer)
+            shared = allocate_term_cache(self.scorer)
             for r in self.replicas:
                 r._cache = shared
         rng = np.random.default_rng(seed)
