@@ -114,6 +114,14 @@ def _add(notpred, node):
     notpred[node >> 6] &= ~(_U1 << np.uint64(node & 63))
 
 
+@nb.njit(cache=True, inline="always")
+def _pred_before(notpred, order, a):
+    """Set ``notpred`` to the complement of the nodes at positions ``0 .. a-1``."""
+    _clear(notpred)
+    for k in range(a):
+        _add(notpred, order[k])
+
+
 @nb.njit(cache=True)
 def is_permutation(order, n):
     """True if ``order`` holds each of ``0 .. n-1`` exactly once."""
@@ -161,9 +169,7 @@ def rescore_range(order, a, b, offsets, bits, scores, cutoffs, notpred, out):
     predecessor sets of earlier and later positions stay the same. ``notpred`` is scratch.
     Returns the sum of the new terms.
     """
-    _clear(notpred)
-    for k in range(a):
-        _add(notpred, order[k])
+    _pred_before(notpred, order, a)
     total = 0.0
     for k in range(a, b + 1):
         v = order[k]
@@ -241,9 +247,7 @@ def cached_node_scores(order, offsets, bits, scores, cutoffs, cand, keys, vals, 
 def cached_rescore_range(order, a, b, offsets, bits, scores, cutoffs, cand, keys, vals, used, shift,
                          notpred, out):
     """:func:`rescore_range` through the per-node caches."""
-    _clear(notpred)
-    for k in range(a):
-        _add(notpred, order[k])
+    _pred_before(notpred, order, a)
     total = 0.0
     for k in range(a, b + 1):
         v = order[k]
