@@ -141,19 +141,17 @@ def build_parser() -> argparse.ArgumentParser:
                        help="progress bar / lines on stderr (default: when stderr is a terminal)")
     learn.set_defaults(func=cmd_learn)
 
-    summ = sub.add_parser("summary", parents=[common], help="print a result: edges, convergence",
-                          description="Print the edge probabilities (or the learned DAG of a search) and, for "
-                                      "samplers, the convergence table; SAMC draws are weighted.")
-    summ.add_argument("result", metavar="RESULT.nc")
+    summ = _result_parser(sub, common, "summary", "print a result: edges, convergence",
+                          "Print the edge probabilities (or the learned DAG of a search) and, for "
+                          "samplers, the convergence table; SAMC draws are weighted.")
     summ.add_argument("--top", type=_int_at_least(0), default=20, help="rows to show (0 = all; default 20)")
     summ.add_argument("--format", choices=("table", "csv", "json"), default="table",
                       help="table (default), csv (the edge table) or json (everything)")
     summ.set_defaults(func=cmd_summary)
 
-    plot = sub.add_parser("plot", parents=[common], help="draw a result",
-                          description="Draw a result: the network, the edge-probability heat map, the score "
-                                      "trace, the chain agreement, or ROC curves against a true network.")
-    plot.add_argument("result", metavar="RESULT.nc")
+    plot = _result_parser(sub, common, "plot", "draw a result",
+                          "Draw a result: the network, the edge-probability heat map, the score "
+                          "trace, the chain agreement, or ROC curves against a true network.")
     plot.add_argument("--kind", choices=PLOT_KINDS, default="network", help="what to draw (default network)")
     plot.add_argument("--out", required=True, metavar="FILE", help="picture file: .png, .svg or .pdf")
     plot.add_argument("--truth", metavar="EDGES",
@@ -175,6 +173,14 @@ def build_parser() -> argparse.ArgumentParser:
     nets = sub.add_parser("networks", parents=[common], help="list the bundled networks",
                           description="List the networks shipped with the package.")
     nets.set_defaults(func=cmd_networks)
+    return parser
+
+
+def _result_parser(sub: Any, common: argparse.ArgumentParser, name: str, help: str,
+                   description: str) -> argparse.ArgumentParser:
+    """A sub-command that reads one saved result (``RESULT.nc``, its first argument)."""
+    parser = sub.add_parser(name, parents=[common], help=help, description=description)
+    parser.add_argument("result", metavar="RESULT.nc")
     return parser
 
 

@@ -97,6 +97,15 @@ def bits_to_parents(bits, out):
     return k
 
 
+@nb.njit(cache=True, inline="always")
+def same_row(table, row, bitset):
+    """Whether ``table[row]`` equals ``bitset`` word for word (a stored parent set against a query)."""
+    for w in range(bitset.shape[0]):
+        if table[row, w] != bitset[w]:
+            return False
+    return True
+
+
 @inner
 def family_score(E, child, bits):
     """``local score + log prior`` of the family ``(child, bits)``, from the cache or computed."""
@@ -113,14 +122,8 @@ def family_score(E, child, bits):
     for t in range(PROBE):
         s = (base + t) & mask
         c = slot_child[s]
-        if c == child:
-            same = True
-            for w in range(n_words):
-                if slot_bits[s, w] != bits[w]:
-                    same = False
-                    break
-            if same:
-                return slot_value[s]
+        if c == child and same_row(slot_bits, s, bits):
+            return slot_value[s]
         elif c < 0 and free < 0:
             free = s
     # a miss: count the family once through the score engine

@@ -43,42 +43,35 @@ NEG_INF = -np.inf
 
 
 @nb.njit(cache=True, inline="always")
-def _inside(bits, f, notpred, n_words):
-    """True if the bitset of row ``f`` has no bit outside the predecessor set (``notpred = ~pred``)."""
+def _inside(bits, f, notpred, unused, n_words):
+    """True if the bitset of row ``f`` has no bit outside the predecessor set (``notpred = ~pred``).
+
+    ``unused`` gives it the signature of the row tests of :func:`truncated_log_sum`.
+    """
     for w in range(n_words):
         if bits[f, w] & notpred[w] != _Z:
             return False
     return True
 
 
-@inner
-def node_log_sum(bits, scores, lo, hi, notpred, cutoff):
-    """``log Σ exp(scores[f])`` over rows ``f`` in ``[lo, hi)`` whose parents ⊆ pred; -inf if none.
+@nb.njit(cache=True, inline="always")
+def _inside_word(bits, f, np0, unused, n_words):
+    """:func:`_inside` for one-word bitsets, ``np0 = notpred[0]`` (the common ``n <= 64`` case)."""
+    return bits[f, 0] & np0 == _Z
 
-    ``notpred`` is the complement of the predecessor bitset (``W`` words). Rows must be
-    sorted by score, best first; the scan stops ``cutoff`` below the best consistent row.
+
+@nb.njit(cache=True, inline="always")
+def truncated_log_sum(fits, bits, scores, lo, hi, a, b, cutoff):
+    """``log Σ exp(scores[f])`` over rows ``f ∈ [lo, hi)`` with ``fits(bits, f, a, b, n_words)``; -inf if none.
+
+    Rows sorted by score, best first; the scan stops ``cutoff`` below the first row that
+    fits (the truncation of the module docstring). Always inlined, so that ``fits`` (a
+    kernel, passed as an argument) is resolved and inlined at compile time: the order and
+    partition sums share this loop without paying for an indirect call per row.
     """
     n_words = bits.shape[1]
     f = lo
-    if n_words == 1:
-        np0 = notpred[0]
-        while f < hi and bits[f, 0] & np0 != _Z:
-            f += 1
-        if f == hi:
-            return NEG_INF
-        best = scores[f]
-        lim = best - cutoff
-        total = 1.0
-        f += 1
-        while f < hi:
-            s = scores[f]
-            if s < lim:
-                break
-            if bits[f, 0] & np0 == _Z:
-                total += math.exp(s - best)
-            f += 1
-        return best + math.log(total)
-    while f < hi and not _inside(bits, f, notpred, n_words):
+    while f < hi and not fits(bits, f, a, b, n_words):
         f += 1
     if f == hi:
         return NEG_INF
@@ -90,10 +83,23 @@ def node_log_sum(bits, scores, lo, hi, notpred, cutoff):
         s = scores[f]
         if s < lim:
             break
-        if _inside(bits, f, notpred, n_words):
+        if fits(bits, f, a, b, n_words):
             total += math.exp(s - best)
         f += 1
     return best + math.log(total)
+
+
+@inner
+def node_log_sum(bits, scores, lo, hi, notpred, cutoff):
+    """``log Σ exp(scores[f])`` over rows ``f`` in ``[lo, hi)`` whose parents ⊆ pred; -inf if none.
+
+    ``notpred`` is the complement of the predecessor bitset (``W`` words). Rows must be
+    sorted by score, best first; the scan stops ``cutoff`` below the best consistent row.
+    """
+    if bits.shape[1] == 1:
+        # one word: the test reads a scalar instead of looping over words
+        return truncated_log_sum(_inside_word, bits, scores, lo, hi, notpred[0], notpred, cutoff)
+    return truncated_log_sum(_inside, bits, scores, lo, hi, notpred, notpred, cutoff)
 
 
 @nb.njit(cache=True, inline="always")
@@ -106,6 +112,14 @@ def _clear(notpred):
 def _add(notpred, node):
     """Add ``node`` to the predecessor set held as its complement."""
     notpred[node >> 6] &= ~(_U1 << np.uint64(node & 63))
+
+
+@nb.njit(cache=True, inline="always")
+def _pred_before(notpred, order, a):
+    """Set ``notpred`` to the complement of the nodes at positions ``0 .. a-1``."""
+    _clear(notpred)
+    for k in range(a):
+        _add(notpred, order[k])
 
 
 @nb.njit(cache=True)
@@ -155,9 +169,7 @@ def rescore_range(order, a, b, offsets, bits, scores, cutoffs, notpred, out):
     predecessor sets of earlier and later positions stay the same. ``notpred`` is scratch.
     Returns the sum of the new terms.
     """
-    _clear(notpred)
-    for k in range(a):
-        _add(notpred, order[k])
+    _pred_before(notpred, order, a)
     total = 0.0
     for k in range(a, b + 1):
         v = order[k]
@@ -235,9 +247,7 @@ def cached_node_scores(order, offsets, bits, scores, cutoffs, cand, keys, vals, 
 def cached_rescore_range(order, a, b, offsets, bits, scores, cutoffs, cand, keys, vals, used, shift,
                          notpred, out):
     """:func:`rescore_range` through the per-node caches."""
-    _clear(notpred)
-    for k in range(a):
-        _add(notpred, order[k])
+    _pred_before(notpred, order, a)
     total = 0.0
     for k in range(a, b + 1):
         v = order[k]
@@ -266,7 +276,7 @@ def family_weights(order, offsets, bits, scores, cutoffs, node_scores_, weights)
             for f in range(lo, hi):
                 if scores[f] < lim:
                     break
-                if _inside(bits, f, notpred, n_words):
+                if _inside(bits, f, notpred, notpred, n_words):
                     if lim == NEG_INF:
                         lim = scores[f] - cutoffs[v]
                     weights[f] = math.exp(scores[f] - lse)
@@ -364,7 +374,7 @@ def _feature_pass(order, offsets, bits, scores, parents, cutoffs, edge, log_none
                 sf = scores[f]
                 if sf < lim:
                     break
-                if not _inside(bits, f, notpred, n_words):
+                if not _inside(bits, f, notpred, notpred, n_words):
                     continue
                 if lim == NEG_INF:
                     lim = sf - cutoffs[v]

@@ -31,7 +31,7 @@ import numpy as np
 
 from ..graph import kahn_placed
 from ..jit import empty, inner, wrapping_mul
-from ..order.kernels import flush_pairs, markov_blanket_from, snap, spread_family
+from ..order.kernels import flush_pairs, markov_blanket_from, snap, spread_family, truncated_log_sum
 from ..order.sampling import draw_families
 
 _Z = np.uint64(0)
@@ -61,24 +61,7 @@ def layer_log_sum(bits, scores, lo, hi, pred, prev, cutoff):
     Rows sorted best first; the scan stops ``cutoff`` below the first compatible row; -inf
     if none.
     """
-    n_words = bits.shape[1]
-    f = lo
-    while f < hi and not _compatible(bits, f, pred, prev, n_words):
-        f += 1
-    if f == hi:
-        return NEG_INF
-    best = scores[f]
-    lim = best - cutoff
-    total = 1.0
-    f += 1
-    while f < hi:
-        s = scores[f]
-        if s < lim:
-            break
-        if _compatible(bits, f, pred, prev, n_words):
-            total += math.exp(s - best)
-        f += 1
-    return best + math.log(total)
+    return truncated_log_sum(_compatible, bits, scores, lo, hi, pred, prev, cutoff)
 
 
 @nb.njit(cache=True)

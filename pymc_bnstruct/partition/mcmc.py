@@ -67,6 +67,7 @@ import numba as nb
 import numpy as np
 
 from ..jit import empty, inner, zeros
+from ..moves.cache_kernels import same_row
 from ..moves.mcmc import edge_list, rev_draw, rev_workspace
 from ..rng import randint, seed_state, uniform
 from .kernels import NEG_INF, _compatible, cached_node_term, layer_sets_into
@@ -273,14 +274,8 @@ def sample_parents(layer, pred, prev, terms, offsets, bits, scores, cutoffs, rng
 @nb.njit(cache=True)
 def family_score(v, parents, offsets, bits, scores):
     """Score of the family ``(v, parents)`` (a bitset), -inf if it is not in the table."""
-    n_words = bits.shape[1]
     for f in range(offsets[v], offsets[v + 1]):
-        same = True
-        for w in range(n_words):
-            if bits[f, w] != parents[w]:
-                same = False
-                break
-        if same:
+        if same_row(bits, f, parents):
             return scores[f]
     return NEG_INF
 

@@ -94,9 +94,34 @@ class Score:
         parent_sets = np.full((len(fams), max(k, 1)), -1, dtype=np.int64)
         for f, (_, p) in enumerate(fams):
             parent_sets[f, : len(p)] = p
-        return self._scores(data, children, parent_sets, sizes)
+        return self.family_scores(data, children, parent_sets, sizes)
 
-    def _scores(self, data: DiscreteData, children: np.ndarray, parent_sets: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    def family_scores(
+        self, data: DiscreteData, children: np.ndarray, parent_sets: np.ndarray, sizes: np.ndarray
+    ) -> np.ndarray:
+        """Local scores of families given as index arrays (the batch behind :meth:`local_many`).
+
+        For callers that already hold the families as node indices: no name lookup or
+        validation is done.
+
+        Parameters
+        ----------
+        data : DiscreteData
+            The data the families are scored on.
+        children : numpy.ndarray
+            ``(F,)`` int64, the child of each family.
+        parent_sets : numpy.ndarray
+            ``(F, k)`` int64, row ``f`` holds family ``f``'s parents in its first ``sizes[f]``
+            entries (the rest is ignored, ``k >= 1``).
+        sizes : numpy.ndarray
+            ``(F,)`` int64, the number of parents of each family.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``(F,)`` float64, the local score of each family (parallel numba above a size
+            where threads pay off).
+        """
         if len(children) == 0:
             return np.empty(0)
         if len(children) * data.n_samples < _kernels.SERIAL_WORK or numba.get_num_threads() == 1:

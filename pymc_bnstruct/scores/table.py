@@ -184,7 +184,7 @@ class ScoreTable:
                 parent_sets[row:row + len(sets), :sets.shape[1]] = sets
                 n_parents[row:row + len(sets)] = sets.shape[1]
                 row += len(sets)
-        local = score._scores(data, children, parent_sets, n_parents)
+        local = score.family_scores(data, children, parent_sets, n_parents)
         log_prior = self._log_priors(children, parent_sets, n_parents)
         n_words = (n + 63) // 64
         bitsets = _bitsets(parent_sets, n_words)
@@ -218,7 +218,7 @@ class ScoreTable:
         children = np.array([i for i, _ in pairs], dtype=np.int64)
         parents = np.array([[p] for _, p in pairs], dtype=np.int64).reshape(len(pairs), 1)
         ones = np.ones(len(pairs), dtype=np.int64)
-        value = self.score._scores(self.data, children, parents, ones) + self._log_priors(children, parents, ones)
+        value = self.score.family_scores(self.data, children, parents, ones) + self._log_priors(children, parents, ones)
         chosen: list[list[int]] = []
         start = 0
         for i in range(self.n_vars):

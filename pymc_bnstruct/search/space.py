@@ -354,7 +354,7 @@ class _Grower:
         sizes = np.array([len(s) for s in sets], dtype=np.int64)
         for f, s in enumerate(sets):
             ps[f, :len(s)] = s
-        local = self.cache.score._scores(self.data, np.asarray(children, dtype=np.int64), ps, sizes)
+        local = self.cache.score.family_scores(self.data, np.asarray(children, dtype=np.int64), ps, sizes)
         return local + self.log_prior[sizes]
 
     def pair_gain(self) -> np.ndarray:
