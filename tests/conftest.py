@@ -114,6 +114,18 @@ NEEDS_NUMBA_LINKER = "PyTensor's NUMBA linker compiles with numba"
 TOO_SLOW_AS_PYTHON = "thousands of sampler or search moves: minutes as plain Python"
 JIT_ONLY_MODULES: dict[str, str] = {
     "test_ops.py": NEEDS_NUMBA_LINKER,  # every test compares the default mode with NUMBA
+    # over 90 s each as plain Python on 2 cores (each module's fast tests, measured alone)
+    "test_cli.py": TOO_SLOW_AS_PYTHON,
+    "test_enumerate.py": TOO_SLOW_AS_PYTHON,
+    "test_exact_dp.py": TOO_SLOW_AS_PYTHON,
+    "test_order_mcmc.py": TOO_SLOW_AS_PYTHON,
+    "test_registration.py": TOO_SLOW_AS_PYTHON,
+    "test_samc.py": TOO_SLOW_AS_PYTHON,
+    "test_samc_every_iteration.py": TOO_SLOW_AS_PYTHON,
+    "test_search.py": TOO_SLOW_AS_PYTHON,
+    "test_search_space.py": TOO_SLOW_AS_PYTHON,
+    "test_structure_kernels.py": TOO_SLOW_AS_PYTHON,
+    "test_structure_mcmc.py": TOO_SLOW_AS_PYTHON,
 }
 JIT_ONLY_TESTS: dict[str, str] = {
     "test_pymc_lines.py::test_cached_op_fills_the_score_cache_in_every_mode": NEEDS_NUMBA_LINKER,
