@@ -239,8 +239,7 @@ class NodeOrder(_ScoredStructure):
 
     References
     ----------
-    .. [1] Friedman, N. & Koller, D. (2003). Being Bayesian about network structure. A Bayesian
-       approach to structure discovery in Bayesian networks. *Machine Learning*, 50(1-2), 95-125.
+    .. [1] Friedman & Koller (2003), "Being Bayesian about network structure", Mach. Learn. 50, 95-125.
 
     Examples
     --------
@@ -491,12 +490,9 @@ class DAG:
 
     References
     ----------
-    .. [1] Madigan, D. & York, J. (1995). Bayesian graphical models for discrete data.
-       *International Statistical Review*, 63(2), 215-232.
-    .. [2] Giudici, P. & Castelo, R. (2003). Improving Markov chain Monte Carlo model search for
-       data mining. *Machine Learning*, 50(1-2), 127-158.
-    .. [3] Heckerman, D., Geiger, D. & Chickering, D. M. (1995). Learning Bayesian networks: the
-       combination of knowledge and statistical data. *Machine Learning*, 20(3), 197-243.
+    .. [1] Madigan & York (1995), "Bayesian graphical models for discrete data", Int. Stat. Rev. 63, 215-232.
+    .. [2] Giudici & Castelo (2003), "Improving Markov chain Monte Carlo model search for data mining", Mach. Learn. 50, 127-158.
+    .. [3] Heckerman et al. (1995), "Learning Bayesian networks: the combination of knowledge...", Mach. Learn. 20, 197-243.
 
     Examples
     --------
@@ -644,8 +640,7 @@ class NodePartition(_ScoredStructure):
 
     References
     ----------
-    .. [1] Kuipers, J. & Moffa, G. (2017). Partition MCMC for inference on acyclic digraphs.
-       *Journal of the American Statistical Association*, 112(517), 282-299.
+    .. [1] Kuipers & Moffa (2017), "Partition MCMC for inference on acyclic digraphs", JASA 112, 282-299.
 
     Examples
     --------

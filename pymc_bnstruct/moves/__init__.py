@@ -68,10 +68,8 @@ def legal_moves(graph: Any, constraints: StructureConstraints) -> pd.DataFrame:
 
     References
     ----------
-    .. [1] Madigan, D. & York, J. (1995). Bayesian graphical models for discrete data.
-       *International Statistical Review*, 63(2), 215-232.
-    .. [2] Giudici, P. & Castelo, R. (2003). Improving Markov chain Monte Carlo model search
-       for data mining. *Machine Learning*, 50(1-2), 127-158.
+    .. [1] Madigan & York (1995), "Bayesian graphical models for discrete data", Int. Stat. Rev. 63, 215-232.
+    .. [2] Giudici & Castelo (2003), "Improving Markov chain Monte Carlo model search for data mining", Mach. Learn. 50, 127-158.
 
     Examples
     --------
@@ -131,10 +129,8 @@ def count_legal_moves(graph: Any, constraints: StructureConstraints) -> int:
 
     References
     ----------
-    .. [1] Madigan, D. & York, J. (1995). Bayesian graphical models for discrete data.
-       *International Statistical Review*, 63(2), 215-232.
-    .. [2] Giudici, P. & Castelo, R. (2003). Improving Markov chain Monte Carlo model search
-       for data mining. *Machine Learning*, 50(1-2), 127-158.
+    .. [1] Madigan & York (1995), "Bayesian graphical models for discrete data", Int. Stat. Rev. 63, 215-232.
+    .. [2] Giudici & Castelo (2003), "Improving Markov chain Monte Carlo model search for data mining", Mach. Learn. 50, 127-158.
 
     Examples
     --------
@@ -195,10 +191,8 @@ def move_delta(cache: ScoreCache, graph: Any, move: tuple[Any, Any, Any], constr
 
     References
     ----------
-    .. [1] Madigan, D. & York, J. (1995). Bayesian graphical models for discrete data.
-       *International Statistical Review*, 63(2), 215-232.
-    .. [2] Giudici, P. & Castelo, R. (2003). Improving Markov chain Monte Carlo model search
-       for data mining. *Machine Learning*, 50(1-2), 127-158.
+    .. [1] Madigan & York (1995), "Bayesian graphical models for discrete data", Int. Stat. Rev. 63, 215-232.
+    .. [2] Giudici & Castelo (2003), "Improving Markov chain Monte Carlo model search for data mining", Mach. Learn. 50, 127-158.
 
     Examples
     --------
@@ -255,10 +249,8 @@ def apply_move(graph: Any, move: tuple[Any, Any, Any], constraints: StructureCon
 
     References
     ----------
-    .. [1] Madigan, D. & York, J. (1995). Bayesian graphical models for discrete data.
-       *International Statistical Review*, 63(2), 215-232.
-    .. [2] Giudici, P. & Castelo, R. (2003). Improving Markov chain Monte Carlo model search
-       for data mining. *Machine Learning*, 50(1-2), 127-158.
+    .. [1] Madigan & York (1995), "Bayesian graphical models for discrete data", Int. Stat. Rev. 63, 215-232.
+    .. [2] Giudici & Castelo (2003), "Improving Markov chain Monte Carlo model search for data mining", Mach. Learn. 50, 127-158.
 
     Examples
     --------

@@ -44,8 +44,7 @@ class OrderLogScore(ScorerOp):
 
     References
     ----------
-    .. [1] Friedman, N. & Koller, D. (2003). Being Bayesian about network structure. A Bayesian
-       approach to structure discovery in Bayesian networks. *Machine Learning*, 50(1-2), 95-125.
+    .. [1] Friedman & Koller (2003), "Being Bayesian about network structure", Mach. Learn. 50, 95-125.
 
     Examples
     --------
@@ -96,8 +95,7 @@ class OrderFeatures(FeatureOp):
 
     References
     ----------
-    .. [1] Friedman, N. & Koller, D. (2003). Being Bayesian about network structure. A Bayesian
-       approach to structure discovery in Bayesian networks. *Machine Learning*, 50(1-2), 95-125.
+    .. [1] Friedman & Koller (2003), "Being Bayesian about network structure", Mach. Learn. 50, 95-125.
 
     Examples
     --------

@@ -39,8 +39,7 @@ class PartitionScorer:
 
     References
     ----------
-    .. [1] Kuipers, J. & Moffa, G. (2017). Partition MCMC for inference on acyclic digraphs.
-       *Journal of the American Statistical Association*, 112(517), 282-299.
+    .. [1] Kuipers & Moffa (2017), "Partition MCMC for inference on acyclic digraphs", JASA 112, 282-299.
 
     Examples
     --------

@@ -106,10 +106,8 @@ def compare(learned: Any, truth: Any, *, threshold: float = 0.5) -> Comparison:
 
     References
     ----------
-    .. [1] Tsamardinos, I., Brown, L. E. & Aliferis, C. F. (2006). The max-min hill-climbing
-       Bayesian network structure learning algorithm. *Machine Learning*, 65(1), 31-78.
-    .. [2] Chickering, D. M. (2002). Learning equivalence classes of Bayesian-network structures.
-       *Journal of Machine Learning Research*, 2, 445-498.
+    .. [1] Tsamardinos et al. (2006), "The max-min hill-climbing Bayesian network structure learning algorithm", Mach. Learn. 65, 31-78.
+    .. [2] Chickering (2002), "Learning equivalence classes of Bayesian-network structures", JMLR 2, 445-498.
 
     Examples
     --------
@@ -259,8 +257,7 @@ def roc_curve(probabilities: Any, truth: Any, *, kind: str = "edge") -> RocCurve
 
     References
     ----------
-    .. [1] Fawcett, T. (2006). An introduction to ROC analysis. *Pattern Recognition Letters*,
-       27(8), 861-874.
+    .. [1] Fawcett (2006), "An introduction to ROC analysis", Pattern Recognit. Lett. 27, 861-874.
 
     Examples
     --------
@@ -286,8 +283,7 @@ def pr_curve(probabilities: Any, truth: Any, *, kind: str = "edge") -> PrCurve:
 
     References
     ----------
-    .. [1] Davis, J. & Goadrich, M. (2006). The relationship between precision-recall and ROC
-       curves. In *Proceedings of the 23rd International Conference on Machine Learning (ICML)*, 233-240.
+    .. [1] Davis & Goadrich (2006), "The relationship between precision-recall and ROC curves", ICML 23, 233-240.
 
     Examples
     --------

@@ -369,8 +369,7 @@ def plot_roc(probabilities: Any, truth: Any, *, kinds: Sequence[str] = ("edge", 
 
     References
     ----------
-    .. [1] Fawcett, T. (2006). An introduction to ROC analysis. *Pattern Recognition Letters*,
-       27(8), 861-874.
+    .. [1] Fawcett (2006), "An introduction to ROC analysis", Pattern Recognit. Lett. 27, 861-874.
 
     Examples
     --------

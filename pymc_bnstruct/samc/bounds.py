@@ -41,8 +41,7 @@ class AutomaticBounds:
 
     References
     ----------
-    .. [1] Liang, F. & Zhang, J. (2009). Learning Bayesian networks for discrete data.
-       *Computational Statistics & Data Analysis*, 53(4), 865-876.
+    .. [1] Liang & Zhang (2009), "Learning Bayesian networks for discrete data", Comput. Stat. Data Anal. 53, 865-876.
 
     Examples
     --------
@@ -131,8 +130,7 @@ def automatic_bounds(cache: Any, constraints: Any, width: float, *, move_probs: 
 
     References
     ----------
-    .. [1] Liang, F. & Zhang, J. (2009). Learning Bayesian networks for discrete data.
-       *Computational Statistics & Data Analysis*, 53(4), 865-876.
+    .. [1] Liang & Zhang (2009), "Learning Bayesian networks for discrete data", Comput. Stat. Data Anal. 53, 865-876.
 
     Examples
     --------

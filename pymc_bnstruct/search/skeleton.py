@@ -41,8 +41,7 @@ class ColliderScores(NamedTuple):
 
     References
     ----------
-    .. [1] Steck, H. (2000). On the use of skeletons when learning in Bayesian networks. In
-       *Proceedings of the 16th Conference on Uncertainty in Artificial Intelligence (UAI)*, 558-565.
+    .. [1] Steck (2000), "On the use of skeletons when learning in Bayesian networks", UAI 16, 558-565.
 
     Examples
     --------
@@ -156,8 +155,7 @@ def skeleton_operator(
 
     References
     ----------
-    .. [1] Steck, H. (2000). On the use of skeletons when learning in Bayesian networks. In
-       *Proceedings of the 16th Conference on Uncertainty in Artificial Intelligence (UAI)*, 558-565.
+    .. [1] Steck (2000), "On the use of skeletons when learning in Bayesian networks", UAI 16, 558-565.
 
     Examples
     --------
@@ -201,8 +199,7 @@ def collider_scores(
 
     References
     ----------
-    .. [1] Steck, H. (2000). On the use of skeletons when learning in Bayesian networks. In
-       *Proceedings of the 16th Conference on Uncertainty in Artificial Intelligence (UAI)*, 558-565.
+    .. [1] Steck (2000), "On the use of skeletons when learning in Bayesian networks", UAI 16, 558-565.
 
     Examples
     --------
@@ -288,8 +285,7 @@ def skeleton_search(
 
     References
     ----------
-    .. [1] Steck, H. (2000). On the use of skeletons when learning in Bayesian networks. In
-       *Proceedings of the 16th Conference on Uncertainty in Artificial Intelligence (UAI)*, 558-565.
+    .. [1] Steck (2000), "On the use of skeletons when learning in Bayesian networks", UAI 16, 558-565.
 
     Examples
     --------

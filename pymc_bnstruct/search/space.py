@@ -135,8 +135,7 @@ class SearchSpace:
 
     References
     ----------
-    .. [1] Kuipers, J., Suter, P. & Moffa, G. (2022). Efficient sampling and structure learning
-       of Bayesian networks. *Journal of Computational and Graphical Statistics*, 31(3), 639-650.
+    .. [1] Kuipers, Suter & Moffa (2022), "Efficient sampling and structure learning of Bayesian networks", JCGS 31, 639-650.
 
     Examples
     --------
@@ -231,8 +230,7 @@ def search_space(
 
     References
     ----------
-    .. [1] Kuipers, J., Suter, P. & Moffa, G. (2022). Efficient sampling and structure learning
-       of Bayesian networks. *Journal of Computational and Graphical Statistics*, 31(3), 639-650.
+    .. [1] Kuipers, Suter & Moffa (2022), "Efficient sampling and structure learning of Bayesian networks", JCGS 31, 639-650.
 
     Examples
     --------

@@ -131,8 +131,7 @@ def register(step_class: type[BlockedStep]) -> type[BlockedStep]:
 
     References
     ----------
-    .. [1] Salvatier, J., Wiecki, T. V. & Fonnesbeck, C. (2016). Probabilistic programming in
-       Python using PyMC3. *PeerJ Computer Science*, 2, e55.
+    .. [1] Salvatier, Wiecki & Fonnesbeck (2016), "Probabilistic programming in Python using PyMC3", PeerJ Computer Science 2, e55.
 
     Examples
     --------
@@ -258,8 +257,7 @@ class StructureStep(BlockedStep):
 
     References
     ----------
-    .. [1] Salvatier, J., Wiecki, T. V. & Fonnesbeck, C. (2016). Probabilistic programming in
-       Python using PyMC3. *PeerJ Computer Science*, 2, e55.
+    .. [1] Salvatier, Wiecki & Fonnesbeck (2016), "Probabilistic programming in Python using PyMC3", PeerJ Computer Science 2, e55.
 
     Examples
     --------

@@ -69,10 +69,8 @@ class PartitionMetropolis(StructureStep):
 
     References
     ----------
-    .. [1] Kuipers, J. & Moffa, G. (2017). Partition MCMC for inference on acyclic digraphs.
-       *Journal of the American Statistical Association*, 112(517), 282-299.
-    .. [2] Geyer, C. J. (1991). Markov chain Monte Carlo maximum likelihood. In *Computing Science
-       and Statistics: Proceedings of the 23rd Symposium on the Interface*, 156-163.
+    .. [1] Kuipers & Moffa (2017), "Partition MCMC for inference on acyclic digraphs", JASA 112, 282-299.
+    .. [2] Geyer (1991), "Markov chain Monte Carlo maximum likelihood", Interface 23, 156-163.
 
     Examples
     --------

@@ -131,10 +131,8 @@ class SAMC(StructureStep):
 
     References
     ----------
-    .. [1] Liang, F. & Zhang, J. (2009). Learning Bayesian networks for discrete data.
-       *Computational Statistics & Data Analysis*, 53(4), 865-876.
-    .. [2] Liang, F., Liu, C. & Carroll, R. J. (2007). Stochastic approximation in Monte Carlo
-       computation. *Journal of the American Statistical Association*, 102(477), 305-320.
+    .. [1] Liang & Zhang (2009), "Learning Bayesian networks for discrete data", Comput. Stat. Data Anal. 53, 865-876.
+    .. [2] Liang, Liu & Carroll (2007), "Stochastic approximation in Monte Carlo computation", JASA 102, 305-320.
 
     Examples
     --------
