@@ -73,10 +73,8 @@ def legal_moves(graph: Any, constraints: StructureConstraints) -> pd.DataFrame:
 
     Examples
     --------
-    >>> data = bns.DiscreteData.from_frame(bns.datasets.load_network("cancer").sample(200, random_seed=1))
-    >>> constraints = bns.StructureConstraints(data.names, max_parents=2)
-    >>> graph = [("Pollution", "Cancer"), ("Smoker", "Cancer")]
-    >>> moves = bns.moves.legal_moves(graph, constraints)
+    >>> names = bns.datasets.load_network("cancer").names      # Pollution, Smoker, Cancer, Xray, Dyspnoea
+    >>> moves = bns.moves.legal_moves([("Pollution", "Cancer"), ("Smoker", "Cancer")], bns.StructureConstraints(names, max_parents=2))
     >>> moves.shape
     (18, 5)
     >>> moves.iloc[1].to_dict()
@@ -125,7 +123,7 @@ def count_legal_moves(graph: Any, constraints: StructureConstraints) -> int:
     Raises
     ------
     ValueError
-        If the graph is cyclic or violates the constraints.
+        If ``graph`` has a cycle or breaks one of ``constraints``.
 
     References
     ----------
@@ -134,8 +132,7 @@ def count_legal_moves(graph: Any, constraints: StructureConstraints) -> int:
 
     Examples
     --------
-    >>> data = bns.DiscreteData.from_frame(bns.datasets.load_network("cancer").sample(200, random_seed=1))
-    >>> constraints = bns.StructureConstraints(data.names, max_parents=2)
+    >>> constraints = bns.StructureConstraints(["Pollution", "Smoker", "Cancer", "Xray", "Dyspnoea"], max_parents=2)
     >>> graph = [("Pollution", "Cancer"), ("Smoker", "Cancer")]
     >>> bns.moves.count_legal_moves(graph, constraints) == len(bns.moves.legal_moves(graph, constraints))
     True
@@ -196,13 +193,12 @@ def move_delta(cache: ScoreCache, graph: Any, move: tuple[Any, Any, Any], constr
 
     Examples
     --------
-    >>> data = bns.DiscreteData.from_frame(bns.datasets.load_network("cancer").sample(200, random_seed=1))
-    >>> constraints = bns.StructureConstraints(data.names, max_parents=2)
+    >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
+    >>> cache = bns.moves.ScoreCache(df)                        # BDeu, uniform prior
     >>> graph = [("Pollution", "Cancer"), ("Smoker", "Cancer")]
-    >>> cache = bns.moves.ScoreCache(data)
-    >>> delta = bns.moves.move_delta(cache, graph, ("add", "Cancer", "Xray"), constraints)
-    >>> after = bns.moves.apply_move(graph, ("add", "Cancer", "Xray"), constraints)
-    >>> score = lambda g: bns.network_score(data, g, bns.BDeu())
+    >>> delta = bns.moves.move_delta(cache, graph, ("add", "Cancer", "Xray"))   # no constraints
+    >>> after = bns.moves.apply_move(graph, ("add", "Cancer", "Xray"), bns.StructureConstraints(cache.names))
+    >>> score = lambda g: bns.network_score(df, g, bns.BDeu())
     >>> bool(np.isclose(delta, score(after) - score(graph)))
     True
     """
@@ -245,7 +241,7 @@ def apply_move(graph: Any, move: tuple[Any, Any, Any], constraints: StructureCon
     Raises
     ------
     ValueError
-        If the move is not legal for the graph.
+        If ``move`` is not a legal move of ``graph`` under ``constraints``.
 
     References
     ----------
@@ -254,10 +250,8 @@ def apply_move(graph: Any, move: tuple[Any, Any, Any], constraints: StructureCon
 
     Examples
     --------
-    >>> data = bns.DiscreteData.from_frame(bns.datasets.load_network("cancer").sample(200, random_seed=1))
-    >>> constraints = bns.StructureConstraints(data.names, max_parents=2)
-    >>> graph = [("Pollution", "Cancer"), ("Smoker", "Cancer")]
-    >>> bns.moves.apply_move(graph, ("reverse", "Smoker", "Cancer"), constraints)
+    >>> constraints = bns.StructureConstraints(bns.datasets.load_network("cancer").names, max_parents=2)
+    >>> bns.moves.apply_move([("Pollution", "Cancer"), ("Smoker", "Cancer")], ("reverse", "Smoker", "Cancer"), constraints)
     array([[0, 0, 1, 0, 0],
            [0, 0, 0, 0, 0],
            [0, 1, 0, 0, 0],
