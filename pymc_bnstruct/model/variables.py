@@ -496,11 +496,9 @@ class DAG:
 
     Examples
     --------
-    >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
-    >>> with pm.Model():
-    ...     x = bns.DAG("dag", df)
-    ...     idata = pm.sample(draws=50, tune=10, chains=2, cores=1, random_seed=1,
-    ...                       progressbar=False, compute_convergence_checks=False)
+    >>> with pm.Model() as model:
+    ...     dag = bns.DAG("dag", bns.datasets.load_network("cancer").sample(200, random_seed=1))
+    ...     idata = pm.sample(50, tune=10, chains=2, cores=1, random_seed=1, progressbar=False, compute_convergence_checks=False)
     >>> idata.posterior["dag"].dims
     ('chain', 'draw', 'parent', 'child')
     >>> bns.edge_probabilities(idata).shape
@@ -645,10 +643,10 @@ class NodePartition(_ScoredStructure):
     Examples
     --------
     >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
+    >>> kwargs = dict(draws=50, tune=10, chains=1, cores=1, random_seed=1, progressbar=False, compute_convergence_checks=False)
     >>> with pm.Model():
     ...     x = bns.NodePartition("partition", df)
-    ...     idata = pm.sample(draws=50, tune=10, chains=1, cores=1, random_seed=1,
-    ...                       progressbar=False, compute_convergence_checks=False)
+    ...     idata = pm.sample(**kwargs)
     >>> idata.posterior["partition"].shape
     (1, 50, 5)
     >>> bns.edge_probabilities(idata).shape

@@ -74,10 +74,7 @@ class OrderChain:
 
     Examples
     --------
-    >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
-    >>> data = bns.DiscreteData.from_frame(df)
-    >>> table = bns.ScoreTable(data, max_parents=2)
-    >>> scorer = bns.OrderScorer(table)
+    >>> scorer = bns.OrderScorer(bns.ScoreTable(bns.datasets.load_network("cancer").sample(200, random_seed=1), max_parents=2))
     >>> chain = bns.order.chain.OrderChain(scorer)
     >>> chain.load(np.arange(5))
     >>> counts = chain.run(1000, 1)                    # per kind: adjacent, swap (flip), cut

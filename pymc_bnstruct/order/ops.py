@@ -48,10 +48,8 @@ class OrderLogScore(ScorerOp):
 
     Examples
     --------
-    >>> net = bns.datasets.load_network("cancer")
-    >>> data = bns.DiscreteData.from_frame(net.sample(200, random_seed=1))
-    >>> table = bns.ScoreTable(data, max_parents=2)
-    >>> scorer = bns.OrderScorer(table)
+    >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
+    >>> scorer = bns.OrderScorer(bns.ScoreTable(df, max_parents=2))
     >>> op = bns.order.OrderLogScore(scorer)
     >>> order = np.arange(5)
     >>> bool(np.isclose(op(order).eval(), scorer.log_score(order)))
@@ -62,7 +60,7 @@ class OrderLogScore(ScorerOp):
     It is the log-probability of a :class:`~pymc_bnstruct.NodeOrder`:
 
     >>> with pm.Model() as model:
-    ...     x = bns.NodeOrder("order", data, max_parents=2)
+    ...     x = bns.NodeOrder("order", df, max_parents=2)
     >>> bool(np.isclose(model.compile_logp()({"order": order}), scorer.log_score(order)))
     True
     """
@@ -99,9 +97,7 @@ class OrderFeatures(FeatureOp):
 
     Examples
     --------
-    >>> net = bns.datasets.load_network("cancer")
-    >>> data = bns.DiscreteData.from_frame(net.sample(200, random_seed=1))
-    >>> table = bns.ScoreTable(data, max_parents=2)
+    >>> table = bns.ScoreTable(bns.datasets.load_network("cancer").sample(200, random_seed=1), max_parents=2)
     >>> scorer = bns.OrderScorer(table)
     >>> order = np.arange(5)
     >>> edge = bns.order.OrderFeatures(scorer, "edge")(order).eval()

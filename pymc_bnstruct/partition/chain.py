@@ -66,11 +66,8 @@ class PartitionChain:
 
     Examples
     --------
-    >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
-    >>> data = bns.DiscreteData.from_frame(df)
-    >>> table = bns.ScoreTable(data, max_parents=2)
-    >>> scorer = bns.partition.PartitionScorer(table)
-    >>> chain = bns.partition.PartitionChain(scorer)
+    >>> table = bns.ScoreTable(bns.datasets.load_network("cancer").sample(200, random_seed=1), max_parents=2)
+    >>> chain = bns.partition.PartitionChain(bns.partition.PartitionScorer(table))
     >>> chain.load([0, 0, 0, 0, 0])                     # one layer: the empty graph
     >>> chain.n_layers
     1
@@ -79,7 +76,7 @@ class PartitionChain:
     {'proposed': array([...]), 'accepted': array([...])}
     >>> int(counts["proposed"].sum()), len(counts["proposed"])
     (1000, 7)
-    >>> bool(np.isclose(chain.log_score, scorer.log_score(chain.layer)))
+    >>> bool(np.isclose(chain.log_score, chain.scorer.log_score(chain.layer)))
     True
     """
 
@@ -204,10 +201,8 @@ class TemperedPartitionChain:
 
     Examples
     --------
-    >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
-    >>> data = bns.DiscreteData.from_frame(df)
-    >>> table = bns.ScoreTable(data, max_parents=2)
-    >>> scorer = bns.partition.PartitionScorer(table)
+    >>> net = bns.datasets.load_network("cancer")
+    >>> scorer = bns.partition.PartitionScorer(bns.ScoreTable(net.sample(200, random_seed=1), max_parents=2))
     >>> chain = bns.partition.TemperedPartitionChain(scorer, temperatures=3, swap_interval=100)
     >>> np.round(1 / chain.betas, 3)                    # temperatures 1 .. 10, geometric
     array([ 1.   ,  3.162, 10.   ])

@@ -151,7 +151,7 @@ def register(step_class: type[BlockedStep]) -> type[BlockedStep]:
     >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
     >>> with pm.Model():
     ...     order = bns.NodeOrder("order", df)
-    ...     idata = pm.sample(draws=50, tune=10, chains=1, cores=1, random_seed=1,
+    ...     idata = pm.sample(tune=10, draws=50, chains=1, cores=1, random_seed=1,
     ...                       progressbar=False, compute_convergence_checks=False)
     >>> "bnstruct_step__order" in idata.sample_stats
     True

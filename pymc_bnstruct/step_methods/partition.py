@@ -77,7 +77,7 @@ class PartitionMetropolis(StructureStep):
     >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
     >>> with pm.Model():
     ...     x = bns.NodePartition("partition", df)
-    ...     idata = pm.sample(step=bns.PartitionMetropolis(moves_per_draw=20), draws=50, tune=10, chains=1, cores=1, random_seed=1,
+    ...     idata = pm.sample(draws=50, step=bns.PartitionMetropolis(moves_per_draw=20), tune=10, chains=1, cores=1, random_seed=1,
     ...                       progressbar=False, compute_convergence_checks=False)
     >>> bns.edge_probabilities(idata).shape
     (5, 5)

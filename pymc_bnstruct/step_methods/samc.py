@@ -138,8 +138,9 @@ class SAMC(StructureStep):
     --------
     >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
     >>> with pm.Model():
-    ...     x = bns.DAG("dag", df)
-    ...     idata = pm.sample(step=bns.SAMC(moves_per_draw=100), draws=50, tune=10, chains=1, cores=1, random_seed=1,
+    ...     dag = bns.DAG("dag", df, max_parents=2)
+    ...     samc = bns.SAMC(moves_per_draw=100)
+    ...     idata = pm.sample(step=samc, draws=50, tune=10, chains=1, cores=1, random_seed=1,
     ...                       progressbar=False, compute_convergence_checks=False)
     >>> "log_weight" in idata.sample_stats
     True
