@@ -163,8 +163,7 @@ def ci_statistic(data: DiscreteData | Any, x: Any, y: Any, z: Sequence[Any] = ()
 
     Examples
     --------
-    >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
-    >>> g2, df_ = bns.brai.ci_statistic(df, "Smoker", "Cancer")
+    >>> g2, df_ = bns.brai.ci_statistic(bns.datasets.load_network("cancer").sample(200, random_seed=1), "Smoker", "Cancer")
     >>> df_
     1
     """

@@ -1125,9 +1125,9 @@ def fit_network(dag: Any, data: Any, *, ess: float = 1.0, name: str = "learned")
 
     Examples
     --------
-    >>> net = bns.datasets.load_network("cancer")
-    >>> fitted = bns.datasets.fit_network(net.adjacency, net.sample(500, random_seed=1))
-    >>> fitted.edges == net.edges
+    >>> df = bns.datasets.load_network("cancer").sample(500, random_seed=1)
+    >>> fitted = bns.datasets.fit_network(bns.datasets.load_network("cancer").adjacency, df)
+    >>> fitted.edges == bns.datasets.load_network("cancer").edges
     True
     """
     data = as_discrete_data(data)

@@ -129,6 +129,7 @@ def count_legal_moves(graph: Any, constraints: StructureConstraints) -> int:
     ----------
     .. [1] Madigan & York (1995), "Bayesian graphical models for discrete data", Int. Stat. Rev. 63, 215-232.
     .. [2] Giudici & Castelo (2003), "Improving Markov chain Monte Carlo model search for data mining", Mach. Learn. 50, 127-158.
+    .. [3] Hastings (1970), "Monte Carlo sampling methods using Markov chains and their applications", Biometrika 57, 97-109.
 
     Examples
     --------
@@ -188,8 +189,9 @@ def move_delta(cache: ScoreCache, graph: Any, move: tuple[Any, Any, Any], constr
 
     References
     ----------
-    .. [1] Madigan & York (1995), "Bayesian graphical models for discrete data", Int. Stat. Rev. 63, 215-232.
-    .. [2] Giudici & Castelo (2003), "Improving Markov chain Monte Carlo model search for data mining", Mach. Learn. 50, 127-158.
+    .. [1] Heckerman et al. (1995), "Learning Bayesian networks: the combination of knowledge...", Mach. Learn. 20, 197-243.
+    .. [2] Madigan & York (1995), "Bayesian graphical models for discrete data", Int. Stat. Rev. 63, 215-232.
+    .. [3] Giudici & Castelo (2003), "Improving Markov chain Monte Carlo model search for data mining", Mach. Learn. 50, 127-158.
 
     Examples
     --------
@@ -245,8 +247,8 @@ def apply_move(graph: Any, move: tuple[Any, Any, Any], constraints: StructureCon
 
     References
     ----------
-    .. [1] Madigan & York (1995), "Bayesian graphical models for discrete data", Int. Stat. Rev. 63, 215-232.
-    .. [2] Giudici & Castelo (2003), "Improving Markov chain Monte Carlo model search for data mining", Mach. Learn. 50, 127-158.
+    .. [1] Giudici & Castelo (2003), "Improving Markov chain Monte Carlo model search for data mining", Mach. Learn. 50, 127-158.
+    .. [2] Madigan & York (1995), "Bayesian graphical models for discrete data", Int. Stat. Rev. 63, 215-232.
 
     Examples
     --------

@@ -48,10 +48,10 @@ class OrderLogScore(ScorerOp):
 
     Examples
     --------
+    >>> order = np.arange(5)
     >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
     >>> scorer = bns.OrderScorer(bns.ScoreTable(df, max_parents=2))
     >>> op = bns.order.OrderLogScore(scorer)
-    >>> order = np.arange(5)
     >>> bool(np.isclose(op(order).eval(), scorer.log_score(order)))
     True
     >>> float(op(np.array([0, 0, 1, 2, 3])).eval())         # not a permutation

@@ -66,8 +66,8 @@ class PartitionChain:
 
     Examples
     --------
-    >>> table = bns.ScoreTable(bns.datasets.load_network("cancer").sample(200, random_seed=1), max_parents=2)
-    >>> chain = bns.partition.PartitionChain(bns.partition.PartitionScorer(table))
+    >>> scorer = bns.partition.PartitionScorer(bns.ScoreTable(bns.datasets.load_network("cancer").sample(200, random_seed=1)))
+    >>> chain = bns.partition.PartitionChain(scorer)
     >>> chain.load([0, 0, 0, 0, 0])                     # one layer: the empty graph
     >>> chain.n_layers
     1
@@ -76,7 +76,7 @@ class PartitionChain:
     {'proposed': array([...]), 'accepted': array([...])}
     >>> int(counts["proposed"].sum()), len(counts["proposed"])
     (1000, 7)
-    >>> bool(np.isclose(chain.log_score, chain.scorer.log_score(chain.layer)))
+    >>> bool(np.isclose(chain.log_score, scorer.log_score(chain.layer)))
     True
     """
 

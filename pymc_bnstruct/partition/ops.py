@@ -45,10 +45,10 @@ class PartitionLogScore(ScorerOp):
 
     Examples
     --------
+    >>> layer = np.array([0, 0, 1, 2, 2])                   # Pollution,Smoker | Cancer | Xray,Dyspnoea
     >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
     >>> scorer = bns.partition.PartitionScorer(bns.ScoreTable(df, max_parents=2))
     >>> op = bns.partition.PartitionLogScore(scorer)
-    >>> layer = np.array([0, 0, 1, 2, 2])                   # Pollution,Smoker | Cancer | Xray,Dyspnoea
     >>> bool(np.isclose(op(layer).eval(), scorer.log_score(layer)))
     True
     >>> bool(np.isclose(op(np.zeros(5, dtype=int)).eval(), bns.network_score(df, [])))   # one layer: no edges

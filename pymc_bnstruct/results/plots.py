@@ -178,8 +178,7 @@ def plot_chain_agreement(
 
     Examples
     --------
-    >>> idata = bns.results.example_idata("dag")
-    >>> ax = bns.plot_chain_agreement(idata, "edge")
+    >>> ax = bns.plot_chain_agreement(bns.results.example_idata("dag"), "edge")
     >>> import matplotlib.pyplot as plt; plt.close("all")
     """
     if feature is None:

@@ -45,9 +45,8 @@ class ColliderScores(NamedTuple):
 
     Examples
     --------
-    >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
-    >>> adj = bns.datasets.load_network("cancer").adjacency
-    >>> s = bns.search.collider_scores(adj, "Pollution", "Cancer", "Smoker", df)
+    >>> adj = bns.datasets.load_network("cancer").adjacency     # Pollution -> Cancer <- Smoker
+    >>> s = bns.search.collider_scores(adj, "Pollution", "Cancer", "Smoker", bns.datasets.load_network("cancer").sample(200, random_seed=1))
     >>> isinstance(s, bns.search.ColliderScores)
     True
     """
@@ -203,9 +202,8 @@ def collider_scores(
 
     Examples
     --------
-    >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
-    >>> adj = bns.datasets.load_network("cancer").adjacency
-    >>> s = bns.search.collider_scores(adj, "Pollution", "Cancer", "Smoker", df)
+    >>> net = bns.datasets.load_network("cancer")
+    >>> s = bns.search.collider_scores(net.adjacency, "Pollution", "Cancer", "Smoker", net.sample(200, random_seed=1))
     >>> s
     ColliderScores(...)
     """
@@ -289,8 +287,7 @@ def skeleton_search(
 
     Examples
     --------
-    >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
-    >>> result = bns.search.skeleton_search(df, random_seed=1)
+    >>> result = bns.search.skeleton_search(bns.datasets.load_network("cancer").sample(200, random_seed=1), random_seed=1)
     >>> result.method, result.dag.dims
     ('skeleton...', ('parent', 'child'))
     """

@@ -139,8 +139,7 @@ class SearchSpace:
 
     Examples
     --------
-    >>> df = bns.datasets.load_network("asia").sample(2000, random_seed=1)
-    >>> bns.search_space(df, random_seed=1, progressbar=False)
+    >>> bns.search_space(bns.datasets.load_network("asia").sample(2000, random_seed=1), random_seed=1, progressbar=False)
     SearchSpace(8 variables, 2.6 candidates per node on average (max 6), 2 iterations, ... s)
     """
 

@@ -58,9 +58,8 @@ class OrderMetropolis(StructureStep):
 
     Examples
     --------
-    >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
     >>> with pm.Model():
-    ...     order = bns.NodeOrder("order", df, max_parents=2)
+    ...     order = bns.NodeOrder("order", bns.datasets.load_network("cancer").sample(200, random_seed=1), max_parents=2)
     ...     idata = pm.sample(step=bns.OrderMetropolis(moves_per_draw=20), draws=50, tune=10, chains=2, cores=1, random_seed=1,
     ...                       progressbar=False, compute_convergence_checks=False)
     >>> bns.order_names(idata).shape
