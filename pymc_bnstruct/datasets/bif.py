@@ -443,7 +443,7 @@ class BayesianNetwork:
         Parameters
         ----------
         n : int
-            Number of samples (positive).
+            Number of rows to draw (positive).
         random_seed : None, int, numpy.random.SeedSequence or numpy.random.Generator
             Seed or generator for :func:`numpy.random.default_rng`. The same
             seed gives the same frame as :meth:`sample_codes` decoded.
@@ -1218,9 +1218,8 @@ def write_bif(network: Any, path: str | os.PathLike, *, data: Any = None, ess: f
     Examples
     --------
     >>> import tempfile, os
-    >>> net = bns.datasets.load_network("cancer")
-    >>> path = os.path.join(tempfile.mkdtemp(), "cancer.bif")
-    >>> bns.datasets.write_bif(net, path)
+    >>> path = os.path.join(tempfile.mkdtemp(), "cancer.bif.gz")          # gzip-compressed by the suffix
+    >>> bns.datasets.write_bif(bns.datasets.load_network("cancer"), path)
     >>> bns.datasets.read_bif(path).n_vars
     5
     """

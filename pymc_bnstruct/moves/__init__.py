@@ -112,9 +112,9 @@ def count_legal_moves(graph: Any, constraints: StructureConstraints) -> int:
 
     Parameters
     ----------
-    graph : array_like, xarray.DataArray, pandas.DataFrame or list of (parent, child)
-        A DAG over ``constraints.names`` that satisfies the constraints.
-    constraints : StructureConstraints
+    graph, constraints
+        As for :func:`legal_moves`: an allowed DAG (adjacency, DataArray, DataFrame or edge
+        list) over ``constraints.names``, and its :class:`StructureConstraints`.
 
     Returns
     -------
