@@ -126,8 +126,7 @@ class PluginCMI(CITest):
 
     Examples
     --------
-    >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
-    >>> cpdag = bns.brai.rai(df, ci_test=bns.brai.PluginCMI(threshold=0.01))
+    >>> cpdag = bns.brai.rai(bns.datasets.load_network("cancer").sample(200, random_seed=1), ci_test=bns.brai.PluginCMI(threshold=0.01))
     >>> cpdag.shape
     (5, 5)
     """

@@ -185,7 +185,7 @@ def move_delta(cache: ScoreCache, graph: Any, move: tuple[Any, Any, Any], constr
     Raises
     ------
     ValueError
-        If the move is not legal for the graph.
+        If ``move`` is not legal for ``graph`` (under ``constraints``, when given).
 
     References
     ----------

@@ -306,8 +306,8 @@ def plot_edge_heatmap(probabilities: Any, truth: Any = None, *, ax: Any = None, 
 
     Examples
     --------
-    >>> idata = bns.results.example_idata("partition")
-    >>> ax = bns.plot_edge_heatmap(bns.edge_probabilities(idata), truth=bns.datasets.load_network("cancer").adjacency)
+    >>> ax = bns.plot_edge_heatmap(bns.edge_probabilities(bns.results.example_idata("partition")),
+    ...                            truth=bns.datasets.load_network("cancer").adjacency)
     >>> import matplotlib.pyplot as plt; plt.close("all")
     """
     s = as_structure(probabilities)

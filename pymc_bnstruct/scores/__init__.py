@@ -215,9 +215,8 @@ class BIC(Score):
 
     Examples
     --------
-    >>> net = bns.datasets.load_network("asia")
-    >>> data = bns.DiscreteData.from_frame(net.sample(200, random_seed=1))
-    >>> round(bns.network_score(data, net.edges, bns.BIC()), 1)
+    >>> df = bns.datasets.load_network("asia").sample(200, random_seed=1)
+    >>> round(bns.network_score(df, bns.datasets.load_network("asia").edges, bns.BIC()), 1)
     -484.2
     """
 
