@@ -268,9 +268,7 @@ def covered_edges(adj: np.ndarray) -> list[tuple[int, int]]:
 
     References
     ----------
-    .. [1] Chickering, D. M. (1995). A transformational characterization of equivalent Bayesian
-       network structures. In *Proceedings of the 11th Conference on Uncertainty in Artificial
-       Intelligence (UAI)*, 87-98.
+    .. [1] Chickering (1995), "A transformational characterization of equivalent Bayesian network structures", UAI 11, 87-98.
 
     Examples
     --------
@@ -370,8 +368,7 @@ def v_structures(graph: Any) -> list[tuple[int, int, int]]:
 
     References
     ----------
-    .. [1] Verma, T. & Pearl, J. (1990). Equivalence and synthesis of causal models. In
-       *Proceedings of the 6th Conference on Uncertainty in Artificial Intelligence (UAI)*, 255-270.
+    .. [1] Verma & Pearl (1990), "Equivalence and synthesis of causal models", UAI 6, 255-270.
 
     Examples
     --------
@@ -396,11 +393,8 @@ def markov_equivalent(g1: Any, g2: Any) -> bool:
 
     References
     ----------
-    .. [1] Verma, T. & Pearl, J. (1990). Equivalence and synthesis of causal models. In
-       *Proceedings of the 6th Conference on Uncertainty in Artificial Intelligence (UAI)*, 255-270.
-    .. [2] Chickering, D. M. (1995). A transformational characterization of equivalent Bayesian
-       network structures. In *Proceedings of the 11th Conference on Uncertainty in Artificial
-       Intelligence (UAI)*, 87-98.
+    .. [1] Verma & Pearl (1990), "Equivalence and synthesis of causal models", UAI 6, 255-270.
+    .. [2] Chickering (1995), "A transformational characterization of equivalent Bayesian network structures", UAI 11, 87-98.
 
     Examples
     --------
@@ -445,11 +439,8 @@ def to_cpdag(graph: Any) -> Any:
 
     References
     ----------
-    .. [1] Chickering, D. M. (2002). Learning equivalence classes of Bayesian-network structures.
-       *Journal of Machine Learning Research*, 2, 445-498.
-    .. [2] Chickering, D. M. (1995). A transformational characterization of equivalent Bayesian
-       network structures. In *Proceedings of the 11th Conference on Uncertainty in Artificial
-       Intelligence (UAI)*, 87-98.
+    .. [1] Chickering (2002), "Learning equivalence classes of Bayesian-network structures", JMLR 2, 445-498.
+    .. [2] Chickering (1995), "A transformational characterization of equivalent Bayesian network structures", UAI 11, 87-98.
 
     Examples
     --------
@@ -516,8 +507,7 @@ def shd(g1: Any, g2: Any, *, cpdag: bool = True) -> int:
 
     References
     ----------
-    .. [1] Tsamardinos, I., Brown, L. E. & Aliferis, C. F. (2006). The max-min hill-climbing
-       Bayesian network structure learning algorithm. *Machine Learning*, 65(1), 31-78.
+    .. [1] Tsamardinos et al. (2006), "The max-min hill-climbing Bayesian network structure learning algorithm", Mach. Learn. 65, 31-78.
 
     Examples
     --------
@@ -625,8 +615,7 @@ def markov_blankets(dags: np.ndarray) -> np.ndarray:
 
     References
     ----------
-    .. [1] Pearl, J. (1988). *Probabilistic Reasoning in Intelligent Systems: Networks of Plausible
-       Inference*. San Mateo, CA: Morgan Kaufmann.
+    .. [1] Pearl (1988), "Probabilistic Reasoning in Intelligent Systems", Morgan Kaufmann.
 
     Examples
     --------

@@ -41,8 +41,7 @@ class DAGLogScore(StructureOp):
 
     References
     ----------
-    .. [1] Heckerman, D., Geiger, D. & Chickering, D. M. (1995). Learning Bayesian networks: the
-       combination of knowledge and statistical data. *Machine Learning*, 20(3), 197-243.
+    .. [1] Heckerman et al. (1995), "Learning Bayesian networks: the combination of knowledge...", Mach. Learn. 20, 197-243.
 
     Examples
     --------

@@ -73,8 +73,7 @@ class GSquare(CITest):
 
     References
     ----------
-    .. [1] Spirtes, P., Glymour, C. & Scheines, R. (2000). *Causation, Prediction, and Search*
-       (2nd ed.). Cambridge, MA: MIT Press.
+    .. [1] Spirtes, Glymour & Scheines (2000), "Causation, Prediction, and Search", 2nd ed., MIT Press.
 
     Examples
     --------
@@ -122,15 +121,12 @@ class PluginCMI(CITest):
 
     References
     ----------
-    .. [1] Cover, T. M. & Thomas, J. A. (2006). *Elements of Information Theory* (2nd ed.).
-       Hoboken, NJ: Wiley.
-    .. [2] Yehezkel, R. & Lerner, B. (2009). Bayesian network structure learning by recursive
-       autonomy identification. *Journal of Machine Learning Research*, 10, 1527-1570.
+    .. [1] Cover & Thomas (2006), "Elements of Information Theory", 2nd ed., Wiley.
+    .. [2] Yehezkel & Lerner (2009), "Bayesian network structure learning by recursive autonomy identification", JMLR 10, 1527-1570.
 
     Examples
     --------
-    >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
-    >>> cpdag = bns.brai.rai(df, ci_test=bns.brai.PluginCMI(threshold=0.01))
+    >>> cpdag = bns.brai.rai(bns.datasets.load_network("cancer").sample(200, random_seed=1), ci_test=bns.brai.PluginCMI(threshold=0.01))
     >>> cpdag.shape
     (5, 5)
     """
@@ -162,13 +158,11 @@ def ci_statistic(data: DiscreteData | Any, x: Any, y: Any, z: Sequence[Any] = ()
 
     References
     ----------
-    .. [1] Spirtes, P., Glymour, C. & Scheines, R. (2000). *Causation, Prediction, and Search*
-       (2nd ed.). Cambridge, MA: MIT Press.
+    .. [1] Spirtes, Glymour & Scheines (2000), "Causation, Prediction, and Search", 2nd ed., MIT Press.
 
     Examples
     --------
-    >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
-    >>> g2, df_ = bns.brai.ci_statistic(df, "Smoker", "Cancer")
+    >>> g2, df_ = bns.brai.ci_statistic(bns.datasets.load_network("cancer").sample(200, random_seed=1), "Smoker", "Cancer")
     >>> df_
     1
     """

@@ -37,11 +37,8 @@ def log_predictive(graph: Any, train: DiscreteData | Any, test: DiscreteData | A
 
     References
     ----------
-    .. [1] Rohekar, R. Y., Gurwicz, Y., Nisimov, S., Koren, G. & Novik, G. (2018). Bayesian
-       structure learning by recursive bootstrap. In *Advances in Neural Information Processing
-       Systems 31 (NeurIPS)*, 10525-10535.
-    .. [2] Heckerman, D., Geiger, D. & Chickering, D. M. (1995). Learning Bayesian networks: the
-       combination of knowledge and statistical data. *Machine Learning*, 20(3), 197-243.
+    .. [1] Rohekar et al. (2018), "Bayesian structure learning by recursive bootstrap", NeurIPS 31, 10525-10535.
+    .. [2] Heckerman et al. (1995), "Learning Bayesian networks: the combination of knowledge...", Mach. Learn. 20, 197-243.
 
     Examples
     --------
@@ -80,8 +77,7 @@ def cpdag_to_dag(cpdag: Any, names: Any = None) -> np.ndarray:
 
     References
     ----------
-    .. [1] Dor, D. & Tarsi, M. (1992). A simple algorithm to construct a consistent extension of a
-       partially oriented graph. Technical Report R-185, Cognitive Systems Laboratory, UCLA.
+    .. [1] Dor & Tarsi (1992), "A simple algorithm to construct a consistent extension of a partially oriented graph", UCLA TR R-185.
 
     Examples
     --------

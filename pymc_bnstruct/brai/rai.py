@@ -427,8 +427,7 @@ def rai(data: DiscreteData | Any, *, ci_test: CITest | Callable[..., bool] | Non
 
     References
     ----------
-    .. [1] Yehezkel, R. & Lerner, B. (2009). Bayesian network structure learning by recursive
-       autonomy identification. *Journal of Machine Learning Research*, 10, 1527-1570.
+    .. [1] Yehezkel & Lerner (2009), "Bayesian network structure learning by recursive autonomy identification", JMLR 10, 1527-1570.
 
     Examples
     --------
@@ -487,11 +486,8 @@ def fit(data: DiscreteData | Any, *, n_bootstrap: int = 3, max_order: int | None
 
     References
     ----------
-    .. [1] Rohekar, R. Y., Gurwicz, Y., Nisimov, S., Koren, G. & Novik, G. (2018). Bayesian
-       structure learning by recursive bootstrap. In *Advances in Neural Information Processing
-       Systems 31 (NeurIPS)*, 10525-10535.
-    .. [2] Yehezkel, R. & Lerner, B. (2009). Bayesian network structure learning by recursive
-       autonomy identification. *Journal of Machine Learning Research*, 10, 1527-1570.
+    .. [1] Rohekar et al. (2018), "Bayesian structure learning by recursive bootstrap", NeurIPS 31, 10525-10535.
+    .. [2] Yehezkel & Lerner (2009), "Bayesian network structure learning by recursive autonomy identification", JMLR 10, 1527-1570.
 
     Examples
     --------

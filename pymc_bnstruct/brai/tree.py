@@ -98,9 +98,7 @@ class GraphGenerativeTree:
 
     References
     ----------
-    .. [1] Rohekar, R. Y., Gurwicz, Y., Nisimov, S., Koren, G. & Novik, G. (2018). Bayesian
-       structure learning by recursive bootstrap. In *Advances in Neural Information Processing
-       Systems 31 (NeurIPS)*, 10525-10535.
+    .. [1] Rohekar et al. (2018), "Bayesian structure learning by recursive bootstrap", NeurIPS 31, 10525-10535.
 
     Examples
     --------
@@ -610,10 +608,8 @@ def member_dags(cpdag: np.ndarray, *, random_seed: int | np.random.Generator | N
 
     References
     ----------
-    .. [1] Chickering, D. M. (2002). Learning equivalence classes of Bayesian-network structures.
-       *Journal of Machine Learning Research*, 2, 445-498.
-    .. [2] Dor, D. & Tarsi, M. (1992). A simple algorithm to construct a consistent extension of a
-       partially oriented graph. Technical Report R-185, Cognitive Systems Laboratory, UCLA.
+    .. [1] Chickering (2002), "Learning equivalence classes of Bayesian-network structures", JMLR 2, 445-498.
+    .. [2] Dor & Tarsi (1992), "A simple algorithm to construct a consistent extension of a partially oriented graph", UCLA TR R-185.
 
     Examples
     --------

@@ -443,7 +443,7 @@ class BayesianNetwork:
         Parameters
         ----------
         n : int
-            Number of samples (positive).
+            Number of rows to draw (positive).
         random_seed : None, int, numpy.random.SeedSequence or numpy.random.Generator
             Seed or generator for :func:`numpy.random.default_rng`. The same
             seed gives the same frame as :meth:`sample_codes` decoded.
@@ -1121,14 +1121,13 @@ def fit_network(dag: Any, data: Any, *, ess: float = 1.0, name: str = "learned")
 
     References
     ----------
-    .. [1] Heckerman, D., Geiger, D. & Chickering, D. M. (1995). Learning Bayesian networks: the
-       combination of knowledge and statistical data. *Machine Learning*, 20(3), 197-243.
+    .. [1] Heckerman et al. (1995), "Learning Bayesian networks: the combination of knowledge...", Mach. Learn. 20, 197-243.
 
     Examples
     --------
-    >>> net = bns.datasets.load_network("cancer")
-    >>> fitted = bns.datasets.fit_network(net.adjacency, net.sample(500, random_seed=1))
-    >>> fitted.edges == net.edges
+    >>> df = bns.datasets.load_network("cancer").sample(500, random_seed=1)
+    >>> fitted = bns.datasets.fit_network(bns.datasets.load_network("cancer").adjacency, df)
+    >>> fitted.edges == bns.datasets.load_network("cancer").edges
     True
     """
     data = as_discrete_data(data)
@@ -1219,9 +1218,8 @@ def write_bif(network: Any, path: str | os.PathLike, *, data: Any = None, ess: f
     Examples
     --------
     >>> import tempfile, os
-    >>> net = bns.datasets.load_network("cancer")
-    >>> path = os.path.join(tempfile.mkdtemp(), "cancer.bif")
-    >>> bns.datasets.write_bif(net, path)
+    >>> path = os.path.join(tempfile.mkdtemp(), "cancer.bif.gz")          # gzip-compressed by the suffix
+    >>> bns.datasets.write_bif(bns.datasets.load_network("cancer"), path)
     >>> bns.datasets.read_bif(path).n_vars
     5
     """

@@ -248,11 +248,8 @@ class ExactPosterior:
 
     References
     ----------
-    .. [1] Tian, J. & He, R. (2009). Computing posterior probabilities of structural features in
-       Bayesian networks. In *Proceedings of the 25th Conference on Uncertainty in Artificial
-       Intelligence (UAI)*, 538-547.
-    .. [2] Koivisto, M. & Sood, K. (2004). Exact Bayesian structure discovery in Bayesian
-       networks. *Journal of Machine Learning Research*, 5, 549-573.
+    .. [1] Tian & He (2009), "Computing posterior probabilities of structural features in Bayesian networks", UAI 25, 538-547.
+    .. [2] Koivisto & Sood (2004), "Exact Bayesian structure discovery in Bayesian networks", JMLR 5, 549-573.
 
     Examples
     --------
@@ -609,11 +606,8 @@ def posterior(
 
     References
     ----------
-    .. [1] Koivisto, M. & Sood, K. (2004). Exact Bayesian structure discovery in Bayesian
-       networks. *Journal of Machine Learning Research*, 5, 549-573.
-    .. [2] Tian, J. & He, R. (2009). Computing posterior probabilities of structural features in
-       Bayesian networks. In *Proceedings of the 25th Conference on Uncertainty in Artificial
-       Intelligence (UAI)*, 538-547.
+    .. [1] Koivisto & Sood (2004), "Exact Bayesian structure discovery in Bayesian networks", JMLR 5, 549-573.
+    .. [2] Tian & He (2009), "Computing posterior probabilities of structural features in Bayesian networks", UAI 25, 538-547.
 
     Examples
     --------

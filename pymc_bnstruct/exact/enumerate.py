@@ -236,8 +236,7 @@ class EnumeratedPosterior:
 
     References
     ----------
-    .. [1] Robinson, R. W. (1977). Counting unlabeled acyclic digraphs. In *Combinatorial
-       Mathematics V*, Lecture Notes in Mathematics 622, 28-43. Springer.
+    .. [1] Robinson (1977), "Counting unlabeled acyclic digraphs", Combinatorial Mathematics V, LNM 622, 28-43.
 
     Examples
     --------
@@ -473,10 +472,8 @@ def enumerate_posterior(
 
     References
     ----------
-    .. [1] Robinson, R. W. (1977). Counting unlabeled acyclic digraphs. In *Combinatorial
-       Mathematics V*, Lecture Notes in Mathematics 622, 28-43. Springer.
-    .. [2] Heckerman, D., Geiger, D. & Chickering, D. M. (1995). Learning Bayesian networks: the
-       combination of knowledge and statistical data. *Machine Learning*, 20(3), 197-243.
+    .. [1] Robinson (1977), "Counting unlabeled acyclic digraphs", Combinatorial Mathematics V, LNM 622, 28-43.
+    .. [2] Heckerman et al. (1995), "Learning Bayesian networks: the combination of knowledge...", Mach. Learn. 20, 197-243.
 
     Examples
     --------

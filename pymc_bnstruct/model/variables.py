@@ -239,8 +239,7 @@ class NodeOrder(_ScoredStructure):
 
     References
     ----------
-    .. [1] Friedman, N. & Koller, D. (2003). Being Bayesian about network structure. A Bayesian
-       approach to structure discovery in Bayesian networks. *Machine Learning*, 50(1-2), 95-125.
+    .. [1] Friedman & Koller (2003), "Being Bayesian about network structure", Mach. Learn. 50, 95-125.
 
     Examples
     --------
@@ -491,20 +490,15 @@ class DAG:
 
     References
     ----------
-    .. [1] Madigan, D. & York, J. (1995). Bayesian graphical models for discrete data.
-       *International Statistical Review*, 63(2), 215-232.
-    .. [2] Giudici, P. & Castelo, R. (2003). Improving Markov chain Monte Carlo model search for
-       data mining. *Machine Learning*, 50(1-2), 127-158.
-    .. [3] Heckerman, D., Geiger, D. & Chickering, D. M. (1995). Learning Bayesian networks: the
-       combination of knowledge and statistical data. *Machine Learning*, 20(3), 197-243.
+    .. [1] Madigan & York (1995), "Bayesian graphical models for discrete data", Int. Stat. Rev. 63, 215-232.
+    .. [2] Giudici & Castelo (2003), "Improving Markov chain Monte Carlo model search for data mining", Mach. Learn. 50, 127-158.
+    .. [3] Heckerman et al. (1995), "Learning Bayesian networks: the combination of knowledge...", Mach. Learn. 20, 197-243.
 
     Examples
     --------
-    >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
-    >>> with pm.Model():
-    ...     x = bns.DAG("dag", df)
-    ...     idata = pm.sample(draws=50, tune=10, chains=2, cores=1, random_seed=1,
-    ...                       progressbar=False, compute_convergence_checks=False)
+    >>> with pm.Model() as model:
+    ...     dag = bns.DAG("dag", bns.datasets.load_network("cancer").sample(200, random_seed=1))
+    ...     idata = pm.sample(50, tune=10, chains=2, cores=1, random_seed=1, progressbar=False, compute_convergence_checks=False)
     >>> idata.posterior["dag"].dims
     ('chain', 'draw', 'parent', 'child')
     >>> bns.edge_probabilities(idata).shape
@@ -644,16 +638,15 @@ class NodePartition(_ScoredStructure):
 
     References
     ----------
-    .. [1] Kuipers, J. & Moffa, G. (2017). Partition MCMC for inference on acyclic digraphs.
-       *Journal of the American Statistical Association*, 112(517), 282-299.
+    .. [1] Kuipers & Moffa (2017), "Partition MCMC for inference on acyclic digraphs", JASA 112, 282-299.
 
     Examples
     --------
     >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
+    >>> kwargs = dict(draws=50, tune=10, chains=1, cores=1, random_seed=1, progressbar=False, compute_convergence_checks=False)
     >>> with pm.Model():
     ...     x = bns.NodePartition("partition", df)
-    ...     idata = pm.sample(draws=50, tune=10, chains=1, cores=1, random_seed=1,
-    ...                       progressbar=False, compute_convergence_checks=False)
+    ...     idata = pm.sample(**kwargs)
     >>> idata.posterior["partition"].shape
     (1, 50, 5)
     >>> bns.edge_probabilities(idata).shape

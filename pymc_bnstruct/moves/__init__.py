@@ -68,17 +68,13 @@ def legal_moves(graph: Any, constraints: StructureConstraints) -> pd.DataFrame:
 
     References
     ----------
-    .. [1] Madigan, D. & York, J. (1995). Bayesian graphical models for discrete data.
-       *International Statistical Review*, 63(2), 215-232.
-    .. [2] Giudici, P. & Castelo, R. (2003). Improving Markov chain Monte Carlo model search
-       for data mining. *Machine Learning*, 50(1-2), 127-158.
+    .. [1] Madigan & York (1995), "Bayesian graphical models for discrete data", Int. Stat. Rev. 63, 215-232.
+    .. [2] Giudici & Castelo (2003), "Improving Markov chain Monte Carlo model search for data mining", Mach. Learn. 50, 127-158.
 
     Examples
     --------
-    >>> data = bns.DiscreteData.from_frame(bns.datasets.load_network("cancer").sample(200, random_seed=1))
-    >>> constraints = bns.StructureConstraints(data.names, max_parents=2)
-    >>> graph = [("Pollution", "Cancer"), ("Smoker", "Cancer")]
-    >>> moves = bns.moves.legal_moves(graph, constraints)
+    >>> names = bns.datasets.load_network("cancer").names      # Pollution, Smoker, Cancer, Xray, Dyspnoea
+    >>> moves = bns.moves.legal_moves([("Pollution", "Cancer"), ("Smoker", "Cancer")], bns.StructureConstraints(names, max_parents=2))
     >>> moves.shape
     (18, 5)
     >>> moves.iloc[1].to_dict()
@@ -116,9 +112,9 @@ def count_legal_moves(graph: Any, constraints: StructureConstraints) -> int:
 
     Parameters
     ----------
-    graph : array_like, xarray.DataArray, pandas.DataFrame or list of (parent, child)
-        A DAG over ``constraints.names`` that satisfies the constraints.
-    constraints : StructureConstraints
+    graph, constraints
+        As for :func:`legal_moves`: an allowed DAG (adjacency, DataArray, DataFrame or edge
+        list) over ``constraints.names``, and its :class:`StructureConstraints`.
 
     Returns
     -------
@@ -127,19 +123,17 @@ def count_legal_moves(graph: Any, constraints: StructureConstraints) -> int:
     Raises
     ------
     ValueError
-        If the graph is cyclic or violates the constraints.
+        If ``graph`` has a cycle or breaks one of ``constraints``.
 
     References
     ----------
-    .. [1] Madigan, D. & York, J. (1995). Bayesian graphical models for discrete data.
-       *International Statistical Review*, 63(2), 215-232.
-    .. [2] Giudici, P. & Castelo, R. (2003). Improving Markov chain Monte Carlo model search
-       for data mining. *Machine Learning*, 50(1-2), 127-158.
+    .. [1] Madigan & York (1995), "Bayesian graphical models for discrete data", Int. Stat. Rev. 63, 215-232.
+    .. [2] Giudici & Castelo (2003), "Improving Markov chain Monte Carlo model search for data mining", Mach. Learn. 50, 127-158.
+    .. [3] Hastings (1970), "Monte Carlo sampling methods using Markov chains and their applications", Biometrika 57, 97-109.
 
     Examples
     --------
-    >>> data = bns.DiscreteData.from_frame(bns.datasets.load_network("cancer").sample(200, random_seed=1))
-    >>> constraints = bns.StructureConstraints(data.names, max_parents=2)
+    >>> constraints = bns.StructureConstraints(["Pollution", "Smoker", "Cancer", "Xray", "Dyspnoea"], max_parents=2)
     >>> graph = [("Pollution", "Cancer"), ("Smoker", "Cancer")]
     >>> bns.moves.count_legal_moves(graph, constraints) == len(bns.moves.legal_moves(graph, constraints))
     True
@@ -191,24 +185,22 @@ def move_delta(cache: ScoreCache, graph: Any, move: tuple[Any, Any, Any], constr
     Raises
     ------
     ValueError
-        If the move is not legal for the graph.
+        If ``move`` is not legal for ``graph`` (under ``constraints``, when given).
 
     References
     ----------
-    .. [1] Madigan, D. & York, J. (1995). Bayesian graphical models for discrete data.
-       *International Statistical Review*, 63(2), 215-232.
-    .. [2] Giudici, P. & Castelo, R. (2003). Improving Markov chain Monte Carlo model search
-       for data mining. *Machine Learning*, 50(1-2), 127-158.
+    .. [1] Heckerman et al. (1995), "Learning Bayesian networks: the combination of knowledge...", Mach. Learn. 20, 197-243.
+    .. [2] Madigan & York (1995), "Bayesian graphical models for discrete data", Int. Stat. Rev. 63, 215-232.
+    .. [3] Giudici & Castelo (2003), "Improving Markov chain Monte Carlo model search for data mining", Mach. Learn. 50, 127-158.
 
     Examples
     --------
-    >>> data = bns.DiscreteData.from_frame(bns.datasets.load_network("cancer").sample(200, random_seed=1))
-    >>> constraints = bns.StructureConstraints(data.names, max_parents=2)
+    >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
+    >>> cache = bns.moves.ScoreCache(df)                        # BDeu, uniform prior
     >>> graph = [("Pollution", "Cancer"), ("Smoker", "Cancer")]
-    >>> cache = bns.moves.ScoreCache(data)
-    >>> delta = bns.moves.move_delta(cache, graph, ("add", "Cancer", "Xray"), constraints)
-    >>> after = bns.moves.apply_move(graph, ("add", "Cancer", "Xray"), constraints)
-    >>> score = lambda g: bns.network_score(data, g, bns.BDeu())
+    >>> delta = bns.moves.move_delta(cache, graph, ("add", "Cancer", "Xray"))   # no constraints
+    >>> after = bns.moves.apply_move(graph, ("add", "Cancer", "Xray"), bns.StructureConstraints(cache.names))
+    >>> score = lambda g: bns.network_score(df, g, bns.BDeu())
     >>> bool(np.isclose(delta, score(after) - score(graph)))
     True
     """
@@ -251,21 +243,17 @@ def apply_move(graph: Any, move: tuple[Any, Any, Any], constraints: StructureCon
     Raises
     ------
     ValueError
-        If the move is not legal for the graph.
+        If ``move`` is not a legal move of ``graph`` under ``constraints``.
 
     References
     ----------
-    .. [1] Madigan, D. & York, J. (1995). Bayesian graphical models for discrete data.
-       *International Statistical Review*, 63(2), 215-232.
-    .. [2] Giudici, P. & Castelo, R. (2003). Improving Markov chain Monte Carlo model search
-       for data mining. *Machine Learning*, 50(1-2), 127-158.
+    .. [1] Giudici & Castelo (2003), "Improving Markov chain Monte Carlo model search for data mining", Mach. Learn. 50, 127-158.
+    .. [2] Madigan & York (1995), "Bayesian graphical models for discrete data", Int. Stat. Rev. 63, 215-232.
 
     Examples
     --------
-    >>> data = bns.DiscreteData.from_frame(bns.datasets.load_network("cancer").sample(200, random_seed=1))
-    >>> constraints = bns.StructureConstraints(data.names, max_parents=2)
-    >>> graph = [("Pollution", "Cancer"), ("Smoker", "Cancer")]
-    >>> bns.moves.apply_move(graph, ("reverse", "Smoker", "Cancer"), constraints)
+    >>> constraints = bns.StructureConstraints(bns.datasets.load_network("cancer").names, max_parents=2)
+    >>> bns.moves.apply_move([("Pollution", "Cancer"), ("Smoker", "Cancer")], ("reverse", "Smoker", "Cancer"), constraints)
     array([[0, 0, 1, 0, 0],
            [0, 0, 0, 0, 0],
            [0, 1, 0, 0, 0],

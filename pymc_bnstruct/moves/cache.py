@@ -42,6 +42,7 @@ class ScoreCache:
     Parameters
     ----------
     data : DiscreteData or pandas.DataFrame
+        The data whose families are scored (a frame is converted first).
     score : Score, default ``BDeu()``
     prior : StructurePrior, default ``Uniform()``
         Must be size-based (``Uniform``, ``FamilyCount``, ``EdgePenalty``, with any
@@ -69,8 +70,7 @@ class ScoreCache:
 
     References
     ----------
-    .. [1] Heckerman, D., Geiger, D. & Chickering, D. M. (1995). Learning Bayesian networks:
-       the combination of knowledge and statistical data. *Machine Learning*, 20(3), 197-243.
+    .. [1] Heckerman et al. (1995), "Learning Bayesian networks: the combination of knowledge...", Mach. Learn. 20, 197-243.
 
     Examples
     --------
@@ -80,8 +80,8 @@ class ScoreCache:
     ScoreCache(5 variables, score=BDeu(ess=1), prior=Uniform(), 0/1,024 slots used, 0 families computed)
     >>> delta = bns.moves.move_delta(cache, [], ("add", "Smoker", "Cancer"))
     >>> exact = bns.network_score(data, [("Smoker", "Cancer")], bns.BDeu()) - bns.network_score(data, [], bns.BDeu())
-    >>> bool(np.isclose(delta, exact))
-    True
+    >>> bool(np.isclose(delta, exact)), cache.n_evaluations    # Cancer with and without Smoker
+    (True, 2)
     """
 
     def __init__(

@@ -104,11 +104,8 @@ class StructureChain:
 
     References
     ----------
-    .. [1] Madigan, D. & York, J. (1995). Bayesian graphical models for discrete data.
-       *International Statistical Review*, 63(2), 215-232.
-    .. [2] Grzegorczyk, M. & Husmeier, D. (2008). Improving the structure MCMC sampler for
-       Bayesian networks by introducing a new edge reversal move. *Machine Learning*, 71(2-3),
-       265-305.
+    .. [1] Madigan & York (1995), "Bayesian graphical models for discrete data", Int. Stat. Rev. 63, 215-232.
+    .. [2] Grzegorczyk & Husmeier (2008), "Improving the structure MCMC sampler for Bayesian networks...", Mach. Learn. 71, 265-305.
 
     Examples
     --------

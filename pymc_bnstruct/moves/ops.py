@@ -42,20 +42,17 @@ class CachedDAGLogScore(StructureOp):
 
     References
     ----------
-    .. [1] Heckerman, D., Geiger, D. & Chickering, D. M. (1995). Learning Bayesian networks: the
-       combination of knowledge and statistical data. *Machine Learning*, 20(3), 197-243.
+    .. [1] Heckerman et al. (1995), "Learning Bayesian networks: the combination of knowledge...", Mach. Learn. 20, 197-243.
 
     Examples
     --------
     >>> net = bns.datasets.load_network("cancer")
-    >>> data = bns.DiscreteData.from_frame(net.sample(200, random_seed=1))
-    >>> cache = bns.moves.ScoreCache(data)
-    >>> constraints = bns.StructureConstraints(data.names, max_parents=2)
-    >>> op = bns.ops.CachedDAGLogScore(cache, constraints)
+    >>> cache = bns.moves.ScoreCache(net.sample(200, random_seed=1))
+    >>> op = bns.ops.CachedDAGLogScore(cache, bns.StructureConstraints(net.names, max_parents=2))
     >>> op
     CachedDAGLogScore(cache=ScoreCache(5 variables, ...)...constraints=StructureConstraints(5 variables, max_parents=2, ...))
-    >>> true_dag = bns.graph.to_adjacency(net.edges, data.names)
-    >>> bool(np.isclose(op(true_dag).eval(), bns.network_score(data, net.edges)))
+    >>> true_dag = bns.graph.to_adjacency(net.edges, net.names)
+    >>> bool(np.isclose(op(true_dag).eval(), bns.network_score(cache.data, net.edges)))
     True
     >>> op.log_score(true_dag) == float(op(true_dag).eval())
     True

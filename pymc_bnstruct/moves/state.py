@@ -35,9 +35,7 @@ def parent_bitsets(adj: np.ndarray) -> np.ndarray:
 
     References
     ----------
-    .. [1] Koivisto, M. & Sood, K. (2004). Exact Bayesian structure discovery in Bayesian
-       networks. *Journal of Machine Learning Research*, 5, 549-573 (parent sets as bit
-       vectors).
+    .. [1] Koivisto & Sood (2004), "Exact Bayesian structure discovery in Bayesian networks", JMLR 5, 549-573 (parent sets as bit vectors).
 
     Examples
     --------

@@ -70,15 +70,11 @@ class OrderChain:
 
     References
     ----------
-    .. [1] Friedman, N. & Koller, D. (2003). Being Bayesian about network structure. A Bayesian
-       approach to structure discovery in Bayesian networks. *Machine Learning*, 50(1-2), 95-125.
+    .. [1] Friedman & Koller (2003), "Being Bayesian about network structure", Mach. Learn. 50, 95-125.
 
     Examples
     --------
-    >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
-    >>> data = bns.DiscreteData.from_frame(df)
-    >>> table = bns.ScoreTable(data, max_parents=2)
-    >>> scorer = bns.OrderScorer(table)
+    >>> scorer = bns.OrderScorer(bns.ScoreTable(bns.datasets.load_network("cancer").sample(200, random_seed=1), max_parents=2))
     >>> chain = bns.order.chain.OrderChain(scorer)
     >>> chain.load(np.arange(5))
     >>> counts = chain.run(1000, 1)                    # per kind: adjacent, swap (flip), cut

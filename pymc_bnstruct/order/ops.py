@@ -44,17 +44,14 @@ class OrderLogScore(ScorerOp):
 
     References
     ----------
-    .. [1] Friedman, N. & Koller, D. (2003). Being Bayesian about network structure. A Bayesian
-       approach to structure discovery in Bayesian networks. *Machine Learning*, 50(1-2), 95-125.
+    .. [1] Friedman & Koller (2003), "Being Bayesian about network structure", Mach. Learn. 50, 95-125.
 
     Examples
     --------
-    >>> net = bns.datasets.load_network("cancer")
-    >>> data = bns.DiscreteData.from_frame(net.sample(200, random_seed=1))
-    >>> table = bns.ScoreTable(data, max_parents=2)
-    >>> scorer = bns.OrderScorer(table)
-    >>> op = bns.order.OrderLogScore(scorer)
     >>> order = np.arange(5)
+    >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
+    >>> scorer = bns.OrderScorer(bns.ScoreTable(df, max_parents=2))
+    >>> op = bns.order.OrderLogScore(scorer)
     >>> bool(np.isclose(op(order).eval(), scorer.log_score(order)))
     True
     >>> float(op(np.array([0, 0, 1, 2, 3])).eval())         # not a permutation
@@ -63,7 +60,7 @@ class OrderLogScore(ScorerOp):
     It is the log-probability of a :class:`~pymc_bnstruct.NodeOrder`:
 
     >>> with pm.Model() as model:
-    ...     x = bns.NodeOrder("order", data, max_parents=2)
+    ...     x = bns.NodeOrder("order", df, max_parents=2)
     >>> bool(np.isclose(model.compile_logp()({"order": order}), scorer.log_score(order)))
     True
     """
@@ -96,14 +93,11 @@ class OrderFeatures(FeatureOp):
 
     References
     ----------
-    .. [1] Friedman, N. & Koller, D. (2003). Being Bayesian about network structure. A Bayesian
-       approach to structure discovery in Bayesian networks. *Machine Learning*, 50(1-2), 95-125.
+    .. [1] Friedman & Koller (2003), "Being Bayesian about network structure", Mach. Learn. 50, 95-125.
 
     Examples
     --------
-    >>> net = bns.datasets.load_network("cancer")
-    >>> data = bns.DiscreteData.from_frame(net.sample(200, random_seed=1))
-    >>> table = bns.ScoreTable(data, max_parents=2)
+    >>> table = bns.ScoreTable(bns.datasets.load_network("cancer").sample(200, random_seed=1), max_parents=2)
     >>> scorer = bns.OrderScorer(table)
     >>> order = np.arange(5)
     >>> edge = bns.order.OrderFeatures(scorer, "edge")(order).eval()

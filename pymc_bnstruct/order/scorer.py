@@ -78,14 +78,13 @@ class OrderScorer:
 
     References
     ----------
-    .. [1] Friedman, N. & Koller, D. (2003). Being Bayesian about network structure. A Bayesian
-       approach to structure discovery in Bayesian networks. *Machine Learning*, 50(1-2), 95-125.
+    .. [1] Friedman & Koller (2003), "Being Bayesian about network structure", Mach. Learn. 50, 95-125.
 
     Examples
     --------
     >>> net = bns.datasets.load_network("cancer")
-    >>> data = bns.DiscreteData.from_frame(net.sample(200, random_seed=1))
-    >>> table = bns.ScoreTable(data, max_parents=2)
+    >>> df = net.sample(200, random_seed=1)
+    >>> table = bns.ScoreTable(df, max_parents=2)
     >>> scorer = bns.OrderScorer(table)
     >>> scorer
     OrderScorer(55 of 55 families over 5 variables)
@@ -95,8 +94,8 @@ class OrderScorer:
     The order score sums over every DAG consistent with the order, so it exceeds the score
     of the true DAG, one of them:
 
-    >>> order = [data.names.index(v) for v in ("Pollution", "Smoker", "Cancer", "Xray", "Dyspnoea")]
-    >>> bool(scorer.log_score(order) > bns.network_score(data, net.edges))
+    >>> order = [table.names.index(v) for v in ("Pollution", "Smoker", "Cancer", "Xray", "Dyspnoea")]
+    >>> bool(scorer.log_score(order) > bns.network_score(df, net.edges))
     True
     >>> bool(np.isclose(scorer.node_log_scores(order).sum(), scorer.log_score(order)))
     True

@@ -62,15 +62,11 @@ class PartitionChain:
 
     References
     ----------
-    .. [1] Kuipers, J. & Moffa, G. (2017). Partition MCMC for inference on acyclic digraphs.
-       *Journal of the American Statistical Association*, 112(517), 282-299.
+    .. [1] Kuipers & Moffa (2017), "Partition MCMC for inference on acyclic digraphs", JASA 112, 282-299.
 
     Examples
     --------
-    >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
-    >>> data = bns.DiscreteData.from_frame(df)
-    >>> table = bns.ScoreTable(data, max_parents=2)
-    >>> scorer = bns.partition.PartitionScorer(table)
+    >>> scorer = bns.partition.PartitionScorer(bns.ScoreTable(bns.datasets.load_network("cancer").sample(200, random_seed=1)))
     >>> chain = bns.partition.PartitionChain(scorer)
     >>> chain.load([0, 0, 0, 0, 0])                     # one layer: the empty graph
     >>> chain.n_layers
@@ -200,17 +196,13 @@ class TemperedPartitionChain:
 
     References
     ----------
-    .. [1] Geyer, C. J. (1991). Markov chain Monte Carlo maximum likelihood. In *Computing
-       Science and Statistics: Proceedings of the 23rd Symposium on the Interface*, 156-163.
-    .. [2] Kuipers, J. & Moffa, G. (2017). Partition MCMC for inference on acyclic digraphs.
-       *Journal of the American Statistical Association*, 112(517), 282-299.
+    .. [1] Geyer (1991), "Markov chain Monte Carlo maximum likelihood", Interface 23, 156-163.
+    .. [2] Kuipers & Moffa (2017), "Partition MCMC for inference on acyclic digraphs", JASA 112, 282-299.
 
     Examples
     --------
-    >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
-    >>> data = bns.DiscreteData.from_frame(df)
-    >>> table = bns.ScoreTable(data, max_parents=2)
-    >>> scorer = bns.partition.PartitionScorer(table)
+    >>> net = bns.datasets.load_network("cancer")
+    >>> scorer = bns.partition.PartitionScorer(bns.ScoreTable(net.sample(200, random_seed=1), max_parents=2))
     >>> chain = bns.partition.TemperedPartitionChain(scorer, temperatures=3, swap_interval=100)
     >>> np.round(1 / chain.betas, 3)                    # temperatures 1 .. 10, geometric
     array([ 1.   ,  3.162, 10.   ])

@@ -41,20 +41,17 @@ class PartitionLogScore(ScorerOp):
 
     References
     ----------
-    .. [1] Kuipers, J. & Moffa, G. (2017). Partition MCMC for inference on acyclic digraphs.
-       *Journal of the American Statistical Association*, 112(517), 282-299.
+    .. [1] Kuipers & Moffa (2017), "Partition MCMC for inference on acyclic digraphs", JASA 112, 282-299.
 
     Examples
     --------
-    >>> net = bns.datasets.load_network("cancer")
-    >>> data = bns.DiscreteData.from_frame(net.sample(200, random_seed=1))
-    >>> table = bns.ScoreTable(data, max_parents=2)
-    >>> scorer = bns.partition.PartitionScorer(table)
-    >>> op = bns.partition.PartitionLogScore(scorer)
     >>> layer = np.array([0, 0, 1, 2, 2])                   # Pollution,Smoker | Cancer | Xray,Dyspnoea
+    >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
+    >>> scorer = bns.partition.PartitionScorer(bns.ScoreTable(df, max_parents=2))
+    >>> op = bns.partition.PartitionLogScore(scorer)
     >>> bool(np.isclose(op(layer).eval(), scorer.log_score(layer)))
     True
-    >>> bool(np.isclose(op(np.zeros(5, dtype=int)).eval(), bns.network_score(data, [])))   # one layer: no edges
+    >>> bool(np.isclose(op(np.zeros(5, dtype=int)).eval(), bns.network_score(df, [])))   # one layer: no edges
     True
     >>> float(op(np.array([0, 0, 2, 2, 2])).eval())          # layer 1 empty: not a partition
     -inf
@@ -87,14 +84,11 @@ class PartitionFeatures(FeatureOp):
 
     References
     ----------
-    .. [1] Kuipers, J. & Moffa, G. (2017). Partition MCMC for inference on acyclic digraphs.
-       *Journal of the American Statistical Association*, 112(517), 282-299.
+    .. [1] Kuipers & Moffa (2017), "Partition MCMC for inference on acyclic digraphs", JASA 112, 282-299.
 
     Examples
     --------
-    >>> net = bns.datasets.load_network("cancer")
-    >>> data = bns.DiscreteData.from_frame(net.sample(200, random_seed=1))
-    >>> table = bns.ScoreTable(data, max_parents=2)
+    >>> table = bns.ScoreTable(bns.datasets.load_network("cancer").sample(200, random_seed=1), max_parents=2)
     >>> scorer = bns.partition.PartitionScorer(table)
     >>> layer = np.array([0, 0, 1, 2, 2])                   # Pollution,Smoker | Cancer | Xray,Dyspnoea
     >>> edge = bns.partition.PartitionFeatures(scorer, "edge")(layer).eval()

@@ -39,14 +39,13 @@ class PartitionScorer:
 
     References
     ----------
-    .. [1] Kuipers, J. & Moffa, G. (2017). Partition MCMC for inference on acyclic digraphs.
-       *Journal of the American Statistical Association*, 112(517), 282-299.
+    .. [1] Kuipers & Moffa (2017), "Partition MCMC for inference on acyclic digraphs", JASA 112, 282-299.
 
     Examples
     --------
     >>> net = bns.datasets.load_network("cancer")
-    >>> data = bns.DiscreteData.from_frame(net.sample(200, random_seed=1))
-    >>> table = bns.ScoreTable(data, max_parents=2)
+    >>> df = net.sample(200, random_seed=1)
+    >>> table = bns.ScoreTable(df, max_parents=2)
     >>> scorer = bns.partition.PartitionScorer(table)
     >>> scorer
     PartitionScorer(55 families over 5 variables)
@@ -54,7 +53,7 @@ class PartitionScorer:
     The labelled partition of the true DAG (layer 0: the nodes without parents; every node
     has a parent in the layer just before its own):
 
-    >>> layer = scorer.from_dag(bns.graph.to_adjacency(net.edges, data.names))
+    >>> layer = scorer.from_dag(bns.graph.to_adjacency(net.edges, table.names))
     >>> layer
     array([0, 0, 1, 2, 2])
     >>> scorer.describe(layer)
@@ -63,9 +62,9 @@ class PartitionScorer:
     Its score sums over the DAGs compatible with it, the true DAG among them; a single layer
     admits only the empty graph:
 
-    >>> bool(scorer.log_score(layer) > bns.network_score(data, net.edges))
+    >>> bool(scorer.log_score(layer) > bns.network_score(df, net.edges))
     True
-    >>> bool(np.isclose(scorer.log_score([0, 0, 0, 0, 0]), bns.network_score(data, [])))
+    >>> bool(np.isclose(scorer.log_score([0, 0, 0, 0, 0]), bns.network_score(df, [])))
     True
     >>> float(scorer.edge_probabilities(layer)[2, 3])                  # Cancer -> Xray
     1.0

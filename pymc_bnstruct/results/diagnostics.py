@@ -146,11 +146,8 @@ def summary(
 
     References
     ----------
-    .. [1] Vehtari, A., Gelman, A., Simpson, D., Carpenter, B. & Bürkner, P.-C. (2021).
-       Rank-normalization, folding, and localization: an improved R-hat for assessing
-       convergence of MCMC. *Bayesian Analysis*, 16(2), 667-718.
-    .. [2] Gelman, A. & Rubin, D. B. (1992). Inference from iterative simulation using multiple
-       sequences. *Statistical Science*, 7(4), 457-472.
+    .. [1] Vehtari et al. (2021), "Rank-normalization, folding, and localization: an improved R-hat", Bayesian Analysis 16, 667-718.
+    .. [2] Gelman & Rubin (1992), "Inference from iterative simulation using multiple sequences", Stat. Sci. 7, 457-472.
 
     Examples
     --------
@@ -341,10 +338,8 @@ def chain_agreement(
 
     References
     ----------
-    .. [1] Friedman, N. & Koller, D. (2003). Being Bayesian about network structure. A Bayesian
-       approach to structure discovery in Bayesian networks. *Machine Learning*, 50(1-2), 95-125.
-    .. [2] Gelman, A. & Rubin, D. B. (1992). Inference from iterative simulation using multiple
-       sequences. *Statistical Science*, 7(4), 457-472.
+    .. [1] Friedman & Koller (2003), "Being Bayesian about network structure", Mach. Learn. 50, 95-125.
+    .. [2] Gelman & Rubin (1992), "Inference from iterative simulation using multiple sequences", Stat. Sci. 7, 457-472.
 
     Examples
     --------

@@ -508,10 +508,8 @@ def edge_probabilities(
 
     References
     ----------
-    .. [1] Friedman, N. & Koller, D. (2003). Being Bayesian about network structure. A Bayesian
-       approach to structure discovery in Bayesian networks. *Machine Learning*, 50(1-2), 95-125.
-    .. [2] Madigan, D. & York, J. (1995). Bayesian graphical models for discrete data.
-       *International Statistical Review*, 63(2), 215-232.
+    .. [1] Friedman & Koller (2003), "Being Bayesian about network structure", Mach. Learn. 50, 95-125.
+    .. [2] Madigan & York (1995), "Bayesian graphical models for discrete data", Int. Stat. Rev. 63, 215-232.
 
     Examples
     --------
@@ -563,10 +561,8 @@ def markov_blanket_probabilities(
 
     References
     ----------
-    .. [1] Friedman, N. & Koller, D. (2003). Being Bayesian about network structure. A Bayesian
-       approach to structure discovery in Bayesian networks. *Machine Learning*, 50(1-2), 95-125.
-    .. [2] Pearl, J. (1988). *Probabilistic Reasoning in Intelligent Systems: Networks of Plausible
-       Inference*. San Mateo, CA: Morgan Kaufmann.
+    .. [1] Friedman & Koller (2003), "Being Bayesian about network structure", Mach. Learn. 50, 95-125.
+    .. [2] Pearl (1988), "Probabilistic Reasoning in Intelligent Systems", Morgan Kaufmann.
 
     Examples
     --------
@@ -626,8 +622,7 @@ def path_probabilities(
 
     References
     ----------
-    .. [1] Friedman, N. & Koller, D. (2003). Being Bayesian about network structure. A Bayesian
-       approach to structure discovery in Bayesian networks. *Machine Learning*, 50(1-2), 95-125.
+    .. [1] Friedman & Koller (2003), "Being Bayesian about network structure", Mach. Learn. 50, 95-125.
 
     Examples
     --------

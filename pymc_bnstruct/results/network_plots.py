@@ -212,8 +212,7 @@ def plot_network(
     Examples
     --------
     >>> net = bns.datasets.load_network("cancer")
-    >>> df = net.sample(200, random_seed=1)
-    >>> post = bns.exact.posterior(df, progressbar=False)
+    >>> post = bns.exact.posterior(net.sample(200, random_seed=1), progressbar=False)
     >>> ax = bns.plot_network(post.edge_probabilities, threshold=0.2, layout="circular", truth=net.adjacency)
     >>> import matplotlib.pyplot as plt; plt.close("all")
     """
@@ -307,10 +306,8 @@ def plot_edge_heatmap(probabilities: Any, truth: Any = None, *, ax: Any = None, 
 
     Examples
     --------
-    >>> net = bns.datasets.load_network("cancer")
-    >>> df = net.sample(200, random_seed=1)
-    >>> post = bns.exact.posterior(df, progressbar=False)
-    >>> ax = bns.plot_edge_heatmap(post.edge_probabilities, truth=net.adjacency)
+    >>> ax = bns.plot_edge_heatmap(bns.edge_probabilities(bns.results.example_idata("partition")),
+    ...                            truth=bns.datasets.load_network("cancer").adjacency)
     >>> import matplotlib.pyplot as plt; plt.close("all")
     """
     s = as_structure(probabilities)
@@ -369,15 +366,12 @@ def plot_roc(probabilities: Any, truth: Any, *, kinds: Sequence[str] = ("edge", 
 
     References
     ----------
-    .. [1] Fawcett, T. (2006). An introduction to ROC analysis. *Pattern Recognition Letters*,
-       27(8), 861-874.
+    .. [1] Fawcett (2006), "An introduction to ROC analysis", Pattern Recognit. Lett. 27, 861-874.
 
     Examples
     --------
-    >>> net = bns.datasets.load_network("cancer")
-    >>> df = net.sample(200, random_seed=1)
-    >>> post = bns.exact.posterior(df, progressbar=False)
-    >>> ax = bns.plot_roc(post.edge_probabilities, net.adjacency)
+    >>> post = bns.exact.posterior(bns.datasets.load_network("cancer").sample(200, random_seed=1), progressbar=False)
+    >>> ax = bns.plot_roc(post.edge_probabilities, bns.datasets.load_network("cancer").adjacency)
     >>> import matplotlib.pyplot as plt; plt.close("all")
     """
     bad = [k for k in kinds if k not in CURVE_KINDS]

@@ -174,13 +174,11 @@ def plot_chain_agreement(
 
     References
     ----------
-    .. [1] Friedman, N. & Koller, D. (2003). Being Bayesian about network structure. A Bayesian
-       approach to structure discovery in Bayesian networks. *Machine Learning*, 50(1-2), 95-125.
+    .. [1] Friedman & Koller (2003), "Being Bayesian about network structure", Mach. Learn. 50, 95-125.
 
     Examples
     --------
-    >>> idata = bns.results.example_idata("dag")
-    >>> ax = bns.plot_chain_agreement(idata, "edge")
+    >>> ax = bns.plot_chain_agreement(bns.results.example_idata("dag"), "edge")
     >>> import matplotlib.pyplot as plt; plt.close("all")
     """
     if feature is None:

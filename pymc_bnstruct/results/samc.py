@@ -51,8 +51,7 @@ def epsilon_f(frequency: np.ndarray, desired: np.ndarray, visited: np.ndarray) -
 
     References
     ----------
-    .. [1] Liang, F. & Zhang, J. (2009). Learning Bayesian networks for discrete data.
-       *Computational Statistics & Data Analysis*, 53(4), 865-876.
+    .. [1] Liang & Zhang (2009), "Learning Bayesian networks for discrete data", Comput. Stat. Data Anal. 53, 865-876.
 
     Examples
     --------
@@ -236,9 +235,8 @@ def samc_diagnostics(idata: Any, *, burn_in: int = 0, threshold: float = 10.0, m
 
     References
     ----------
-    .. [1] Liang, F. & Zhang, J. (2009). Learning Bayesian networks for discrete data.
-       *Computational Statistics & Data Analysis*, 53(4), 865-876.
-    .. [2] Kish, L. (1965). *Survey Sampling*. New York: Wiley.
+    .. [1] Liang & Zhang (2009), "Learning Bayesian networks for discrete data", Comput. Stat. Data Anal. 53, 865-876.
+    .. [2] Kish (1965), "Survey Sampling", Wiley.
 
     Examples
     --------

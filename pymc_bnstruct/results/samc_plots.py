@@ -87,8 +87,7 @@ def plot_samc(
 
     References
     ----------
-    .. [1] Liang, F. & Zhang, J. (2009). Learning Bayesian networks for discrete data.
-       *Computational Statistics & Data Analysis*, 53(4), 865-876.
+    .. [1] Liang & Zhang (2009), "Learning Bayesian networks for discrete data", Comput. Stat. Data Anal. 53, 865-876.
 
     Examples
     --------

@@ -147,7 +147,7 @@ def kish_ess(weights: Any) -> float:
 
     References
     ----------
-    .. [1] Kish, L. (1965). *Survey Sampling*. New York: Wiley.
+    .. [1] Kish (1965), "Survey Sampling", Wiley.
 
     Examples
     --------
@@ -183,9 +183,7 @@ def check_occam_window(c: Any) -> float:
 
     References
     ----------
-    .. [1] Madigan, D. & Raftery, A. E. (1994). Model selection and accounting for model
-       uncertainty in graphical models using Occam's window. *Journal of the American
-       Statistical Association*, 89(428), 1535-1546.
+    .. [1] Madigan & Raftery (1994), "Model selection and accounting for model uncertainty in graphical models...", JASA 89, 1535-1546.
 
     Examples
     --------
@@ -242,11 +240,8 @@ def occam_window_weights(adjacency: np.ndarray, log_score: np.ndarray, c: float,
 
     References
     ----------
-    .. [1] Madigan, D. & Raftery, A. E. (1994). Model selection and accounting for model
-       uncertainty in graphical models using Occam's window. *Journal of the American
-       Statistical Association*, 89(428), 1535-1546.
-    .. [2] Liang, F. & Zhang, J. (2009). Learning Bayesian networks for discrete data.
-       *Computational Statistics & Data Analysis*, 53(4), 865-876.
+    .. [1] Madigan & Raftery (1994), "Model selection and accounting for model uncertainty in graphical models...", JASA 89, 1535-1546.
+    .. [2] Liang & Zhang (2009), "Learning Bayesian networks for discrete data", Comput. Stat. Data Anal. 53, 865-876.
 
     Examples
     --------

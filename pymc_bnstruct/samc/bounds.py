@@ -41,24 +41,21 @@ class AutomaticBounds:
 
     References
     ----------
-    .. [1] Liang, F. & Zhang, J. (2009). Learning Bayesian networks for discrete data.
-       *Computational Statistics & Data Analysis*, 53(4), 865-876.
+    .. [1] Liang & Zhang (2009), "Learning Bayesian networks for discrete data", Comput. Stat. Data Anal. 53, 865-876.
 
     Examples
     --------
-    >>> from pymc_bnstruct.samc.sampler import check_move_probs
     >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
-    >>> data = bns.DiscreteData.from_frame(df)
-    >>> cache = bns.moves.ScoreCache(data)
-    >>> constraints = bns.StructureConstraints(data.names, max_parents=2)
-    >>> bounds = bns.samc.automatic_bounds(cache, constraints, 1.0, move_probs=check_move_probs(None),
-    ...                                    pilot_moves=2000, random_seed=1)
+    >>> cache = bns.moves.ScoreCache(df)
+    >>> from pymc_bnstruct.samc.sampler import check_move_probs
+    >>> bounds = bns.samc.automatic_bounds(cache, bns.StructureConstraints(cache.names, max_parents=2), 1.0,
+    ...                                    move_probs=check_move_probs(None), pilot_moves=2000, random_seed=1)
     >>> bounds
     AutomaticBounds(lower=..., upper=..., greedy_energy=..., pilot_min_energy=..., empty_energy=...,
                     deletion_cost=..., pilot_moves=2000, start_energy=nan, start_pilot_energy=nan, extended=False)
     >>> bool(bounds.lower < min(bounds.greedy_energy, bounds.pilot_min_energy) < bounds.upper)
     True
-    >>> bool(np.isclose(bounds.empty_energy, -bns.network_score(data, [])))
+    >>> bool(np.isclose(bounds.empty_energy, -bns.network_score(df, [])))
     True
     >>> part = bns.samc.EnergyPartition.from_bounds(bounds.lower, bounds.upper, 1.0)
     >>> part.n_regions >= 40
@@ -131,16 +128,13 @@ def automatic_bounds(cache: Any, constraints: Any, width: float, *, move_probs: 
 
     References
     ----------
-    .. [1] Liang, F. & Zhang, J. (2009). Learning Bayesian networks for discrete data.
-       *Computational Statistics & Data Analysis*, 53(4), 865-876.
+    .. [1] Liang & Zhang (2009), "Learning Bayesian networks for discrete data", Comput. Stat. Data Anal. 53, 865-876.
 
     Examples
     --------
+    >>> cache = bns.moves.ScoreCache(bns.datasets.load_network("cancer").sample(200, random_seed=1))
+    >>> constraints = bns.StructureConstraints(cache.names, max_parents=2)
     >>> from pymc_bnstruct.samc.sampler import check_move_probs
-    >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
-    >>> data = bns.DiscreteData.from_frame(df)
-    >>> cache = bns.moves.ScoreCache(data)
-    >>> constraints = bns.StructureConstraints(data.names, max_parents=2)
     >>> bounds = bns.samc.automatic_bounds(cache, constraints, 1.0, move_probs=check_move_probs(None),
     ...                                    pilot_moves=2000, random_seed=1)
     >>> bool(bounds.lower < bounds.greedy_energy < bounds.upper)
@@ -150,8 +144,8 @@ def automatic_bounds(cache: Any, constraints: Any, width: float, *, move_probs: 
 
     The greedy DAG's energy is its negative score:
 
-    >>> greedy = bns.search.hill_climb(data, max_parents=2)
-    >>> bool(np.isclose(bounds.greedy_energy, -bns.network_score(data, greedy.dag)))
+    >>> greedy = bns.search.hill_climb(cache.data, max_parents=2)
+    >>> bool(np.isclose(bounds.greedy_energy, -bns.network_score(cache.data, greedy.dag)))
     True
 
     With ``start``, its energy is recorded too; a start above ``upper`` would run a second

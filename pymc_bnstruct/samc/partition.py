@@ -38,10 +38,8 @@ class EnergyPartition:
 
     References
     ----------
-    .. [1] Liang, F. & Zhang, J. (2009). Learning Bayesian networks for discrete data.
-       *Computational Statistics & Data Analysis*, 53(4), 865-876.
-    .. [2] Liang, F., Liu, C. & Carroll, R. J. (2007). Stochastic approximation in Monte Carlo
-       computation. *Journal of the American Statistical Association*, 102(477), 305-320.
+    .. [1] Liang, Liu & Carroll (2007), "Stochastic approximation in Monte Carlo computation", JASA 102, 305-320.
+    .. [2] Liang & Zhang (2009), "Learning Bayesian networks for discrete data", Comput. Stat. Data Anal. 53, 865-876.
 
     Examples
     --------
@@ -128,8 +126,7 @@ def desired_distribution(desired: Any, n_regions: int) -> np.ndarray:
 
     References
     ----------
-    .. [1] Liang, F. & Zhang, J. (2009). Learning Bayesian networks for discrete data.
-       *Computational Statistics & Data Analysis*, 53(4), 865-876.
+    .. [1] Liang & Zhang (2009), "Learning Bayesian networks for discrete data", Comput. Stat. Data Anal. 53, 865-876.
 
     Examples
     --------

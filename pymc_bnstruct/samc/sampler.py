@@ -100,23 +100,21 @@ class SAMCChain:
 
     References
     ----------
-    .. [1] Liang, F. & Zhang, J. (2009). Learning Bayesian networks for discrete data.
-       *Computational Statistics & Data Analysis*, 53(4), 865-876.
+    .. [1] Liang & Zhang (2009), "Learning Bayesian networks for discrete data", Comput. Stat. Data Anal. 53, 865-876.
 
     Examples
     --------
-    >>> from pymc_bnstruct.samc.sampler import check_move_probs
-    >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
-    >>> data = bns.DiscreteData.from_frame(df)
-    >>> cache = bns.moves.ScoreCache(data)
-    >>> constraints = bns.StructureConstraints(data.names, max_parents=2)
     >>> part = bns.samc.EnergyPartition.from_bounds(430.0, 470.0, 1.0)
     >>> part
     EnergyPartition(42 regions: U <= 430, then width 1 up to 470, then U > 470)
+    >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
+    >>> cache = bns.moves.ScoreCache(df)
+    >>> from pymc_bnstruct.samc.sampler import check_move_probs
+    >>> constraints = bns.StructureConstraints(cache.names, max_parents=2)
     >>> chain = bns.samc.SAMCChain(cache, constraints, part, bns.samc.desired_distribution("paper", part.n_regions),
     ...                            t0=100.0, weight_update="all", truncation=None, move_probs=check_move_probs(None))
     >>> chain.load(np.zeros((5, 5), dtype=int))
-    >>> bool(np.isclose(chain.energy, -bns.network_score(data, [])))      # energy = -log score
+    >>> bool(np.isclose(chain.energy, -bns.network_score(df, [])))      # energy = -log score
     True
     >>> counts = chain.run(1000, 1)                    # per kind: temporal, skeletal, double, reverse
     >>> counts
@@ -126,7 +124,7 @@ class SAMCChain:
 
     The chain ends at an allowed DAG, whose score and region it reports:
 
-    >>> bool(np.isclose(chain.log_score, bns.network_score(data, chain.adj)))
+    >>> bool(np.isclose(chain.log_score, bns.network_score(df, chain.adj)))
     True
     >>> chain.region == part.region(chain.energy)
     True

@@ -47,8 +47,7 @@ class Score:
 
     References
     ----------
-    .. [1] Heckerman, D., Geiger, D. & Chickering, D. M. (1995). Learning Bayesian networks: the
-       combination of knowledge and statistical data. *Machine Learning*, 20(3), 197-243.
+    .. [1] Heckerman et al. (1995), "Learning Bayesian networks: the combination of knowledge...", Mach. Learn. 20, 197-243.
 
     Examples
     --------
@@ -156,10 +155,8 @@ class BDeu(Score):
 
     References
     ----------
-    .. [1] Heckerman, D., Geiger, D. & Chickering, D. M. (1995). Learning Bayesian networks: the
-       combination of knowledge and statistical data. *Machine Learning*, 20(3), 197-243.
-    .. [2] Buntine, W. (1991). Theory refinement on Bayesian networks. In *Proceedings of the 7th
-       Conference on Uncertainty in Artificial Intelligence (UAI)*, 52-60.
+    .. [1] Heckerman et al. (1995), "Learning Bayesian networks: the combination of knowledge...", Mach. Learn. 20, 197-243.
+    .. [2] Buntine (1991), "Theory refinement on Bayesian networks", UAI 7, 52-60.
 
     Examples
     --------
@@ -194,8 +191,7 @@ class K2(Score):
 
     References
     ----------
-    .. [1] Cooper, G. F. & Herskovits, E. (1992). A Bayesian method for the induction of
-       probabilistic networks from data. *Machine Learning*, 9(4), 309-347.
+    .. [1] Cooper & Herskovits (1992), "A Bayesian method for the induction of probabilistic networks from data", Mach. Learn. 9, 309-347.
 
     Examples
     --------
@@ -215,14 +211,12 @@ class BIC(Score):
 
     References
     ----------
-    .. [1] Schwarz, G. (1978). Estimating the dimension of a model. *The Annals of Statistics*,
-       6(2), 461-464.
+    .. [1] Schwarz (1978), "Estimating the dimension of a model", Annals of Statistics 6, 461-464.
 
     Examples
     --------
-    >>> net = bns.datasets.load_network("asia")
-    >>> data = bns.DiscreteData.from_frame(net.sample(200, random_seed=1))
-    >>> round(bns.network_score(data, net.edges, bns.BIC()), 1)
+    >>> df = bns.datasets.load_network("asia").sample(200, random_seed=1)
+    >>> round(bns.network_score(df, bns.datasets.load_network("asia").edges, bns.BIC()), 1)
     -484.2
     """
 
@@ -275,10 +269,8 @@ def network_score(
 
     References
     ----------
-    .. [1] Heckerman, D., Geiger, D. & Chickering, D. M. (1995). Learning Bayesian networks: the
-       combination of knowledge and statistical data. *Machine Learning*, 20(3), 197-243.
-    .. [2] Cooper, G. F. & Herskovits, E. (1992). A Bayesian method for the induction of
-       probabilistic networks from data. *Machine Learning*, 9(4), 309-347.
+    .. [1] Heckerman et al. (1995), "Learning Bayesian networks: the combination of knowledge...", Mach. Learn. 20, 197-243.
+    .. [2] Cooper & Herskovits (1992), "A Bayesian method for the induction of probabilistic networks from data", Mach. Learn. 9, 309-347.
 
     Examples
     --------

@@ -108,10 +108,8 @@ class ScoreTable:
 
     References
     ----------
-    .. [1] Friedman, N. & Koller, D. (2003). Being Bayesian about network structure. A Bayesian
-       approach to structure discovery in Bayesian networks. *Machine Learning*, 50(1-2), 95-125.
-    .. [2] Koivisto, M. & Sood, K. (2004). Exact Bayesian structure discovery in Bayesian
-       networks. *Journal of Machine Learning Research*, 5, 549-573.
+    .. [1] Koivisto & Sood (2004), "Exact Bayesian structure discovery in Bayesian networks", JMLR 5, 549-573.
+    .. [2] Friedman & Koller (2003), "Being Bayesian about network structure", Mach. Learn. 50, 95-125.
 
     Examples
     --------

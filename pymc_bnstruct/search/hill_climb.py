@@ -166,9 +166,8 @@ def hill_climb(
 
     References
     ----------
-    .. [1] Heckerman, D., Geiger, D. & Chickering, D. M. (1995). Learning Bayesian networks: the
-       combination of knowledge and statistical data. *Machine Learning*, 20(3), 197-243.
-    .. [2] Glover, F. (1989). Tabu search - Part I. *ORSA Journal on Computing*, 1(3), 190-206.
+    .. [1] Heckerman et al. (1995), "Learning Bayesian networks: the combination of knowledge...", Mach. Learn. 20, 197-243.
+    .. [2] Glover (1989), "Tabu search - Part I", ORSA Journal on Computing 1, 190-206.
 
     Examples
     --------

@@ -41,14 +41,12 @@ class ColliderScores(NamedTuple):
 
     References
     ----------
-    .. [1] Steck, H. (2000). On the use of skeletons when learning in Bayesian networks. In
-       *Proceedings of the 16th Conference on Uncertainty in Artificial Intelligence (UAI)*, 558-565.
+    .. [1] Steck (2000), "On the use of skeletons when learning in Bayesian networks", UAI 16, 558-565.
 
     Examples
     --------
-    >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
-    >>> adj = bns.datasets.load_network("cancer").adjacency
-    >>> s = bns.search.collider_scores(adj, "Pollution", "Cancer", "Smoker", df)
+    >>> adj = bns.datasets.load_network("cancer").adjacency     # Pollution -> Cancer <- Smoker
+    >>> s = bns.search.collider_scores(adj, "Pollution", "Cancer", "Smoker", bns.datasets.load_network("cancer").sample(200, random_seed=1))
     >>> isinstance(s, bns.search.ColliderScores)
     True
     """
@@ -156,8 +154,7 @@ def skeleton_operator(
 
     References
     ----------
-    .. [1] Steck, H. (2000). On the use of skeletons when learning in Bayesian networks. In
-       *Proceedings of the 16th Conference on Uncertainty in Artificial Intelligence (UAI)*, 558-565.
+    .. [1] Steck (2000), "On the use of skeletons when learning in Bayesian networks", UAI 16, 558-565.
 
     Examples
     --------
@@ -201,14 +198,12 @@ def collider_scores(
 
     References
     ----------
-    .. [1] Steck, H. (2000). On the use of skeletons when learning in Bayesian networks. In
-       *Proceedings of the 16th Conference on Uncertainty in Artificial Intelligence (UAI)*, 558-565.
+    .. [1] Steck (2000), "On the use of skeletons when learning in Bayesian networks", UAI 16, 558-565.
 
     Examples
     --------
-    >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
-    >>> adj = bns.datasets.load_network("cancer").adjacency
-    >>> s = bns.search.collider_scores(adj, "Pollution", "Cancer", "Smoker", df)
+    >>> net = bns.datasets.load_network("cancer")
+    >>> s = bns.search.collider_scores(net.adjacency, "Pollution", "Cancer", "Smoker", net.sample(200, random_seed=1))
     >>> s
     ColliderScores(...)
     """
@@ -288,13 +283,11 @@ def skeleton_search(
 
     References
     ----------
-    .. [1] Steck, H. (2000). On the use of skeletons when learning in Bayesian networks. In
-       *Proceedings of the 16th Conference on Uncertainty in Artificial Intelligence (UAI)*, 558-565.
+    .. [1] Steck (2000), "On the use of skeletons when learning in Bayesian networks", UAI 16, 558-565.
 
     Examples
     --------
-    >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
-    >>> result = bns.search.skeleton_search(df, random_seed=1)
+    >>> result = bns.search.skeleton_search(bns.datasets.load_network("cancer").sample(200, random_seed=1), random_seed=1)
     >>> result.method, result.dag.dims
     ('skeleton...', ('parent', 'child'))
     """

@@ -135,13 +135,11 @@ class SearchSpace:
 
     References
     ----------
-    .. [1] Kuipers, J., Suter, P. & Moffa, G. (2022). Efficient sampling and structure learning
-       of Bayesian networks. *Journal of Computational and Graphical Statistics*, 31(3), 639-650.
+    .. [1] Kuipers, Suter & Moffa (2022), "Efficient sampling and structure learning of Bayesian networks", JCGS 31, 639-650.
 
     Examples
     --------
-    >>> df = bns.datasets.load_network("asia").sample(2000, random_seed=1)
-    >>> bns.search_space(df, random_seed=1, progressbar=False)
+    >>> bns.search_space(bns.datasets.load_network("asia").sample(2000, random_seed=1), random_seed=1, progressbar=False)
     SearchSpace(8 variables, 2.6 candidates per node on average (max 6), 2 iterations, ... s)
     """
 
@@ -231,8 +229,7 @@ def search_space(
 
     References
     ----------
-    .. [1] Kuipers, J., Suter, P. & Moffa, G. (2022). Efficient sampling and structure learning
-       of Bayesian networks. *Journal of Computational and Graphical Statistics*, 31(3), 639-650.
+    .. [1] Kuipers, Suter & Moffa (2022), "Efficient sampling and structure learning of Bayesian networks", JCGS 31, 639-650.
 
     Examples
     --------

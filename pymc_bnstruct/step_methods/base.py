@@ -131,8 +131,7 @@ def register(step_class: type[BlockedStep]) -> type[BlockedStep]:
 
     References
     ----------
-    .. [1] Salvatier, J., Wiecki, T. V. & Fonnesbeck, C. (2016). Probabilistic programming in
-       Python using PyMC3. *PeerJ Computer Science*, 2, e55.
+    .. [1] Salvatier, Wiecki & Fonnesbeck (2016), "Probabilistic programming in Python using PyMC3", PeerJ Computer Science 2, e55.
 
     Examples
     --------
@@ -152,7 +151,7 @@ def register(step_class: type[BlockedStep]) -> type[BlockedStep]:
     >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
     >>> with pm.Model():
     ...     order = bns.NodeOrder("order", df)
-    ...     idata = pm.sample(draws=50, tune=10, chains=1, cores=1, random_seed=1,
+    ...     idata = pm.sample(tune=10, draws=50, chains=1, cores=1, random_seed=1,
     ...                       progressbar=False, compute_convergence_checks=False)
     >>> "bnstruct_step__order" in idata.sample_stats
     True
@@ -258,8 +257,7 @@ class StructureStep(BlockedStep):
 
     References
     ----------
-    .. [1] Salvatier, J., Wiecki, T. V. & Fonnesbeck, C. (2016). Probabilistic programming in
-       Python using PyMC3. *PeerJ Computer Science*, 2, e55.
+    .. [1] Salvatier, Wiecki & Fonnesbeck (2016), "Probabilistic programming in Python using PyMC3", PeerJ Computer Science 2, e55.
 
     Examples
     --------

@@ -54,14 +54,12 @@ class OrderMetropolis(StructureStep):
 
     References
     ----------
-    .. [1] Friedman, N. & Koller, D. (2003). Being Bayesian about network structure. A Bayesian
-       approach to structure discovery in Bayesian networks. *Machine Learning*, 50(1-2), 95-125.
+    .. [1] Friedman & Koller (2003), "Being Bayesian about network structure", Mach. Learn. 50, 95-125.
 
     Examples
     --------
-    >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
     >>> with pm.Model():
-    ...     x = bns.NodeOrder("order", df)
+    ...     order = bns.NodeOrder("order", bns.datasets.load_network("cancer").sample(200, random_seed=1), max_parents=2)
     ...     idata = pm.sample(step=bns.OrderMetropolis(moves_per_draw=20), draws=50, tune=10, chains=2, cores=1, random_seed=1,
     ...                       progressbar=False, compute_convergence_checks=False)
     >>> bns.order_names(idata).shape

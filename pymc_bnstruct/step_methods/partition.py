@@ -69,17 +69,15 @@ class PartitionMetropolis(StructureStep):
 
     References
     ----------
-    .. [1] Kuipers, J. & Moffa, G. (2017). Partition MCMC for inference on acyclic digraphs.
-       *Journal of the American Statistical Association*, 112(517), 282-299.
-    .. [2] Geyer, C. J. (1991). Markov chain Monte Carlo maximum likelihood. In *Computing Science
-       and Statistics: Proceedings of the 23rd Symposium on the Interface*, 156-163.
+    .. [1] Kuipers & Moffa (2017), "Partition MCMC for inference on acyclic digraphs", JASA 112, 282-299.
+    .. [2] Geyer (1991), "Markov chain Monte Carlo maximum likelihood", Interface 23, 156-163.
 
     Examples
     --------
     >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
     >>> with pm.Model():
     ...     x = bns.NodePartition("partition", df)
-    ...     idata = pm.sample(step=bns.PartitionMetropolis(moves_per_draw=20), draws=50, tune=10, chains=1, cores=1, random_seed=1,
+    ...     idata = pm.sample(draws=50, step=bns.PartitionMetropolis(moves_per_draw=20), tune=10, chains=1, cores=1, random_seed=1,
     ...                       progressbar=False, compute_convergence_checks=False)
     >>> bns.edge_probabilities(idata).shape
     (5, 5)

@@ -131,17 +131,16 @@ class SAMC(StructureStep):
 
     References
     ----------
-    .. [1] Liang, F. & Zhang, J. (2009). Learning Bayesian networks for discrete data.
-       *Computational Statistics & Data Analysis*, 53(4), 865-876.
-    .. [2] Liang, F., Liu, C. & Carroll, R. J. (2007). Stochastic approximation in Monte Carlo
-       computation. *Journal of the American Statistical Association*, 102(477), 305-320.
+    .. [1] Liang & Zhang (2009), "Learning Bayesian networks for discrete data", Comput. Stat. Data Anal. 53, 865-876.
+    .. [2] Liang, Liu & Carroll (2007), "Stochastic approximation in Monte Carlo computation", JASA 102, 305-320.
 
     Examples
     --------
     >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
     >>> with pm.Model():
-    ...     x = bns.DAG("dag", df)
-    ...     idata = pm.sample(step=bns.SAMC(moves_per_draw=100), draws=50, tune=10, chains=1, cores=1, random_seed=1,
+    ...     dag = bns.DAG("dag", df, max_parents=2)
+    ...     samc = bns.SAMC(moves_per_draw=100)
+    ...     idata = pm.sample(step=samc, draws=50, tune=10, chains=1, cores=1, random_seed=1,
     ...                       progressbar=False, compute_convergence_checks=False)
     >>> "log_weight" in idata.sample_stats
     True

@@ -90,14 +90,10 @@ class StructureMetropolis(StructureStep):
 
     References
     ----------
-    .. [1] Madigan, D. & York, J. (1995). Bayesian graphical models for discrete data.
-       *International Statistical Review*, 63(2), 215-232.
-    .. [2] Giudici, P. & Castelo, R. (2003). Improving Markov chain Monte Carlo model search for
-       data mining. *Machine Learning*, 50(1-2), 127-158.
-    .. [3] Grzegorczyk, M. & Husmeier, D. (2008). Improving the structure MCMC sampler for Bayesian
-       networks by introducing a new edge reversal move. *Machine Learning*, 71(2-3), 265-305.
-    .. [4] Hastings, W. K. (1970). Monte Carlo sampling methods using Markov chains and their
-       applications. *Biometrika*, 57(1), 97-109.
+    .. [1] Madigan & York (1995), "Bayesian graphical models for discrete data", Int. Stat. Rev. 63, 215-232.
+    .. [2] Giudici & Castelo (2003), "Improving Markov chain Monte Carlo model search for data mining", Mach. Learn. 50, 127-158.
+    .. [3] Grzegorczyk & Husmeier (2008), "Improving the structure MCMC sampler for Bayesian networks...", Mach. Learn. 71, 265-305.
+    .. [4] Hastings (1970), "Monte Carlo sampling methods using Markov chains and their applications", Biometrika 57, 97-109.
 
     Examples
     --------
