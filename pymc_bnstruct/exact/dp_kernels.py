@@ -69,37 +69,44 @@ def _xnorm(m, e):
 
 
 @nb.njit(cache=True, inline="always")
-def _xadd(m1, e1, m2, e2, p2):
-    """``(m1, e1) + (m2, e2)``, both normalised, signs allowed."""
+def _xalign(m1, e1, m2, e2, p2):
+    """Line up two normalised pairs for an addition: ``(m, e, t, add)`` with ``(m, e)`` the
+    operand of the larger exponent and ``t`` the other mantissa scaled to ``2**e``. ``add`` is
+    False when there is nothing to add (a zero operand, or one below ``2**-64`` of the other):
+    ``(m, e)`` is then the sum. (The flag is a constant on each path, so after inlining the
+    callers' test of it folds into these branches.)"""
     if m1 == 0.0:
-        return m2, e2
+        return m2, e2, 0.0, False
     if m2 == 0.0:
-        return m1, e1
+        return m1, e1, 0.0, False
     if e1 < e2:
         m1, e1, m2, e2 = m2, e2, m1, e1
     d = e2 - e1
     if d < -64:
-        return m1, e1
-    return _xnorm(m1 + m2 * p2[d + _P2_OFF], e1)
+        return m1, e1, 0.0, False
+    return m1, e1, m2 * p2[d + _P2_OFF], True
+
+
+@nb.njit(cache=True, inline="always")
+def _xadd(m1, e1, m2, e2, p2):
+    """``(m1, e1) + (m2, e2)``, both normalised, signs allowed."""
+    m, e, t, add = _xalign(m1, e1, m2, e2, p2)
+    if not add:
+        return m, e
+    return _xnorm(m + t, e)
 
 
 @nb.njit(cache=True, inline="always")
 def _xadd_pos(m1, e1, m2, e2, p2):
     """``(m1, e1) + (m2, e2)`` for normalised non-negative pairs: the sum of the mantissas lies
     in ``[0.5, 2)``, so renormalising is one comparison (no ``frexp``)."""
-    if m2 == 0.0:
-        return m1, e1
-    if m1 == 0.0:
-        return m2, e2
-    if e1 < e2:
-        m1, e1, m2, e2 = m2, e2, m1, e1
-    d = e2 - e1
-    if d < -64:
-        return m1, e1
-    m = m1 + m2 * p2[d + _P2_OFF]
+    m, e, t, add = _xalign(m1, e1, m2, e2, p2)
+    if not add:
+        return m, e
+    m = m + t
     if m >= 1.0:
-        return 0.5 * m, e1 + 1
-    return m, e1
+        return 0.5 * m, e + 1
+    return m, e
 
 
 @nb.njit(cache=True, inline="always")
