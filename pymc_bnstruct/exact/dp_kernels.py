@@ -229,6 +229,18 @@ def _p2clamp(k, p2):
 
 
 @nb.njit(cache=True, inline="always")
+def _products_scratch(n, x):
+    """Scratch of :func:`_products` over the subsets of ``x``: ``(size, elems, tfull, pm, pe, sg)``
+    with ``size = 2**|x|``."""
+    c = 0
+    while x:
+        x &= x - 1
+        c += 1
+    size = np.int64(1) << c
+    return size, np.empty(n, dtype=np.int64), np.empty(size, dtype=np.int64), np.empty(size), np.empty(size), np.empty(size)
+
+
+@nb.njit(cache=True, inline="always")
 def _products(n, s, x, a_m, a_e, elems, tfull, pm, pe, sg):
     """For the local subsets ``t`` of ``s`` (``c = |s|`` elements): the full mask
     ``tfull[t]``, the product ``Π_{j∈t} A_j(x)`` as mantissa ``pm[t]`` (in ``[2**-c, 1]``)
@@ -273,17 +285,7 @@ def rr_layer(n, layer, a_m, a_e, mr, rr, cancel, n_threads, p2):
     for ch in nb.prange(n_chunks):
         lo = ch * n_s // n_chunks
         hi = (ch + 1) * n_s // n_chunks
-        c0 = 0
-        s0 = layer[lo]
-        while s0:
-            s0 &= s0 - 1
-            c0 += 1
-        size = np.int64(1) << c0
-        elems = np.empty(n, dtype=np.int64)
-        tfull = np.empty(size, dtype=np.int64)
-        pm = np.empty(size)
-        pe = np.empty(size)
-        sg = np.empty(size)
+        size, elems, tfull, pm, pe, sg = _products_scratch(n, layer[lo])
         for i in range(lo, hi):
             s = layer[i]
             _products(n, s, full ^ s, a_m, a_e, elems, tfull, pm, pe, sg)
@@ -315,17 +317,7 @@ def h_push_layer(n, layer, a_m, a_e, h, acc, p2):
     for ch in nb.prange(n_chunks):
         lo = ch * n_r // n_chunks
         hi = (ch + 1) * n_r // n_chunks
-        c0 = 0
-        s0 = full ^ layer[lo]
-        while s0:
-            s0 &= s0 - 1
-            c0 += 1
-        size = np.int64(1) << c0
-        elems = np.empty(n, dtype=np.int64)
-        tfull = np.empty(size, dtype=np.int64)
-        pm = np.empty(size)
-        pe = np.empty(size)
-        sg = np.empty(size)
+        size, elems, tfull, pm, pe, sg = _products_scratch(n, full ^ layer[lo])
         a = acc[ch]
         for i in range(lo, hi):
             r = layer[i]
