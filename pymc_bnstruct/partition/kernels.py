@@ -123,6 +123,16 @@ def is_partition(layer, n):
     return True
 
 
+@nb.njit(cache=True, inline="always")
+def n_layers(layer):
+    """Number of layers ``m = max(layer) + 1`` (0 for no nodes)."""
+    m = 0
+    for v in range(layer.shape[0]):
+        if layer[v] + 1 > m:
+            m = layer[v] + 1
+    return m
+
+
 @inner
 def layer_sets_into(layer, pred, prev, masks, cum):
     """Fill ``pred[v]`` / ``prev[v]`` (bitsets of ``L_{<j}`` and ``L_{j-1}`` for ``v ∈ L_j``); return ``m``.
@@ -131,10 +141,7 @@ def layer_sets_into(layer, pred, prev, masks, cum):
     """
     n = layer.shape[0]
     n_words = pred.shape[1]
-    m = 0
-    for v in range(n):
-        if layer[v] + 1 > m:
-            m = layer[v] + 1
+    m = n_layers(layer)
     for j in range(m + 1):
         for w in range(n_words):
             masks[j, w] = _Z

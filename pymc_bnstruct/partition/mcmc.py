@@ -70,7 +70,7 @@ from ..jit import empty, inner, zeros
 from ..moves.cache_kernels import same_row
 from ..moves.mcmc import edge_list, rev_draw, rev_workspace
 from ..rng import randint, seed_state, uniform
-from .kernels import NEG_INF, cached_node_term, layer_sets_into, next_compatible
+from .kernels import NEG_INF, cached_node_term, layer_sets_into, n_layers, next_compatible
 
 SPLIT_JOIN, SWAP, SWAP_ADJACENT, NODE, STAY, REVERSE, REV = 0, 1, 2, 3, 4, 5, 6
 N_KINDS = 7
@@ -80,10 +80,7 @@ N_KINDS = 7
 def layout(layer, sizes, order, start):
     """Counting sort of the nodes by layer: ``order[start[j]:start[j+1]]`` = ``L_j``; returns ``m``."""
     n = layer.shape[0]
-    m = 0
-    for v in range(n):
-        if layer[v] + 1 > m:
-            m = layer[v] + 1
+    m = n_layers(layer)
     for j in range(m + 1):
         sizes[j] = 0
     for v in range(n):
