@@ -301,14 +301,8 @@ def _subsets(items: list[int], k: int):
     m = len(items)
     if k > m:
         return
-    idx = list(range(k))
+    idx = np.arange(k, dtype=np.int64)
     while True:
         yield tuple(items[i] for i in idx)
-        t = k - 1
-        while t >= 0 and idx[t] == m - k + t:
-            t -= 1
-        if t < 0:
+        if not _kernels.next_combination(idx, m, k):
             return
-        idx[t] += 1
-        for w in range(t + 1, k):
-            idx[w] = idx[w - 1] + 1

@@ -192,6 +192,21 @@ def _n_subsets(m, n):
     return out
 
 
+@nb.njit(cache=True, inline="always")
+def next_combination(comb, m, n):
+    """Advance ``comb[:n]`` (increasing indices into ``range(m)``) to the next size-``n``
+    subset in lexicographic order; False, leaving it as it is, after the last one."""
+    t = n - 1
+    while t >= 0 and comb[t] == m - n + t:
+        t -= 1
+    if t < 0:
+        return False
+    comb[t] += 1
+    for w in range(t + 1, n):
+        comb[w] = comb[w - 1] + 1
+    return True
+
+
 @nb.njit(cache=True)
 def refine_pairs(cols, arities, pairs, cand, cand_ptr, n, kind, threshold, min_rows, chi2_isf, cache,
                  sepsets, found, n_by_kind):
@@ -270,15 +285,8 @@ def refine_pairs(cols, arities, pairs, cand, cand_ptr, n, kind, threshold, min_r
                         for t in range(n):
                             sepsets[e, t] = zs[t]
                         break
-                # next n-combination of range(m)
-                t = n - 1
-                while t >= 0 and comb[t] == m - n + t:
-                    t -= 1
-                if t < 0:
+                if not next_combination(comb, m, n):
                     break
-                comb[t] += 1
-                for w in range(t + 1, n):
-                    comb[w] = comb[w - 1] + 1
         for i in range(lo1, hi1):
             in_first[cand[i]] = False
 

@@ -16,7 +16,7 @@ import numpy as np
 
 from . import kernels as _kernels
 
-__all__ = ["SepSets", "orient", "split_autonomous", "dag_extension", "potential_parents"]
+__all__ = ["SepSets", "orient", "split_autonomous", "dag_extension", "potential_parents", "components"]
 
 
 class SepSets:
@@ -144,7 +144,7 @@ def split_autonomous(g: np.ndarray, endo: Sequence[int]) -> tuple[list[int], lis
     sub = g[np.ix_(endo, endo)] != 0
     und = sub & sub.T
     directed = sub & ~sub.T
-    comp = _components(und)
+    comp = components(und)
     n_comp = comp.max() + 1 if len(endo) else 0
     has_out = np.zeros(n_comp, dtype=bool)
     src, dst = np.nonzero(directed)
@@ -158,7 +158,7 @@ def split_autonomous(g: np.ndarray, endo: Sequence[int]) -> tuple[list[int], lis
     if len(rest) == 0:
         return descendant, []
     rest_adj = sub[np.ix_(rest, rest)]
-    rc = _components(rest_adj | rest_adj.T)
+    rc = components(rest_adj | rest_adj.T)
     groups: dict[int, list[int]] = {}
     for i, c in enumerate(rc.tolist()):
         groups.setdefault(c, []).append(endo[rest[i]])
@@ -166,7 +166,7 @@ def split_autonomous(g: np.ndarray, endo: Sequence[int]) -> tuple[list[int], lis
     return descendant, ancestors
 
 
-def _components(adj: np.ndarray) -> np.ndarray:
+def components(adj: np.ndarray) -> np.ndarray:
     """Connected-component label of each node of a symmetric boolean adjacency."""
     n = adj.shape[0]
     label = np.full(n, -1, dtype=np.int64)

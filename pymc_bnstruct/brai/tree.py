@@ -29,7 +29,7 @@ from ..graph import adjacency_dataarray, is_acyclic, markov_blankets, transitive
 from ..priors import StructurePrior
 from ..scores import Score
 from ..validation import ArgumentTypeError, check_choice, check_int, check_number, read_only, renamed_keywords
-from .pdag import dag_extension
+from .pdag import components, dag_extension
 
 __all__ = ["GraphGenerativeTree", "Leaf", "Call", "merge_counts"]
 
@@ -624,7 +624,7 @@ def member_dags(cpdag: np.ndarray, *, random_seed: int | np.random.Generator | N
     if not und.any():
         return directed[None]
     comp_edges: dict[int, list[tuple[int, int]]] = {}
-    label = _undirected_components(und)
+    label = components(und)  # edges are grouped by it (isolated nodes have no edge)
     for u, v in zip(*np.nonzero(np.triu(und))):
         comp_edges.setdefault(int(label[u]), []).append((int(u), int(v)))
     base_v = _v_structure_set(g)
@@ -665,25 +665,6 @@ def member_dags(cpdag: np.ndarray, *, random_seed: int | np.random.Generator | N
                     d[v, u] = 1
         out[i] = d
     return out
-
-
-def _undirected_components(und: np.ndarray) -> np.ndarray:
-    n = und.shape[0]
-    label = np.full(n, -1)
-    c = 0
-    for s in range(n):
-        if label[s] >= 0 or not und[s].any():
-            continue
-        stack = [s]
-        label[s] = c
-        while stack:
-            u = stack.pop()
-            for w in np.flatnonzero(und[u]):
-                if label[w] < 0:
-                    label[w] = c
-                    stack.append(int(w))
-        c += 1
-    return label
 
 
 def _v_structure_set(g: np.ndarray) -> set[tuple[int, int, int]]:

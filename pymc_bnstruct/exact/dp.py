@@ -24,7 +24,7 @@ import math
 import sys
 import time
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
 import numpy as np
@@ -545,6 +545,18 @@ class ExactPosterior:
                 f"log_evidence={self.log_evidence:.6g})")
 
 
+def exact_score_table(data: Any, modularity: Any, check_size: Callable[[int], None],
+                      *table_args: Any) -> ScoreTable:
+    """The argument checks the exact methods share, then their score table: ``modularity``,
+    the data, ``check_size(n_vars)`` (which fails before the table is built) and
+    ``ScoreTable(data, *table_args)`` (score, prior, max_parents, candidates, blacklist,
+    whitelist)."""
+    check_choice(modularity, "modularity", MODULARITIES)
+    data = as_discrete_data(data)
+    check_size(data.n_vars)
+    return ScoreTable(data, *table_args)
+
+
 def _check_count(n: Any) -> int:
     return check_int(n, "draws (the number of draws)", minimum=1)
 
@@ -620,9 +632,6 @@ def posterior(
     (5, 5)
     >>> order = bns.exact.posterior(df, modularity="order", progressbar=False)   # Koivisto & Sood
     """
-    check_choice(modularity, "modularity", MODULARITIES)
-    data = as_discrete_data(data)
-    n = data.n_vars
-    _check_memory(n, modularity, memory_limit)  # fail before building the score table
-    table = ScoreTable(data, score, prior, max_parents, candidates, blacklist, whitelist)
+    table = exact_score_table(data, modularity, lambda n: _check_memory(n, modularity, memory_limit),
+                              score, prior, max_parents, candidates, blacklist, whitelist)
     return ExactPosterior(table, modularity, memory_limit=memory_limit, progressbar=progressbar)

@@ -69,37 +69,44 @@ def _xnorm(m, e):
 
 
 @nb.njit(cache=True, inline="always")
-def _xadd(m1, e1, m2, e2, p2):
-    """``(m1, e1) + (m2, e2)``, both normalised, signs allowed."""
+def _xalign(m1, e1, m2, e2, p2):
+    """Line up two normalised pairs for an addition: ``(m, e, t, add)`` with ``(m, e)`` the
+    operand of the larger exponent and ``t`` the other mantissa scaled to ``2**e``. ``add`` is
+    False when there is nothing to add (a zero operand, or one below ``2**-64`` of the other):
+    ``(m, e)`` is then the sum. (The flag is a constant on each path, so after inlining the
+    callers' test of it folds into these branches.)"""
     if m1 == 0.0:
-        return m2, e2
+        return m2, e2, 0.0, False
     if m2 == 0.0:
-        return m1, e1
+        return m1, e1, 0.0, False
     if e1 < e2:
         m1, e1, m2, e2 = m2, e2, m1, e1
     d = e2 - e1
     if d < -64:
-        return m1, e1
-    return _xnorm(m1 + m2 * p2[d + _P2_OFF], e1)
+        return m1, e1, 0.0, False
+    return m1, e1, m2 * p2[d + _P2_OFF], True
+
+
+@nb.njit(cache=True, inline="always")
+def _xadd(m1, e1, m2, e2, p2):
+    """``(m1, e1) + (m2, e2)``, both normalised, signs allowed."""
+    m, e, t, add = _xalign(m1, e1, m2, e2, p2)
+    if not add:
+        return m, e
+    return _xnorm(m + t, e)
 
 
 @nb.njit(cache=True, inline="always")
 def _xadd_pos(m1, e1, m2, e2, p2):
     """``(m1, e1) + (m2, e2)`` for normalised non-negative pairs: the sum of the mantissas lies
     in ``[0.5, 2)``, so renormalising is one comparison (no ``frexp``)."""
-    if m2 == 0.0:
-        return m1, e1
-    if m1 == 0.0:
-        return m2, e2
-    if e1 < e2:
-        m1, e1, m2, e2 = m2, e2, m1, e1
-    d = e2 - e1
-    if d < -64:
-        return m1, e1
-    m = m1 + m2 * p2[d + _P2_OFF]
+    m, e, t, add = _xalign(m1, e1, m2, e2, p2)
+    if not add:
+        return m, e
+    m = m + t
     if m >= 1.0:
-        return 0.5 * m, e1 + 1
-    return m, e1
+        return 0.5 * m, e + 1
+    return m, e
 
 
 @nb.njit(cache=True, inline="always")
@@ -222,6 +229,18 @@ def _p2clamp(k, p2):
 
 
 @nb.njit(cache=True, inline="always")
+def _products_scratch(n, x):
+    """Scratch of :func:`_products` over the subsets of ``x``: ``(size, elems, tfull, pm, pe, sg)``
+    with ``size = 2**|x|``."""
+    c = 0
+    while x:
+        x &= x - 1
+        c += 1
+    size = np.int64(1) << c
+    return size, np.empty(n, dtype=np.int64), np.empty(size, dtype=np.int64), np.empty(size), np.empty(size), np.empty(size)
+
+
+@nb.njit(cache=True, inline="always")
 def _products(n, s, x, a_m, a_e, elems, tfull, pm, pe, sg):
     """For the local subsets ``t`` of ``s`` (``c = |s|`` elements): the full mask
     ``tfull[t]``, the product ``Π_{j∈t} A_j(x)`` as mantissa ``pm[t]`` (in ``[2**-c, 1]``)
@@ -266,17 +285,7 @@ def rr_layer(n, layer, a_m, a_e, mr, rr, cancel, n_threads, p2):
     for ch in nb.prange(n_chunks):
         lo = ch * n_s // n_chunks
         hi = (ch + 1) * n_s // n_chunks
-        c0 = 0
-        s0 = layer[lo]
-        while s0:
-            s0 &= s0 - 1
-            c0 += 1
-        size = np.int64(1) << c0
-        elems = np.empty(n, dtype=np.int64)
-        tfull = np.empty(size, dtype=np.int64)
-        pm = np.empty(size)
-        pe = np.empty(size)
-        sg = np.empty(size)
+        size, elems, tfull, pm, pe, sg = _products_scratch(n, layer[lo])
         for i in range(lo, hi):
             s = layer[i]
             _products(n, s, full ^ s, a_m, a_e, elems, tfull, pm, pe, sg)
@@ -308,17 +317,7 @@ def h_push_layer(n, layer, a_m, a_e, h, acc, p2):
     for ch in nb.prange(n_chunks):
         lo = ch * n_r // n_chunks
         hi = (ch + 1) * n_r // n_chunks
-        c0 = 0
-        s0 = full ^ layer[lo]
-        while s0:
-            s0 &= s0 - 1
-            c0 += 1
-        size = np.int64(1) << c0
-        elems = np.empty(n, dtype=np.int64)
-        tfull = np.empty(size, dtype=np.int64)
-        pm = np.empty(size)
-        pe = np.empty(size)
-        sg = np.empty(size)
+        size, elems, tfull, pm, pe, sg = _products_scratch(n, full ^ layer[lo])
         a = acc[ch]
         for i in range(lo, hi):
             r = layer[i]

@@ -31,14 +31,14 @@ import xarray as xr
 
 from ..constraints import DEFAULT_MAX_PARENTS
 from ..contract import check_feature, feature_dataarray
-from ..data import DiscreteData, as_discrete_data
+from ..data import DiscreteData
 from ..graph import adjacency_dataarray, find_cycle, to_adjacency
 from ..jit import inner, zeros
 from ..priors import StructurePrior, Uniform
 from ..scores import BDeu, Score
 from ..scores.table import ScoreTable
 from ..validation import check_choice, read_only
-from .dp import MODULARITIES
+from .dp import MODULARITIES, exact_score_table
 
 __all__ = ["EnumeratedPosterior", "enumerate_posterior", "MAX_VARS", "N_DAGS"]
 
@@ -484,9 +484,6 @@ def enumerate_posterior(
     >>> post.edge_probabilities.shape
     (5, 5)
     """
-    check_choice(modularity, "modularity", MODULARITIES)
-    data = as_discrete_data(data)
-    n = data.n_vars
-    _check_size(n)
-    table = ScoreTable(data, score, prior, max_parents, candidates, blacklist, whitelist)
+    table = exact_score_table(data, modularity, _check_size, score, prior, max_parents, candidates, blacklist,
+                              whitelist)
     return EnumeratedPosterior.from_table(table, modularity)

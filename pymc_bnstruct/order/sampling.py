@@ -19,9 +19,40 @@ import numpy as np
 
 from ..jit import empty, inner, zeros
 
-__all__ = ["draw_families", "sample_dags_given_orders"]
+__all__ = ["collect_families", "draw_families", "sample_dags_given_orders"]
 
 _MAX_SEED = 2**32
+
+
+@inner
+def collect_families(family_parents, family_log_score, lo, hi, key, limit, need_meet, rows):
+    """Gather the candidate families of one node before :func:`draw_families`.
+
+    ``rows[:m]`` = the rows ``f`` in ``[lo, hi)`` with a finite log score whose parents ``p``
+    all have ``key[p] <= limit`` (with ``need_meet``: and one has ``key[p] == limit``).
+    Returns ``(m, top)``, ``top`` their largest log score (``-inf`` when ``m == 0``).
+    """
+    k = family_parents.shape[1]
+    top = -math.inf
+    m = 0
+    for f in range(lo, hi):
+        ok = True
+        meets = not need_meet
+        for s in range(k):
+            p = family_parents[f, s]
+            if p < 0:
+                continue
+            if key[p] > limit:
+                ok = False
+                break
+            if key[p] == limit:
+                meets = True
+        if ok and meets and family_log_score[f] > -math.inf:
+            rows[m] = f
+            m += 1
+            if family_log_score[f] > top:
+                top = family_log_score[f]
+    return m, top
 
 
 @inner
@@ -64,7 +95,6 @@ def _sample_kernel(child_start, family_parents, family_log_score, n_vars, orders
     """
     np.random.seed(seed)
     n_orders = orders.shape[0]
-    k = family_parents.shape[1]
     out = zeros((n_orders * dags_per_order, n_vars, n_vars), np.uint8)
     rank = empty(n_vars, np.int64)
     n_fam = family_log_score.shape[0]
@@ -74,22 +104,9 @@ def _sample_kernel(child_start, family_parents, family_log_score, n_vars, orders
         for pos in range(n_vars):
             rank[orders[o, pos]] = pos
         for j in range(n_vars):
-            lo = child_start[j]
-            hi = child_start[j + 1]
-            top = -math.inf
-            m = 0
-            for f in range(lo, hi):
-                ok = True
-                for s in range(k):
-                    p = family_parents[f, s]
-                    if p >= 0 and rank[p] > rank[j]:
-                        ok = False
-                        break
-                if ok and family_log_score[f] > -math.inf:
-                    rows[m] = f
-                    m += 1
-                    if family_log_score[f] > top:
-                        top = family_log_score[f]
+            # parents precede j (rank[p] == rank[j] only for p == j, never a parent)
+            m, top = collect_families(family_parents, family_log_score, child_start[j], child_start[j + 1],
+                                      rank, rank[j], False, rows)
             if m == 0:
                 return out, o, j
             draw_families(family_parents, family_log_score, rows, cum, m, top, j, out,

@@ -32,7 +32,7 @@ import numpy as np
 from ..graph import kahn_placed
 from ..jit import empty, inner, wrapping_mul
 from ..order.kernels import flush_pairs, markov_blanket_from, snap, spread_family, truncated_log_sum
-from ..order.sampling import draw_families
+from ..order.sampling import collect_families, draw_families
 
 _Z = np.uint64(0)
 _U1 = np.uint64(1)
@@ -52,6 +52,27 @@ def _compatible(bits, f, pred, prev, n_words):
         if b & prev[w] != _Z:
             meets = True
     return meets
+
+
+@nb.njit(cache=True, inline="always")
+def next_compatible(bits, scores, f, hi, pred, prev, lim, cutoff):
+    """One step of the truncated scan of :func:`layer_log_sum`, for the loops that visit its rows.
+
+    Returns ``(g, lim)``: ``g`` the first row ``>= f`` below ``hi`` whose parents lie in
+    ``pred`` and meet ``prev``, or -1 where the scan ends (at ``hi``, or at a score below
+    ``lim``); ``lim`` is set to ``cutoff`` below the first such row (start with ``-inf``).
+    """
+    n_words = bits.shape[1]
+    while f < hi:
+        sf = scores[f]
+        if sf < lim:
+            return -1, lim
+        if _compatible(bits, f, pred, prev, n_words):
+            if lim == NEG_INF:
+                lim = sf - cutoff
+            return f, lim
+        f += 1
+    return -1, lim
 
 
 @inner
@@ -102,6 +123,16 @@ def is_partition(layer, n):
     return True
 
 
+@nb.njit(cache=True, inline="always")
+def n_layers(layer):
+    """Number of layers ``m = max(layer) + 1`` (0 for no nodes)."""
+    m = 0
+    for v in range(layer.shape[0]):
+        if layer[v] + 1 > m:
+            m = layer[v] + 1
+    return m
+
+
 @inner
 def layer_sets_into(layer, pred, prev, masks, cum):
     """Fill ``pred[v]`` / ``prev[v]`` (bitsets of ``L_{<j}`` and ``L_{j-1}`` for ``v ∈ L_j``); return ``m``.
@@ -110,10 +141,7 @@ def layer_sets_into(layer, pred, prev, masks, cum):
     """
     n = layer.shape[0]
     n_words = pred.shape[1]
-    m = 0
-    for v in range(n):
-        if layer[v] + 1 > m:
-            m = layer[v] + 1
+    m = n_layers(layer)
     for j in range(m + 1):
         for w in range(n_words):
             masks[j, w] = _Z
@@ -237,17 +265,12 @@ def partition_features(layer, offsets, bits, scores, parents, cutoffs, roots, ed
         lse = layer_log_sum(bits, scores, lo, hi, pred[v], prev[v], cutoffs[v])
         if lse == NEG_INF:
             continue
-        lim = NEG_INF
         n_touched = 0
-        for f in range(lo, hi):
-            sf = scores[f]
-            if sf < lim:
-                break
-            if not _compatible(bits, f, pred[v], prev[v], n_words):
-                continue
-            if lim == NEG_INF:
-                lim = sf - cutoffs[v]
-            n_touched = spread_family(parents, f, v, math.exp(sf - lse), edge, pair, touched, n_touched, want_mb)
+        f, lim = next_compatible(bits, scores, lo, hi, pred[v], prev[v], NEG_INF, cutoffs[v])
+        while f >= 0:
+            n_touched = spread_family(parents, f, v, math.exp(scores[f] - lse), edge, pair, touched, n_touched,
+                                      want_mb)
+            f, lim = next_compatible(bits, scores, f + 1, hi, pred[v], prev[v], lim, cutoffs[v])
         if want_mb:
             flush_pairs(pair, touched, n_touched, log_none)
     for u in range(n):
@@ -289,7 +312,6 @@ def sample_dags_given_partitions(child_start, family_parents, family_log_score, 
     """
     np.random.seed(seed)
     n_rows, n = layers.shape
-    k = family_parents.shape[1]
     out = np.zeros((n_rows * dags_per_partition, n, n), dtype=np.uint8)
     n_fam = family_log_score.shape[0]
     rows = np.empty(n_fam, dtype=np.int64)
@@ -297,27 +319,9 @@ def sample_dags_given_partitions(child_start, family_parents, family_log_score, 
     for o in range(n_rows):
         for v in range(n):
             j = layers[o, v]
-            top = -math.inf
-            m = 0
-            for f in range(child_start[v], child_start[v + 1]):
-                ok = True
-                meets = False
-                for s in range(k):
-                    p = family_parents[f, s]
-                    if p < 0:
-                        continue
-                    if layers[o, p] >= j:
-                        ok = False
-                        break
-                    if layers[o, p] == j - 1:
-                        meets = True
-                if ok and (meets or (j == 0)) and family_log_score[f] > -math.inf:
-                    if j == 0 and family_parents[f, 0] >= 0:
-                        continue
-                    rows[m] = f
-                    m += 1
-                    if family_log_score[f] > top:
-                        top = family_log_score[f]
+            # parents in L_{<j} with one in L_{j-1}; in L_0 (limit -1) only the empty family fits
+            m, top = collect_families(family_parents, family_log_score, child_start[v], child_start[v + 1],
+                                      layers[o], j - 1, j > 0, rows)
             if m == 0:
                 return out, o, v
             draw_families(family_parents, family_log_score, rows, cum, m, top, v, out,

@@ -70,7 +70,7 @@ from ..jit import empty, inner, zeros
 from ..moves.cache_kernels import same_row
 from ..moves.mcmc import edge_list, rev_draw, rev_workspace
 from ..rng import randint, seed_state, uniform
-from .kernels import NEG_INF, _compatible, cached_node_term, layer_sets_into
+from .kernels import NEG_INF, cached_node_term, layer_sets_into, n_layers, next_compatible
 
 SPLIT_JOIN, SWAP, SWAP_ADJACENT, NODE, STAY, REVERSE, REV = 0, 1, 2, 3, 4, 5, 6
 N_KINDS = 7
@@ -80,10 +80,7 @@ N_KINDS = 7
 def layout(layer, sizes, order, start):
     """Counting sort of the nodes by layer: ``order[start[j]:start[j+1]]`` = ``L_j``; returns ``m``."""
     n = layer.shape[0]
-    m = 0
-    for v in range(n):
-        if layer[v] + 1 > m:
-            m = layer[v] + 1
+    m = n_layers(layer)
     for j in range(m + 1):
         sizes[j] = 0
     for v in range(n):
@@ -247,23 +244,17 @@ def sample_parents(layer, pred, prev, terms, offsets, bits, scores, cutoffs, rng
             continue
         u = uniform(rng)
         lo, hi = offsets[v], offsets[v + 1]
-        lim = NEG_INF
         acc = 0.0
         pick = -1
         last = -1
-        for f in range(lo, hi):
-            sf = scores[f]
-            if sf < lim:
-                break
-            if not _compatible(bits, f, pred[v], prev[v], n_words):
-                continue
-            if lim == NEG_INF:
-                lim = sf - cutoffs[v]
+        f, lim = next_compatible(bits, scores, lo, hi, pred[v], prev[v], NEG_INF, cutoffs[v])
+        while f >= 0:
             last = f
-            acc += math.exp(sf - terms[v])
+            acc += math.exp(scores[f] - terms[v])
             if acc >= u:
                 pick = f
                 break
+            f, lim = next_compatible(bits, scores, f + 1, hi, pred[v], prev[v], lim, cutoffs[v])
         if pick < 0:
             pick = last  # rounding: the weights sum to 1 up to the last bits
         for w in range(n_words):
