@@ -46,8 +46,11 @@ demo-cli: $(STAMP)
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 
+# Two test lines, each under 10 minutes on 2 cores: the fast tests, then the long statistical
+# checks (marked `slow`).
 test: lint
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -m "not slow"
+	$(PY) -m pytest -q -m slow
 
 test-fast: $(STAMP)
 	$(PY) -m pytest -q -m "not slow"
@@ -85,7 +88,8 @@ $(STAMP6): pyproject.toml | $(PY6)
 
 test-pymc6: $(STAMP6)
 	$(VENV6)/bin/ruff check .
-	$(PY6) -m pytest -q
+	$(PY6) -m pytest -q -m "not slow"
+	$(PY6) -m pytest -q -m slow
 
 $(VENV)/.bench: $(STAMP)
 	$(PY) -m pip install --quiet -e ".[test,bench]"
