@@ -116,6 +116,7 @@ JIT_ONLY_MODULES: dict[str, str] = {
     "test_ops.py": NEEDS_NUMBA_LINKER,  # every test compares the default mode with NUMBA
     # over 90 s each as plain Python on 2 cores (each module's fast tests, measured alone)
     "test_cli.py": TOO_SLOW_AS_PYTHON,
+    "test_docs.py": TOO_SLOW_AS_PYTHON,  # runs every guide page and example script
     "test_enumerate.py": TOO_SLOW_AS_PYTHON,
     "test_exact_dp.py": TOO_SLOW_AS_PYTHON,
     "test_order_mcmc.py": TOO_SLOW_AS_PYTHON,
