@@ -61,10 +61,6 @@ class StructureOp(Op):
         n = self.n_vars
         return [()] if self.output_ndim == 0 else [(n, n)]
 
-    def __str__(self) -> str:
-        feature = getattr(self, "feature", None)
-        return f"{type(self).__name__}({'' if feature is None else feature + ', '}{self.n_vars} vars)"
-
 
 class ScorerOp(StructureOp):
     """A :class:`StructureOp` over one scorer of type ``scorer_type`` (an order or a
