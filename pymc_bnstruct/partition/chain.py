@@ -14,13 +14,14 @@ from typing import Any
 import numpy as np
 
 from ..order.chain import NodeTermCache
+from ..order.excluded import ExcludedFamilies
 from ..validation import check_move_probs
 from . import kernels as _kernels
 from .mcmc import N_KINDS, partition_metropolis
 from .scorer import PartitionScorer
 
 __all__ = ["PartitionChain", "TemperedPartitionChain", "MOVE_KINDS", "DEFAULT_MOVE_PROBS",
-           "temperature_ladder"]
+           "temperature_ladder", "partition_log_ratios"]
 
 #: Move kinds of partition MCMC, in the order of the kernel's counters.
 MOVE_KINDS = ("split_join", "swap", "swap_adjacent", "node", "stay", "reverse", "rev")
@@ -38,6 +39,19 @@ def allocate_term_cache(scorer: PartitionScorer) -> NodeTermCache:
     """An empty node-term cache for partition chains on ``scorer`` (keys are (pred, prev)
     pairs, two bitsets a slot); replicas of a tempered chain share one."""
     return NodeTermCache.allocate(scorer, CACHE_BYTES, key_sets=2)
+
+
+def partition_log_ratios(families: ExcludedFamilies, layer: np.ndarray, in_terms: np.ndarray) -> np.ndarray:
+    """``log(1 + out_v / in_v)`` of every node given a labelled partition (see
+    :mod:`pymc_bnstruct.order.excluded`): ``out_v`` sums the left-out families a node of
+    layer ``j >= 1`` may take in the partition score (parents before layer ``j``, one in
+    layer ``j - 1``; none in layer 0), ``in_terms`` are the partition's node terms."""
+    out = np.empty(families.n_vars)
+    if families.empty:
+        return np.zeros(families.n_vars)
+    _kernels.node_scores(np.asarray(layer, dtype=np.int64), families.offsets, families.bits, families.log_scores,
+                         families.cutoffs, families.roots, out)
+    return families.log_ratios(in_terms, out)
 
 
 class PartitionChain:
@@ -238,6 +252,10 @@ class TemperedPartitionChain:
     @property
     def log_score(self) -> float:
         return self.replicas[0].log_score
+
+    @property
+    def terms(self) -> np.ndarray:
+        return self.replicas[0].terms
 
     @property
     def n_layers(self) -> int:

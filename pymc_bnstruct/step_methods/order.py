@@ -10,6 +10,7 @@ import pymc as pm
 
 from ..model.variables import NodeOrderRV
 from ..order.chain import MOVE_KINDS, OrderChain
+from ..order.excluded import EXCLUDED_EVERY, MAX_EXCLUDED_FAMILIES, ExcludedRecorder
 from .base import StructureStep, move_stats, move_stats_dtypes, register
 
 __all__ = ["OrderMetropolis"]
@@ -41,6 +42,13 @@ class OrderMetropolis(StructureStep):
         Probability of an adjacent transposition; ``swap_prob + adjacent_prob <= 1``.
     moves_per_draw : int, default 100
         Metropolis moves per recorded draw.
+    excluded_every : int, default 10
+        Estimate the posterior mass the search space excludes (candidate parents, a
+        ``cache_size`` / ``prune`` cut) on every ``excluded_every``-th draw of each chain
+        (0: never); read it with :func:`pymc_bnstruct.excluded_mass`.
+    excluded_max_families : int, default 2,000,000
+        Score every family the space leaves out up to this many; beyond, only those with
+        one parent outside the candidates (the estimate is then a lower bound).
     model : pm.Model, optional
     rng : seed or numpy Generator, optional
         Replaced by PyMC's per-chain generator inside ``pm.sample``.
@@ -50,7 +58,12 @@ class OrderMetropolis(StructureStep):
     Sample stats: ``log_score`` (log score of the current order: ``log P(D | ≺)`` with the
     table's modular prior), ``accept_rate`` (fraction of the draw's moves accepted) and
     ``swap_accept_rate``, ``cut_accept_rate``, ``adjacent_accept_rate`` (per move kind;
-    NaN when no move of that kind was proposed in the draw).
+    NaN when no move of that kind was proposed in the draw), and on every
+    ``excluded_every``-th draw (NaN in the others) ``excluded_log_ratio``
+    (``Σ_v log(1 + out_v / in_v)``), ``excluded_node_log_ratio`` (its terms, one per node)
+    and ``excluded_lower_bound`` (see :mod:`pymc_bnstruct.order.excluded`). The families
+    the space leaves out are scored from the data once, at the first evaluated draw of
+    the step method.
 
     References
     ----------
@@ -71,19 +84,24 @@ class OrderMetropolis(StructureStep):
     stats_dtypes_shapes = move_stats_dtypes(MOVE_KINDS)
 
     def __init__(self, vars=None, *, swap_prob: float = 0.5, adjacent_prob: float = 0.0,
-                 moves_per_draw: int = 100, model: pm.Model | None = None, rng: Any = None,
-                 **kwargs: Any) -> None:
+                 moves_per_draw: int = 100, excluded_every: int = EXCLUDED_EVERY,
+                 excluded_max_families: int = MAX_EXCLUDED_FAMILIES, model: pm.Model | None = None,
+                 rng: Any = None, **kwargs: Any) -> None:
         super().__init__(vars, moves_per_draw=moves_per_draw, model=model, rng=rng, **kwargs)
         self.chain = OrderChain(self.rv.owner.op.scorer, swap_prob=swap_prob, adjacent_prob=adjacent_prob)
         self.swap_prob, self.adjacent_prob = self.chain.swap_prob, self.chain.adjacent_prob
         self.scorer = self.chain.scorer
+        self.excluded = ExcludedRecorder(self.scorer, excluded_every, excluded_max_families)
+        self.declare_stats({**self.stats_dtypes_shapes, **self.excluded.dtypes()})
 
     def _draw(self, value: np.ndarray, seed: int) -> tuple[np.ndarray, dict[str, Any]]:
         chain = self.chain
         if self.fresh or chain.order is None or value.shape != chain.order.shape or not np.array_equal(value, chain.order):
             chain.load(value, repr(self.var_name))
         counts = chain.run(self.moves_per_draw, seed)
-        return chain.order.copy(), move_stats(chain.log_score, counts, MOVE_KINDS)
+        stats = move_stats(chain.log_score, counts, MOVE_KINDS)
+        stats.update(self.excluded.stats(self.fresh, lambda fam: fam.order_log_ratios(chain.order, chain.terms)))
+        return chain.order.copy(), stats
 
 
 register(OrderMetropolis)

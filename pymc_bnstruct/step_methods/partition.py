@@ -11,7 +11,14 @@ import pymc as pm
 
 from ..contract import N_LAYERS, REPLICA_SWAP_RATE
 from ..model.variables import NodePartitionRV
-from ..partition.chain import MOVE_KINDS, SWAP_INTERVAL, PartitionChain, TemperedPartitionChain
+from ..order.excluded import EXCLUDED_EVERY, MAX_EXCLUDED_FAMILIES, ExcludedRecorder
+from ..partition.chain import (
+    MOVE_KINDS,
+    SWAP_INTERVAL,
+    PartitionChain,
+    TemperedPartitionChain,
+    partition_log_ratios,
+)
 from .base import StructureStep, move_stats, move_stats_dtypes, rate, register
 
 __all__ = ["PartitionMetropolis"]
@@ -54,6 +61,13 @@ class PartitionMetropolis(StructureStep):
         chains never cross (docs/partition.md).
     swap_interval : int, default 100
         With tempering: moves of every replica between two rounds of swap attempts.
+    excluded_every, excluded_max_families : int
+        As for :class:`~pymc_bnstruct.OrderMetropolis`: the posterior mass the search space
+        excludes, estimated on every ``excluded_every``-th draw (default 10; 0: never). Here
+        always a lower bound, often a loose one: partitions in which a node has no candidate
+        parent in the layer before its own are never drawn, and their mass is missing
+        (``docs/large_networks.md``). An order chain on the same space gives a calibrated
+        estimate of the order-modular posterior's excluded mass.
     model : pm.Model, optional
     rng : seed or numpy Generator, optional
         Replaced by PyMC's per-chain generator inside ``pm.sample``.
@@ -64,7 +78,8 @@ class PartitionMetropolis(StructureStep):
     ``{kind}_accept_rate`` per move kind (NaN when none was proposed in the draw; a kind
     with no proposal in the current state, e.g. a swap with one layer, counts as rejected)
     ``n_layers`` and ``replica_swap_accept_rate`` (tempering: fraction of the swap attempts
-    between neighbouring replicas accepted in the draw; NaN without tempering). A new start
+    between neighbouring replicas accepted in the draw; NaN without tempering) and the
+    excluded-mass stats of :class:`~pymc_bnstruct.OrderMetropolis`. A new start
     (another chain, an initial point) starts every replica there.
 
     References
@@ -90,6 +105,7 @@ class PartitionMetropolis(StructureStep):
 
     def __init__(self, vars=None, *, move_probs: Any = None, moves_per_draw: int = 100,
                  temperatures: int | Sequence[float] | None = None, swap_interval: int = SWAP_INTERVAL,
+                 excluded_every: int = EXCLUDED_EVERY, excluded_max_families: int = MAX_EXCLUDED_FAMILIES,
                  model: pm.Model | None = None, rng: Any = None, **kwargs: Any) -> None:
         super().__init__(vars, moves_per_draw=moves_per_draw, model=model, rng=rng, **kwargs)
         scorer = self.rv.owner.op.scorer
@@ -102,6 +118,9 @@ class PartitionMetropolis(StructureStep):
         self.temperatures = None if temperatures is None else tuple(1.0 / self.chain.betas)
         self.move_probs = dict(zip(MOVE_KINDS, self.chain.move_probs.tolist()))
         self.scorer = self.chain.scorer
+        # a lower bound: partitions the space forbids outright are never drawn (docs/large_networks.md)
+        self.excluded = ExcludedRecorder(scorer.families, excluded_every, excluded_max_families, lower_bound=True)
+        self.declare_stats({**self.stats_dtypes_shapes, **self.excluded.dtypes()})
 
     def _draw(self, value: np.ndarray, seed: int) -> tuple[np.ndarray, dict[str, Any]]:
         chain = self.chain
@@ -112,6 +131,7 @@ class PartitionMetropolis(StructureStep):
         stats[N_LAYERS] = chain.n_layers
         stats[REPLICA_SWAP_RATE] = (rate(counts["swaps_accepted"].sum(), counts["swaps_proposed"].sum())
                                     if "swaps_proposed" in counts else np.nan)
+        stats.update(self.excluded.stats(self.fresh, lambda fam: partition_log_ratios(fam, chain.layer, chain.terms)))
         return chain.layer.copy(), stats
 
 

@@ -1,0 +1,289 @@
+"""The families a restricted search space leaves out, scored for the excluded-mass estimate.
+
+An order (or partition) chain over a :class:`~pymc_bnstruct.ScoreTable` restricted to
+candidate parents (``candidates=``, a :class:`~pymc_bnstruct.SearchSpace`) and possibly cut
+further by the scorer (``cache_size``, ``prune``) samples the posterior of the DAGs whose
+every family is *kept*. Given an order, the families of different nodes are independent,
+so the posterior mass that the restriction excludes among the DAGs consistent with the
+order is exact:
+
+    1 - Π_v in_v / (in_v + out_v),
+
+where ``in_v`` sums the weights ``exp(score_v(U) + log q_v(U))`` of node ``v``'s kept
+families consistent with the order (its term of the order score) and ``out_v`` those of
+the families the unrestricted model allows (``|U| <= max_parents``, black and white lists,
+the structure prior's family term) that are not kept: parent sets with a parent outside
+the candidates, and the table's families the scorer cut. Over the chain's draws,
+
+    Z_full / Z_space = E_space[Π_v (1 + out_v / in_v)]
+
+(the support of the restricted order posterior is the unrestricted one's: every order that
+admits a DAG admits the minimal family of every node, which is always kept).
+:class:`ExcludedFamilies` scores the left-out families once, from the data, and lays them
+out like an :class:`~pymc_bnstruct.order.OrderScorer` (per node, best first), so that
+``out_v`` of an order is the order score's own kernel
+(:func:`~pymc_bnstruct.order.kernels.node_scores`) run on them, and of a partition the
+partition kernel (:func:`pymc_bnstruct.partition.chain.partition_log_ratios`).
+
+**Bound on the work.** Node ``v`` with ``c`` free candidates, ``o`` allowed parents outside
+them and ``k`` free parent slots has ``Σ_{t=1}^{k} C(o, t) Σ_{s<=k-t} C(c, s)`` left-out
+families. When all nodes together have more than ``max_families`` of them (many variables
+and ``max_parents >= 3``), only the families with exactly **one** parent outside the
+candidates are scored (``o Σ_{s<k} C(c, s)`` per node, the "plus1" neighbourhood of
+Kuipers, Suter & Moffa 2022): ``out_v`` is then a sum over some of the left-out families, and
+the estimate a **lower bound** (``lower_bound`` is True).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..constraints import StructureConstraints
+from ..scores.table import _bitsets, _subsets_by_size
+from ..validation import check_int, read_only
+from . import kernels as order_kernels
+from .scorer import LSE_MARGIN, OrderScorer
+
+__all__ = ["ExcludedFamilies", "EXCLUDED_LOG_RATIO", "EXCLUDED_NODE_LOG_RATIO", "EXCLUDED_LOWER_BOUND",
+           "EXCLUDED_EVERY", "MAX_EXCLUDED_FAMILIES", "check_excluded_every", "ExcludedRecorder"]
+
+#: Sample stat: ``Σ_v log(1 + out_v / in_v)`` of the draw (NaN in draws not evaluated).
+EXCLUDED_LOG_RATIO = "excluded_log_ratio"
+#: Sample stat: the per-node terms ``log(1 + out_v / in_v)``, shape ``(n_vars,)``.
+EXCLUDED_NODE_LOG_RATIO = "excluded_node_log_ratio"
+#: Sample stat: True when ``out_v`` sums only the families with one parent outside the candidates.
+EXCLUDED_LOWER_BOUND = "excluded_lower_bound"
+#: Default of ``excluded_every``: evaluate every 10th draw (100 of a default 1,000 per chain).
+EXCLUDED_EVERY = 10
+#: Default bound on the left-out families scored in full (about 30 bytes each).
+MAX_EXCLUDED_FAMILIES = 2_000_000
+
+
+def check_excluded_every(value: Any) -> int:
+    """``excluded_every`` validated: an int >= 0 (0: never evaluate)."""
+    return check_int(value, "excluded_every", minimum=0)
+
+
+def _n_outside(n_free: int, n_out: int, slots: int, one_outside: bool) -> int:
+    """Left-out families of a node: ``t >= 1`` parents of ``n_out``, ``s`` of ``n_free``, ``s + t <= slots``."""
+    top = min(slots, 1) if one_outside else slots
+    return sum(math.comb(n_out, t) * sum(math.comb(n_free, s) for s in range(slots - t + 1))
+               for t in range(1, top + 1))
+
+
+class ExcludedFamilies:
+    """The allowed families an :class:`~pymc_bnstruct.order.OrderScorer` leaves out, scored and
+    laid out like its own (per node, best first).
+
+    Parameters
+    ----------
+    scorer : OrderScorer
+        Its table's constraints without the candidate restriction define the allowed
+        families; its table's data, score and prior score them.
+    max_families : int, default :data:`MAX_EXCLUDED_FAMILIES`
+        Score every left-out family up to this many in all; beyond, only those with one
+        parent outside the candidates (``lower_bound`` True).
+
+    Attributes
+    ----------
+    offsets, bits, log_scores, cutoffs : ndarray
+        As :class:`~pymc_bnstruct.order.OrderScorer`'s, over the left-out families.
+    lower_bound : bool
+        True when only families with one parent outside the candidates were scored.
+    n_outside : int
+        Left-out families of the unrestricted model outside the candidates (all of them,
+        scored or not); the families the scorer cut come on top.
+    empty : bool
+        Nothing is left out: every ``out_v`` is 0 (no candidate restriction, no cut).
+
+    References
+    ----------
+    .. [1] Friedman & Koller (2003), "Being Bayesian about network structure", Mach. Learn. 50, 95-125.
+    .. [2] Kuipers, Suter & Moffa (2022), "Efficient sampling and structure learning of Bayesian networks", JCGS 31, 639-650.
+
+    Examples
+    --------
+    >>> df = bns.datasets.load_network("asia").sample(500, random_seed=1)
+    >>> table = bns.ScoreTable(df, max_parents=2, candidates=2)
+    >>> out = bns.order.excluded.ExcludedFamilies(bns.OrderScorer(table))
+    >>> out.n_families, out.lower_bound                   # 8 (1 + 7 + 21) - 8 (1 + 2 + 1)
+    (192, False)
+    >>> order = np.arange(8)
+    >>> terms = bns.OrderScorer(table).node_log_scores(order)
+    >>> ratios = out.order_log_ratios(order, terms)         # log(1 + out_v / in_v) per node
+    >>> ratios.shape, bool(ratios[0] == 0.0)                # the first node has no parents either way
+    ((8,), True)
+    """
+
+    def __init__(self, scorer: OrderScorer, *, max_families: int = MAX_EXCLUDED_FAMILIES) -> None:
+        max_families = check_int(max_families, "max_families", minimum=0)
+        table = scorer.table
+        c = table.constraints
+        n, k = table.n_vars, table.max_parents
+        full = StructureConstraints(c.names, c.max_parents, c.blacklist, c.whitelist)
+        nodes = []
+        for v in range(n):
+            req = np.flatnonzero(c.required[:, v]).astype(np.int64)
+            free = np.array([p for p in table.candidates[v] if p not in set(req.tolist())], dtype=np.int64)
+            out = np.array(sorted(set(full.candidates[v]) - set(table.candidates[v])), dtype=np.int64)
+            nodes.append((req, free, out, k - len(req)))
+        self.n_outside = sum(_n_outside(len(f), len(o), s, False) for _, f, o, s in nodes)
+        self.lower_bound = self.n_outside > max_families
+        if self.lower_bound:
+            n_plus1 = sum(_n_outside(len(f), len(o), s, True) for _, f, o, s in nodes)
+            if n_plus1 > max_families:
+                raise ValueError(
+                    f"the search space leaves out {self.n_outside:,} families, {n_plus1:,} of them with one "
+                    f"parent outside the candidates: more than max_families={max_families:,}")
+        width = max(k, 1)
+        blocks = [self._node_families(req, free, out, slots, self.lower_bound, width)
+                  for req, free, out, slots in nodes]
+        padded = np.concatenate([np.zeros((0, width), dtype=np.int64), *blocks])
+        child = np.repeat(np.arange(n, dtype=np.int64), [len(b) for b in blocks])
+        sizes = (padded >= 0).sum(axis=1).astype(np.int64)
+        log_w = (table.score.family_scores(table.data, child, padded, sizes)
+                 + table._log_priors(child, padded, sizes)) if len(child) else np.zeros(0)
+        # the table's families the scorer cut (cache_size, prune): scored already
+        cut = np.setdiff1d(np.arange(table.n_families), scorer.table_rows)
+        child = np.concatenate([child, table.children[cut].astype(np.int64)])
+        padded = np.concatenate([padded, np.asarray(table.parent_sets[cut], dtype=np.int64).reshape(len(cut), width)])
+        log_w = np.concatenate([log_w, table.log_scores[cut]])
+        # per node, best first (the truncated log-sum-exp of order.kernels needs it)
+        rows = np.lexsort([-log_w, child])
+        counts = np.bincount(child, minlength=n).astype(np.int64)
+        self.n_vars = n
+        self.names = scorer.names
+        self.offsets = read_only(np.concatenate([[0], np.cumsum(counts)]).astype(np.int64))
+        self.bits = read_only(np.ascontiguousarray(_bitsets(padded[rows], scorer.n_words)))
+        self.log_scores = read_only(np.ascontiguousarray(log_w[rows], dtype=np.float64))
+        self.parent_sets = read_only(padded[rows])
+        self.cutoffs = read_only(LSE_MARGIN + np.log(np.maximum(counts, 1)).astype(np.float64))
+        self.roots = read_only(np.full(n, -np.inf))  # the empty family is never left out (partitions)
+
+    @staticmethod
+    def _node_families(req: np.ndarray, free: np.ndarray, out: np.ndarray, slots: int,
+                       one_outside: bool, width: int) -> np.ndarray:
+        """Parent sets ``req ∪ S ∪ T`` (``S ⊆ free``, ``∅ ≠ T ⊆ out``, one element if
+        ``one_outside``, ``|S| + |T| <= slots``), sorted and padded with -1 to ``width``."""
+        found = [np.zeros((0, width), dtype=np.int64)]
+        if slots < 1 or len(out) == 0:
+            return found[0]
+        top = 1 if one_outside else slots
+        outs = _subsets_by_size(len(out), top)
+        ins = _subsets_by_size(len(free), slots - 1)
+        for t in range(1, min(top, len(out)) + 1):
+            for s in range(0, min(slots - t, len(free)) + 1):
+                a, b = out[outs[t]], free[ins[s]]
+                sets = np.concatenate([np.repeat(a, len(b), axis=0), np.tile(b, (len(a), 1)),
+                                       np.broadcast_to(req, (len(a) * len(b), len(req)))], axis=1)
+                block = np.full((len(sets), width), -1, dtype=np.int64)
+                block[:, :sets.shape[1]] = np.sort(sets, axis=1)
+                found.append(block)
+        return np.concatenate(found)
+
+    @property
+    def n_families(self) -> int:
+        return int(self.offsets[-1])
+
+    @property
+    def empty(self) -> bool:
+        return self.n_families == 0
+
+    def __repr__(self) -> str:
+        bound = ", one outside parent per family (lower bound)" if self.lower_bound else ""
+        return f"ExcludedFamilies({self.n_families:,} left-out families over {self.n_vars} variables{bound})"
+
+    @staticmethod
+    def log_ratios(in_terms: np.ndarray, out_terms: np.ndarray) -> np.ndarray:
+        """``log(1 + exp(out - in))`` per node; 0 where nothing is left out (``out = -inf``)."""
+        with np.errstate(invalid="ignore", over="ignore"):
+            return np.where(np.isneginf(out_terms), 0.0, np.logaddexp(0.0, out_terms - in_terms))
+
+    def order_log_ratios(self, order: np.ndarray, in_terms: np.ndarray) -> np.ndarray:
+        """``log(1 + out_v / in_v)`` of every node (indexed by node) given an order.
+
+        ``in_terms``: the order's node terms ``log in_v`` (an order chain's ``terms``).
+        """
+        out = np.empty(self.n_vars)
+        if self.empty:
+            return np.zeros(self.n_vars)
+        order_kernels.node_scores(np.asarray(order, dtype=np.int64), self.offsets, self.bits, self.log_scores,
+                                  self.cutoffs, out)
+        return self.log_ratios(in_terms, out)
+
+
+class ExcludedRecorder:
+    """The excluded-mass sample stats of one step method: ``log(1 + out_v / in_v)`` on every
+    ``every``-th draw of a chain, NaN in the others.
+
+    The :class:`ExcludedFamilies` are built at the first evaluated draw (in the process that
+    runs the chain) and kept for the step method's later chains.
+
+    Parameters
+    ----------
+    scorer : OrderScorer
+        The families the chain samples over (a partition scorer's ``families``).
+    every : int
+        Evaluate draws ``0, every, 2 every, ...`` of each chain (tuning draws count); 0: never.
+    max_families : int
+        See :class:`ExcludedFamilies`.
+    lower_bound : bool, default False
+        Mark every evaluated draw a lower bound (partition chains: partitions the space
+        forbids outright are never drawn, and their mass is missing).
+
+    Examples
+    --------
+    >>> scorer = bns.OrderScorer(bns.ScoreTable(bns.datasets.load_network("cancer").sample(200, random_seed=1),
+    ...                                         max_parents=2, candidates=1))
+    >>> rec = bns.order.excluded.ExcludedRecorder(scorer, every=2, max_families=1000)
+    >>> order, terms = np.arange(5), scorer.node_log_scores(np.arange(5))
+    >>> [bool(np.isfinite(rec.stats(i == 0, lambda fam: fam.order_log_ratios(order, terms))["excluded_log_ratio"]))
+    ...  for i in range(4)]
+    [True, False, True, False]
+    """
+
+    def __init__(self, scorer: OrderScorer, every: int, max_families: int, *, lower_bound: bool = False) -> None:
+        self.scorer = scorer
+        self.lower_bound = bool(lower_bound)
+        self.every = check_excluded_every(every)
+        self.max_families = check_int(max_families, "excluded_max_families", minimum=0)
+        self.families: ExcludedFamilies | None = None
+        self._draw = 0
+
+    def dtypes(self) -> dict[str, tuple[Any, list]]:
+        """The stats' ``stats_dtypes_shapes`` (the per-node one a sub-array dtype, as PyMC's traces store it)."""
+        n = self.scorer.n_vars
+        return {EXCLUDED_LOG_RATIO: (np.float64, []),
+                EXCLUDED_NODE_LOG_RATIO: (np.dtype((np.float64, (n,))), [n]),
+                EXCLUDED_LOWER_BOUND: (bool, [])}
+
+    def _build(self) -> ExcludedFamilies | None:
+        if self.families is None:
+            try:
+                self.families = ExcludedFamilies(self.scorer, max_families=self.max_families)
+            except ValueError as err:
+                warnings.warn(f"the excluded posterior mass is not estimated: {err}; pass a larger "
+                              "excluded_max_families= to the step method (or excluded_every=0)",
+                              UserWarning, stacklevel=4)
+                self.every = 0
+        return self.families
+
+    def stats(self, fresh: bool, log_ratios: Callable[[ExcludedFamilies], np.ndarray]) -> dict[str, Any]:
+        """The stats of one draw; ``fresh``: a chain's first draw. ``log_ratios(families)``
+        gives the per-node ``log(1 + out_v / in_v)`` of the chain's current state."""
+        if fresh:
+            self._draw = 0
+        due = self.every > 0 and self._draw % self.every == 0
+        self._draw += 1
+        families = self._build() if due else None
+        if families is None:
+            return {EXCLUDED_LOG_RATIO: np.nan, EXCLUDED_NODE_LOG_RATIO: np.full(self.scorer.n_vars, np.nan),
+                    EXCLUDED_LOWER_BOUND: False}
+        r = log_ratios(families)
+        return {EXCLUDED_LOG_RATIO: float(r.sum()), EXCLUDED_NODE_LOG_RATIO: r,
+                EXCLUDED_LOWER_BOUND: families.lower_bound or self.lower_bound}
