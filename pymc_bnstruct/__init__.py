@@ -61,6 +61,7 @@ from .results import (
     to_networkx,
     to_pgmpy,
 )
+from .results.excluded import excluded_mass
 from .scores import BIC, K2, BDeu, network_score
 from .scores.table import ScoreTable
 from .search import SearchSpace, search_space
@@ -113,6 +114,7 @@ __all__ = [
     "path_probabilities",
     "order_names",
     "summary",
+    "excluded_mass",
     "chain_agreement",
     "ChainAgreement",
     "plot_score_trace",

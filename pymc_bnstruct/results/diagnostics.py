@@ -17,6 +17,7 @@ import pandas as pd
 import xarray as xr
 
 from ..contract import FEATURE_DIMS, FEATURES, LOG_SCORE
+from .excluded import recorded_excluded_mass
 from .features import feature_draws, occam_weights, resolve_source, summarise_feature
 from .idata import get_group, has_group, select_draws
 from .sampling_checks import MIN_DRAWS, check_structure_draws, warn_if_chains_disagree
@@ -129,6 +130,8 @@ def summary(
         With importance-weighted draws (SAMC), ``mean`` and ``sd`` are weighted and
         ``mcse_mean`` is NaN for varying rows; R-hat and ESS describe the unweighted
         chains; ``df.attrs["kish_ess"]`` is the Kish effective sample size of the weights.
+        Order and partition chains on a restricted search space: ``df.attrs["excluded_mass"]``
+        (:func:`pymc_bnstruct.excluded_mass`, which warns above 1 %).
         ArviZ's diagnostics cost about 10 ms per varying row for 4,000 draws.
 
     Raises
@@ -233,6 +236,8 @@ def summary(
     df = df.iloc[order]
     if w is not None:
         df.attrs["kish_ess"] = kish_ess(w)
+    if (excluded := recorded_excluded_mass(idata, var_name=var_name, burn_in=burn_in)) is not None:
+        df.attrs["excluded_mass"] = excluded
     return df
 
 
