@@ -111,8 +111,8 @@ class ExcludedFamilies:
     >>> df = bns.datasets.load_network("asia").sample(500, random_seed=1)
     >>> table = bns.ScoreTable(df, max_parents=2, candidates=2)
     >>> out = bns.order.excluded.ExcludedFamilies(bns.OrderScorer(table))
-    >>> out.n_families, out.lower_bound                   # 8 (1 + 7 + 21) - 8 (1 + 2 + 1)
-    (192, False)
+    >>> out.n_families, out.lower_bound                   # 8 nodes x (1 + 7 + 21 allowed - 4 kept)
+    (200, False)
     >>> order = np.arange(8)
     >>> terms = bns.OrderScorer(table).node_log_scores(order)
     >>> ratios = out.order_log_ratios(order, terms)         # log(1 + out_v / in_v) per node
