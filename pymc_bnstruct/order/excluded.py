@@ -36,6 +36,7 @@ the estimate a **lower bound** (``lower_bound`` is True).
 
 from __future__ import annotations
 
+import itertools
 import math
 import warnings
 from collections.abc import Callable
@@ -44,7 +45,6 @@ from typing import Any
 import numpy as np
 
 from ..constraints import StructureConstraints
-from ..scores.table import _bitsets, _subsets_by_size
 from ..validation import check_int, read_only
 from . import kernels as order_kernels
 from .scorer import LSE_MARGIN, OrderScorer
@@ -74,6 +74,29 @@ def _n_outside(n_free: int, n_out: int, slots: int, one_outside: bool) -> int:
     top = min(slots, 1) if one_outside else slots
     return sum(math.comb(n_out, t) * sum(math.comb(n_free, s) for s in range(slots - t + 1))
                for t in range(1, top + 1))
+
+
+# The scores.table helpers that do the same are private to that unit (tests/test_layout.py).
+def _subsets(m: int, k_max: int) -> list[np.ndarray]:
+    """Per size ``k <= k_max``: the ``(C(m, k), k)`` subsets of ``range(m)``."""
+    combos = [list(itertools.combinations(range(m), k)) for k in range(min(k_max, m) + 1)]
+    return [np.array(c, dtype=np.int64).reshape(len(c), k) for k, c in enumerate(combos)]
+
+
+def _bitsets(parent_sets: np.ndarray, n_words: int) -> np.ndarray:
+    """``(F, n_words)`` uint64 bitsets of parent sets padded with -1."""
+    out = np.zeros((len(parent_sets), n_words), dtype=np.uint64)
+    rows, cols = np.nonzero(parent_sets >= 0)
+    p = parent_sets[rows, cols]
+    np.bitwise_or.at(out, (rows, p >> 6), np.left_shift(np.uint64(1), (p & 63).astype(np.uint64)))
+    return out
+
+
+def _log_priors(prior: Any, n: int, children: np.ndarray, parent_sets: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """The structure prior's family term ``log q_v(U)`` of each family (as the score table's)."""
+    if prior.size_based:
+        return np.asarray(prior.log_by_size(n, int(sizes.max(initial=0))), dtype=np.float64)[sizes]
+    return np.array([prior.log_family(n, int(c), parent_sets[f, :sizes[f]].tolist()) for f, c in enumerate(children)])
 
 
 class ExcludedFamilies:
@@ -147,7 +170,7 @@ class ExcludedFamilies:
         child = np.repeat(np.arange(n, dtype=np.int64), [len(b) for b in blocks])
         sizes = (padded >= 0).sum(axis=1).astype(np.int64)
         log_w = (table.score.family_scores(table.data, child, padded, sizes)
-                 + table._log_priors(child, padded, sizes)) if len(child) else np.zeros(0)
+                 + _log_priors(table.prior, n, child, padded, sizes)) if len(child) else np.zeros(0)
         # the table's families the scorer cut (cache_size, prune): scored already
         cut = np.setdiff1d(np.arange(table.n_families), scorer.table_rows)
         child = np.concatenate([child, table.children[cut].astype(np.int64)])
@@ -174,8 +197,8 @@ class ExcludedFamilies:
         if slots < 1 or len(out) == 0:
             return found[0]
         top = 1 if one_outside else slots
-        outs = _subsets_by_size(len(out), top)
-        ins = _subsets_by_size(len(free), slots - 1)
+        outs = _subsets(len(out), top)
+        ins = _subsets(len(free), slots - 1)
         for t in range(1, min(top, len(out)) + 1):
             for s in range(0, min(slots - t, len(free)) + 1):
                 a, b = out[outs[t]], free[ins[s]]
