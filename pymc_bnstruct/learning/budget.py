@@ -52,7 +52,7 @@ def parse_budget(budget: Any) -> float | None:
 
     Examples
     --------
-    >>> parse_budget("90s"), parse_budget("2min"), parse_budget(30)
+    >>> bns.learning.parse_budget("90s"), bns.learning.parse_budget("2min"), bns.learning.parse_budget(30)
     (90.0, 120.0, 30.0)
     """
     if budget is None:
