@@ -123,6 +123,9 @@ def test_auto_space_is_full_for_small_networks_and_learned_for_large(asia):
     expected = bns.search_space(df, random_seed=1, progressbar=False)
     assert space == {k: list(v) for k, v in expected.candidates.items()}
     assert attrs["bnstruct_search_space_seconds"] > 0
+    narrow = bns.learn(df, random_seed=1, cores=1, max_candidates=2, **SHORT)
+    narrow_space = json.loads(get_group(narrow, "posterior").attrs["bnstruct_search_space"])
+    assert max(len(p) for p in narrow_space.values()) <= 2 < max(len(p) for p in space.values())
     # the sampler stayed inside the space
     probs = bns.edge_probabilities(idata)
     for child, parents in space.items():
@@ -186,6 +189,7 @@ def test_input_is_not_mutated(asia):
     (dict(wobble=1), TypeError, "unknown keyword"),
     (dict(method="hc", moves_per_draw=3), TypeError, "does not take"),
     (dict(chains=0), ValueError, "chains"),
+    (dict(max_candidates=0), ValueError, "max_candidates"),
     (dict(executor=object()), TypeError, "executor"),
 ])
 def test_bad_input_is_a_clear_error(asia, kwargs, error, match):

@@ -65,6 +65,7 @@ def learn(
     prior: StructurePrior | None = None,
     max_parents: int | None = DEFAULT_MAX_PARENTS,
     search_space: str | SearchSpace | Mapping[Any, Sequence[Any]] | None = "auto",
+    max_candidates: int = 20,
     chains: int = 4,
     cores: int | None = None,
     draws: int | None = None,
@@ -105,6 +106,8 @@ def learn(
         prior, bound, lists and seed. ``"full"`` / None: every parent set. A
         :class:`~pymc_bnstruct.SearchSpace` or a dict ``name -> parents``: that space.
         The search backends always search the full space.
+    max_candidates : int, default 20
+        Most candidate parents per node of a space learned by ``"auto"``.
     chains : int, default 4
     cores : int, optional
         Chains run at once (PyMC's ``cores``); None: what PyMC would use.
@@ -187,15 +190,17 @@ def learn(
     seed = _root_seed(random_seed)
     progress = bool(progressbar)
 
+    max_candidates = check_int(max_candidates, "max_candidates", minimum=1)
     if method in BACKEND_METHODS:
         return _run_backend(method, data, score=score, prior=prior, max_parents=max_parents,
-                            search_space=search_space, random_seed=seed, progressbar=progress, executor=executor,
-                            kwargs=sampler_kwargs)
+                            search_space=search_space, max_candidates=max_candidates, random_seed=seed,
+                            progressbar=progress, executor=executor, kwargs=sampler_kwargs)
 
     variable_kwargs, step_kwargs = _split_kwargs(method, sampler_kwargs)
     lists = {k: variable_kwargs.get(k) for k in ("blacklist", "whitelist")}
     space, space_seconds = _resolve_space(search_space, data, score=score, prior=prior, max_parents=max_parents,
-                                          random_seed=seed, progressbar=progress, **lists)
+                                          max_candidates=max_candidates, random_seed=seed, progressbar=progress,
+                                          **lists)
     variable_kwargs = {**variable_kwargs, "score": score, "prior": prior, "max_parents": max_parents}
     if space is not None:
         variable_kwargs["candidates"] = space
@@ -284,7 +289,7 @@ def _n_families(n: int, k: int) -> int:
 
 
 def _resolve_space(search_space_arg: Any, data: DiscreteData, *, score: Score, prior: StructurePrior,
-                   max_parents: Any, random_seed: int, progressbar: bool, blacklist: Any,
+                   max_parents: Any, max_candidates: int, random_seed: int, progressbar: bool, blacklist: Any,
                    whitelist: Any) -> tuple[Any, float]:
     """(candidates for the model variable or None for the full space, seconds spent)."""
     if search_space_arg is None or (isinstance(search_space_arg, str) and search_space_arg == "full"):
@@ -297,8 +302,9 @@ def _resolve_space(search_space_arg: Any, data: DiscreteData, *, score: Score, p
         k = check_max_parents(max_parents, n)
         if n <= AUTO_FULL_VARS or _n_families(n, k) <= AUTO_FULL_FAMILIES:
             return None, 0.0
-        space = search_space(data, score=score, prior=prior, max_parents=max_parents, blacklist=blacklist,
-                             whitelist=whitelist, random_seed=random_seed, progressbar=progressbar)
+        space = search_space(data, score=score, prior=prior, max_parents=max_parents, max_candidates=max_candidates,
+                             blacklist=blacklist, whitelist=whitelist, random_seed=random_seed,
+                             progressbar=progressbar)
         if progressbar:
             print(f"bns.learn: {space!r}", file=sys.stderr, flush=True)
         return space, space.seconds
@@ -332,12 +338,12 @@ def _probe_moves(method: str) -> int:
 
 
 def _run_backend(method: str, data: DiscreteData, *, score: Score, prior: StructurePrior, max_parents: Any,
-                 search_space: Any, random_seed: int, progressbar: bool, executor: Any,
+                 search_space: Any, max_candidates: int, random_seed: int, progressbar: bool, executor: Any,
                  kwargs: dict[str, Any]) -> Any:
     common = dict(score=score, prior=prior, **kwargs)
     if method == "exact":
         space, _ = _resolve_space(search_space, data, score=score, prior=prior, max_parents=max_parents,
-                                  random_seed=random_seed, progressbar=progressbar,
+                                  max_candidates=max_candidates, random_seed=random_seed, progressbar=progressbar,
                                   blacklist=kwargs.get("blacklist"), whitelist=kwargs.get("whitelist"))
         return _call(exact.posterior, method, data, max_parents=max_parents, candidates=space,
                      progressbar=progressbar, **common)
