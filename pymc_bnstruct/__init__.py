@@ -16,6 +16,7 @@ from . import (
     datasets,
     exact,
     graph,
+    learning,
     model,
     moves,
     ops,
@@ -31,6 +32,7 @@ from . import (
 )
 from .constraints import StructureConstraints
 from .data import DiscreteData, as_discrete_data
+from .learning import learn
 from .model import DAG, NodeOrder, NodePartition
 from .order import OrderScorer
 from .results import (
@@ -93,6 +95,8 @@ __all__ = [
     "moves",
     "search",
     "search_space",
+    "learn",
+    "learning",
     "SearchSpace",
     "NodeOrder",
     "NodePartition",

@@ -230,6 +230,11 @@ class StructureConstraints:
         """True when every parent is a candidate (no black-list, no candidate restriction)."""
         return bool(self.allowed.sum() == self.n_vars * (self.n_vars - 1))
 
+    def forbidden_edges(self) -> list[tuple[str, str]]:
+        """Every edge ruled out, by the black list or by the candidates, as ``(parent, child)``
+        names: the black list that makes a search (e.g. ``hill_climb``) honour them all."""
+        return [(self.names[u], self.names[v]) for u, v in zip(*np.nonzero(~self.allowed)) if u != v]
+
     def empty_graph(self) -> np.ndarray:
         """The smallest allowed DAG: the white-listed edges (``int8`` adjacency)."""
         return self.required.astype(np.int8)

@@ -86,6 +86,7 @@ REFERENCES_EXEMPT = {
     "StructureConstraints": "validated black/white lists and an in-degree bound",
     "constraints.check_max_parents": "argument validation",
     "constraints.check_edge_lists": "argument validation",
+    "learning.parse_budget": "argument parsing",
     "ForeignStepError": "an exception",
     "step_methods.register": "registration with PyMC's step-method registry",
     "search.SearchResult": "a result container",

@@ -195,6 +195,7 @@ LAYERS: list[set[str]] = [
     {"ops", "model"},
     {"step_methods"},
     {"results"},
+    {"learning"},
     {"cli"},
 ]
 MAX_ROOT_MODULES = 12

@@ -79,6 +79,7 @@ from ..priors import StructurePrior, Uniform
 from ..scores import BDeu, Score
 from ..scores.table import ScoreTable
 from ..search.seed import climb_families, greedy_dag, search_result_dag
+from ..validation import ArgumentTypeError
 from .prior_draws import DAGPriorSampler, OrderPriorSampler, PartitionPriorSampler, check_dag_prior_size
 
 __all__ = ["NodeOrder", "NodeOrderRV", "DAG", "DAGRV", "NodePartition", "NodePartitionRV"]
@@ -461,6 +462,11 @@ class DAG:
         In-degree bound (None: none); an int outside ``0..n-1`` is an error. Default
         ``min(3, n - 1)``: the package-wide default
         (:data:`~pymc_bnstruct.constraints.DEFAULT_MAX_PARENTS`; ``docs/index.md`` says why).
+    candidates : dict or SearchSpace, optional
+        Candidate parents of each node (``name -> parents``, or a learned
+        :class:`~pymc_bnstruct.SearchSpace`): the sampler proposes only edges into a node
+        from its candidates, which also bounds the families each REV move scans. None: every
+        other variable.
     blacklist, whitelist : sequence of (parent, child), optional
     initval : None, "empty", "prior", "greedy", an adjacency, an edge list or a SearchResult
         None (default): the chains start from the white-listed edges only and
@@ -513,16 +519,20 @@ class DAG:
         score: Score = BDeu(),
         prior: StructurePrior = Uniform(),
         max_parents: int | None = DEFAULT_MAX_PARENTS,
+        candidates: Mapping[Any, Sequence[Any]] | Any = None,
         blacklist: Sequence[tuple[Any, Any]] | None = None,
         whitelist: Sequence[tuple[Any, Any]] | None = None,
         initval: Any = None,
     ) -> pt.TensorVariable:
         model, data = _model_and_data("DAG", name, data)
+        if isinstance(candidates, (int, np.integer)) and not isinstance(candidates, (bool, np.bool_)):
+            raise ArgumentTypeError("DAG takes candidates as a dict or a SearchSpace (bns.search_space); an int "
+                                    "count of best single parents is a ScoreTable option")
         constraints = StructureConstraints(data.names, max_parents=max_parents, blacklist=blacklist,
-                                           whitelist=whitelist)
+                                           whitelist=whitelist, candidates=candidates)
         cache = ScoreCache(data, score=score, prior=prior)
         op = CachedDAGLogScore(cache, constraints)
-        init = _initial_dag(initval, data, constraints, score, prior, max_parents, blacklist, whitelist)
+        init = _initial_dag(initval, data, constraints, score, prior, max_parents, whitelist)
         names = list(data.names)
         for dim in EDGE_DIMS:
             _ensure_coord(model, dim, names)
@@ -532,7 +542,7 @@ class DAG:
 
 
 def _initial_dag(initval: Any, data: DiscreteData, constraints: Any, score: Score, prior: StructurePrior,
-                 max_parents: Any, blacklist: Any, whitelist: Any) -> np.ndarray | str | None:
+                 max_parents: Any, whitelist: Any) -> np.ndarray | str | None:
     """None for no initval (PyMC then starts from the support point, the white-listed graph,
     and ``StructureMetropolis`` knows that the start is the default one), ``"prior"`` (PyMC
     draws each chain's start with :class:`DAGRV`), otherwise the validated int64 adjacency."""
@@ -549,7 +559,7 @@ def _initial_dag(initval: Any, data: DiscreteData, constraints: Any, score: Scor
             raise ValueError("initval must be None, 'empty', 'prior', 'greedy', an adjacency or an edge list; "
                              f"got {initval!r}")
         return greedy_dag(data, data.names, score=score, prior=prior, max_parents=max_parents,
-                          blacklist=blacklist, whitelist=whitelist).astype(np.int64)
+                          blacklist=constraints.forbidden_edges() or None, whitelist=whitelist).astype(np.int64)
     if isinstance(initval, np.ndarray) or isinstance(initval, (xr.DataArray, pd.DataFrame)):
         arr = np.asarray(initval)
         n = data.n_vars

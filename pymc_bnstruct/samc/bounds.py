@@ -160,7 +160,7 @@ def automatic_bounds(cache: Any, constraints: Any, width: float, *, move_probs: 
     random_seed = check_int(random_seed, "random_seed", minimum=0)
     w = float(width)
     result = hill_climb(cache.data, score=cache.score, prior=cache.prior, max_parents=constraints.max_parents,
-                        blacklist=list(constraints.blacklist) or None, whitelist=list(constraints.whitelist) or None)
+                        blacklist=constraints.forbidden_edges() or None, whitelist=list(constraints.whitelist) or None)
     greedy = np.asarray(result.dag.values, dtype=np.int8)
     u_greedy = -float(cache.network(greedy))
     u_empty = -float(cache.network(constraints.empty_graph()))

@@ -1,0 +1,392 @@
+"""``bns.learn``: one call from data to a structure posterior that finishes at realistic sizes.
+
+It chooses the search space (the full one when it is small, else a learned
+:class:`~pymc_bnstruct.SearchSpace`), builds the model variable of the method, sizes the
+run to the network (or to a wall-clock budget) from the sampler's measured speed, runs
+``pm.sample`` — here or one chain per task on an executor — and records on the output what
+it chose. The search and exact backends are dispatched with the same keywords.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import math
+import sys
+import time
+import warnings
+from collections.abc import Mapping, Sequence
+from concurrent.futures import Executor
+from typing import Any
+
+import numpy as np
+import xarray as xr
+
+from .. import brai, exact
+from ..constraints import DEFAULT_MAX_PARENTS, StructureConstraints, check_max_parents
+from ..data import DiscreteData, as_discrete_data
+from ..priors import StructurePrior, Uniform
+from ..results.idata import get_group
+from ..scores import BDeu, Score
+from ..search import SearchSpace, hill_climb, search_space, skeleton_search
+from ..validation import ArgumentTypeError, check_int
+from .budget import (
+    DEFAULT_CAP_SECONDS,
+    moves_per_second,
+    parallel_chains,
+    parse_budget,
+    size_run,
+)
+from .chains import SAMPLERS, Recipe, build_model, make_step, quiet_initial_draws, run_chains
+
+__all__ = ["learn", "METHODS", "SAMPLER_METHODS", "BACKEND_METHODS", "AUTO_FULL_VARS", "AUTO_FULL_FAMILIES"]
+
+SAMPLER_METHODS = tuple(SAMPLERS)
+BACKEND_METHODS = ("hc", "tabu", "skeleton", "exact", "brai")
+METHODS = SAMPLER_METHODS + BACKEND_METHODS
+#: ``search_space="auto"`` keeps the full space up to this many variables ...
+AUTO_FULL_VARS = 20
+#: ... or while the full score table has at most this many families (built in well under
+#: a second).
+AUTO_FULL_FAMILIES = 20_000
+#: Tabu list length of ``method="tabu"`` (``hill_climb``'s ``tabu_length``) unless given.
+TABU_LENGTH = 10
+#: Seconds a chain needs beyond its moves (model checks, PyMC's set-up, feature draws):
+#: kept out of a budget.
+_OVERHEAD_SECONDS = 1.0
+_SPACE_ATTR = "bnstruct_search_space"
+
+
+def learn(
+    data: DiscreteData | Any,
+    *,
+    method: str = "order",
+    score: Score | None = None,
+    prior: StructurePrior | None = None,
+    max_parents: int | None = DEFAULT_MAX_PARENTS,
+    search_space: str | SearchSpace | Mapping[Any, Sequence[Any]] | None = "auto",
+    max_candidates: int = 20,
+    chains: int = 4,
+    cores: int | None = None,
+    draws: int | None = None,
+    tune: int | None = None,
+    random_seed: int | np.random.Generator | None = None,
+    budget: float | str | None = None,
+    progressbar: bool = True,
+    executor: Executor | None = None,
+    **sampler_kwargs: Any,
+) -> Any:
+    """Learn the posterior over network structures in one call.
+
+    For a sampler ``method`` this builds the model variable (``bns.NodeOrder``,
+    ``bns.NodePartition`` or ``bns.DAG``), chooses the search space, sizes the run, and
+    returns what ``pm.sample`` returns. The same seed gives the same draws whatever
+    ``cores`` or ``executor``.
+
+    Parameters
+    ----------
+    data : DiscreteData or pandas.DataFrame
+    method : str, default "order"
+        Samplers: ``"order"`` (order MCMC), ``"partition"`` (partition MCMC),
+        ``"structure"`` (structure MCMC), ``"samc"`` (SAMC over DAGs). Backends, run with
+        the same keywords: ``"hc"`` / ``"tabu"`` (:func:`pymc_bnstruct.search.hill_climb`,
+        tabu length 10), ``"skeleton"`` (:func:`pymc_bnstruct.search.skeleton_search`),
+        ``"exact"`` (:func:`pymc_bnstruct.exact.posterior`), ``"brai"``
+        (:func:`pymc_bnstruct.brai.fit`).
+    score : Score, optional
+        Default ``BDeu()``.
+    prior : StructurePrior, optional
+        Default ``Uniform()``.
+    max_parents : int or None, default 3
+        In-degree bound (:data:`~pymc_bnstruct.constraints.DEFAULT_MAX_PARENTS`).
+    search_space : "auto", "full", None, SearchSpace or dict
+        Candidate parents of the samplers and the exact posterior. ``"auto"``: the full
+        space when it is small (at most 20 variables, or a full score table of at most
+        20,000 families), else :func:`pymc_bnstruct.search_space` with the same score,
+        prior, bound, lists and seed. ``"full"`` / None: every parent set. A
+        :class:`~pymc_bnstruct.SearchSpace` or a dict ``name -> parents``: that space.
+        The search backends always search the full space.
+    max_candidates : int, default 20
+        Most candidate parents per node of a space learned by ``"auto"``.
+    chains : int, default 4
+    cores : int, optional
+        Chains run at once (PyMC's ``cores``); None: what PyMC would use.
+    draws, tune : int, optional
+        Recorded and tuning draws per chain; default 1000 and ``max(100, draws // 5)``
+        (a budget may lower the draws of a slow sampler, to no fewer than 100).
+    random_seed : int or numpy.random.Generator, optional
+    budget : float or str, optional
+        Wall-clock time for the whole call (``60``, ``"60s"``, ``"2min"``, ``"1.5h"``):
+        the moves per draw are chosen to fill it, from the sampler's speed measured on
+        this data. None: the moves per draw grow with the number of variables (the step's
+        default up to 25 variables, in proportion beyond), the run shortened to end within
+        ten minutes of sampling (with a warning saying so).
+    progressbar : bool, default True
+        PyMC's progress bar and one line per stage on stderr.
+    executor : concurrent.futures.Executor, optional
+        Run one chain per task on it (a process pool, or
+        ``dask.distributed.Client(...).get_executor()``); each worker builds its own score
+        table. Same draws as without it.
+    **sampler_kwargs
+        Keywords of the model variable (``blacklist``, ``whitelist``, ``features``,
+        ``initval``, ``cache_size``, ``prune``, ...) and of the step method
+        (``moves_per_draw``, ``swap_prob``, ``move_probs``, ``temperatures``, ...); for a
+        backend, keywords of that function.
+
+    Returns
+    -------
+    arviz.InferenceData or xarray.DataTree
+        For a sampler: ``pm.sample``'s output. Its ``posterior`` attrs record
+        ``bnstruct_method``, ``bnstruct_search_space`` (JSON ``{name: [parents]}``, or
+        ``"full"``), ``bnstruct_search_space_seconds``, ``bnstruct_moves_per_draw``,
+        ``bnstruct_budget_seconds`` (NaN without a budget) and ``bnstruct_seconds``.
+    SearchResult, ExactPosterior or GraphGenerativeTree
+        For ``"hc"``, ``"tabu"``, ``"skeleton"``: the search result; ``"exact"``: the
+        exact posterior; ``"brai"``: the fitted tree.
+
+    Raises
+    ------
+    ValueError
+        An unknown ``method`` (the message lists the valid ones), a budget that is not a
+        positive time, a search space whose names do not match the data or that
+        contradicts the white list, a search space given to a backend that takes none.
+    TypeError
+        Keywords that neither the variable nor the step (or the backend) takes.
+
+    Warns
+    -----
+    UserWarning
+        A default run shortened to ten minutes of sampling; a budget too short for even
+        the smallest run (100 draws of 10 moves per chain).
+
+    References
+    ----------
+    .. [1] Kuipers, Suter & Moffa (2022), "Efficient sampling and structure learning of Bayesian networks", JCGS 31, 639-650.
+    .. [2] Friedman & Koller (2003), "Being Bayesian about network structure", Mach. Learn. 50, 95-125.
+
+    Examples
+    --------
+    >>> df = bns.datasets.load_network("asia").sample(500, random_seed=1)
+    >>> idata = bns.learn(df, chains=2, draws=200, random_seed=1, progressbar=False)
+    >>> idata["posterior"].attrs["bnstruct_search_space"]  # 8 variables: the full space
+    'full'
+    >>> bns.edge_probabilities(idata).sel(parent="either", child="xray").item() > 0.5
+    True
+    >>> bns.learn(df, method="hc", random_seed=1).n_edges
+    8
+    """
+    start = time.perf_counter()
+    method = _check_method(method)
+    seconds = parse_budget(budget)
+    data = as_discrete_data(data)
+    score = BDeu() if score is None else score
+    prior = Uniform() if prior is None else prior
+    chains = check_int(chains, "chains", minimum=1)
+    cores = check_int(cores, "cores", minimum=1, allow_none=True)
+    draws = check_int(draws, "draws", minimum=1, allow_none=True)
+    tune = check_int(tune, "tune", minimum=0, allow_none=True)
+    if executor is not None and not callable(getattr(executor, "submit", None)):
+        raise ArgumentTypeError(f"executor must be a concurrent.futures.Executor or None, got {executor!r}")
+    seed = _root_seed(random_seed)
+    progress = bool(progressbar)
+
+    max_candidates = check_int(max_candidates, "max_candidates", minimum=1)
+    if method in BACKEND_METHODS:
+        return _run_backend(method, data, score=score, prior=prior, max_parents=max_parents,
+                            search_space=search_space, max_candidates=max_candidates, random_seed=seed,
+                            progressbar=progress, executor=executor, kwargs=sampler_kwargs)
+
+    variable_kwargs, step_kwargs = _split_kwargs(method, sampler_kwargs)
+    lists = {k: variable_kwargs.get(k) for k in ("blacklist", "whitelist")}
+    space, space_seconds = _resolve_space(search_space, data, score=score, prior=prior, max_parents=max_parents,
+                                          max_candidates=max_candidates, random_seed=seed, progressbar=progress,
+                                          **lists)
+    variable_kwargs = {**variable_kwargs, "score": score, "prior": prior, "max_parents": max_parents}
+    if space is not None:
+        variable_kwargs["candidates"] = space
+    recipe = Recipe(data=data, method=method, variable_kwargs=variable_kwargs, step_kwargs=step_kwargs,
+                    chains=chains, seed=seed, progressbar=progress)
+    model = build_model(recipe)
+
+    fixed_moves = step_kwargs.get("moves_per_draw")
+    parallel = chains if executor is not None else parallel_chains(chains, cores)
+    probe_moves = _probe_moves(method)
+    step = make_step(recipe, model)
+    with quiet_initial_draws():
+        rate = moves_per_second(step, model.initial_point(random_seed=seed), moves=probe_moves)
+    remaining = None
+    if seconds is not None:
+        remaining = max(seconds - (time.perf_counter() - start) - _OVERHEAD_SECONDS, 0.1)
+    size = size_run(method=method, n_vars=data.n_vars, chains=chains, parallel=parallel, rate=rate,
+                    seconds=remaining, draws=draws, tune=tune, moves_per_draw=fixed_moves)
+    if size.capped:
+        _warn_capped(size)
+    if remaining is not None and size.seconds > 1.2 * remaining:
+        warnings.warn(f"bns.learn: budget={budget!r} is too short for {chains} chains of this sampler: the "
+                      f"smallest run ({size.draws} draws of {size.moves_per_draw} moves) takes about "
+                      f"{_fmt_seconds(size.seconds)}; fewer chains or a larger budget", UserWarning, stacklevel=2)
+    step.moves_per_draw = size.moves_per_draw
+    recipe = Recipe(data=data, method=method, variable_kwargs=variable_kwargs,
+                    step_kwargs={**step_kwargs, "moves_per_draw": size.moves_per_draw}, draws=size.draws,
+                    tune=size.tune, chains=chains, seed=seed, progressbar=progress)
+    if progress:
+        where = f"on {type(executor).__name__}" if executor is not None else f"{parallel} at a time"
+        print(f"bns.learn: {method} MCMC, {chains} chains ({where}) x {size.tune}+{size.draws} draws x "
+              f"{size.moves_per_draw} moves ({size.moves_per_second:,.0f} moves/s per chain, about "
+              f"{_fmt_seconds(size.seconds)})", file=sys.stderr, flush=True)
+    idata = run_chains(recipe, model=model, step=step, cores=cores, executor=executor,
+                       on_chain_done=_chain_done_printer(chains) if progress else None)
+    _record(idata, {
+        "bnstruct_method": method,
+        _SPACE_ATTR: "full" if space is None else json.dumps(dict(_as_candidates(space, data))),
+        "bnstruct_search_space_seconds": space_seconds,
+        "bnstruct_moves_per_draw": size.moves_per_draw,
+        "bnstruct_budget_seconds": math.nan if seconds is None else seconds,
+        "bnstruct_seconds": time.perf_counter() - start,
+    })
+    return idata
+
+
+def _check_method(method: Any) -> str:
+    if not isinstance(method, str) or method not in METHODS:
+        raise ValueError(f"unknown method {method!r}; choose one of: samplers {', '.join(SAMPLER_METHODS)}; "
+                         f"backends {', '.join(BACKEND_METHODS)}")
+    return method
+
+
+def _root_seed(random_seed: Any) -> int:
+    """The integer every chain's stream derives from (fresh entropy for None)."""
+    if random_seed is None:
+        return int(np.random.SeedSequence().entropy)
+    if isinstance(random_seed, np.random.Generator):
+        return int(random_seed.integers(2**63))
+    return check_int(random_seed, "random_seed", minimum=0)
+
+
+def _parameters(fn: Any) -> set[str]:
+    return {name for name, p in inspect.signature(fn).parameters.items()
+            if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)}
+
+
+_OWN = {"name", "data", "score", "prior", "max_parents", "candidates", "vars", "model", "rng"}
+
+
+def _split_kwargs(method: str, kwargs: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Keywords of the model variable and of the step; anything else is a TypeError."""
+    variable, step_class, _ = SAMPLERS[method]
+    var_params = _parameters(variable.__new__) - _OWN
+    step_params = _parameters(step_class.__init__) - _OWN - {"self"}
+    unknown = sorted(set(kwargs) - var_params - step_params)
+    if unknown:
+        raise ArgumentTypeError(f"bns.learn(method={method!r}) got unknown keyword(s) {unknown}; the model variable "
+                                f"takes {sorted(var_params)}, the step {sorted(step_params)}")
+    return ({k: v for k, v in kwargs.items() if k in var_params},
+            {k: v for k, v in kwargs.items() if k in step_params})
+
+
+def _n_families(n: int, k: int) -> int:
+    return n * sum(math.comb(n - 1, j) for j in range(k + 1))
+
+
+def _resolve_space(search_space_arg: Any, data: DiscreteData, *, score: Score, prior: StructurePrior,
+                   max_parents: Any, max_candidates: int, random_seed: int, progressbar: bool, blacklist: Any,
+                   whitelist: Any) -> tuple[Any, float]:
+    """(candidates for the model variable or None for the full space, seconds spent)."""
+    if search_space_arg is None or (isinstance(search_space_arg, str) and search_space_arg == "full"):
+        return None, 0.0
+    if isinstance(search_space_arg, str):
+        if search_space_arg != "auto":
+            raise ValueError(f"search_space must be 'auto', 'full', None, a SearchSpace or a dict; "
+                             f"got {search_space_arg!r}")
+        n = data.n_vars
+        k = check_max_parents(max_parents, n)
+        if n <= AUTO_FULL_VARS or _n_families(n, k) <= AUTO_FULL_FAMILIES:
+            return None, 0.0
+        space = search_space(data, score=score, prior=prior, max_parents=max_parents, max_candidates=max_candidates,
+                             blacklist=blacklist, whitelist=whitelist, random_seed=random_seed,
+                             progressbar=progressbar)
+        if progressbar:
+            print(f"bns.learn: {space!r}", file=sys.stderr, flush=True)
+        return space, space.seconds
+    _check_space(search_space_arg, data, max_parents, blacklist, whitelist)
+    return search_space_arg, 0.0
+
+
+def _check_space(space: Any, data: DiscreteData, max_parents: Any, blacklist: Any, whitelist: Any) -> None:
+    """A given space must name the data's variables and keep the white list."""
+    if isinstance(space, SearchSpace) and tuple(space.names) != tuple(data.names):
+        missing = sorted(set(data.names) - set(space.names))
+        extra = sorted(set(space.names) - set(data.names))
+        raise ValueError("the search space was learned on other variables than the data's: "
+                         f"missing {missing}, extra {extra}" if missing or extra else
+                         "the search space lists the data's variables in another order; learn it on these data")
+    if not isinstance(space, (SearchSpace, Mapping)):
+        raise ArgumentTypeError(f"search_space must be 'auto', 'full', None, a SearchSpace or a dict; "
+                                f"got {type(space).__name__}")
+    # StructureConstraints names unknown variables and white-listed parents outside the candidates
+    StructureConstraints(data.names, max_parents, blacklist, whitelist, candidates=space)
+
+
+def _as_candidates(space: Any, data: DiscreteData) -> dict[str, list[str]]:
+    c = StructureConstraints(data.names, None, candidates=space)
+    return {data.names[i]: [data.names[p] for p in parents] for i, parents in enumerate(c.candidates)}
+
+
+def _probe_moves(method: str) -> int:
+    """Moves per timed draw of the speed probe: enough that the per-call cost is small."""
+    return 200 if method in ("order", "partition") else 2000
+
+
+def _run_backend(method: str, data: DiscreteData, *, score: Score, prior: StructurePrior, max_parents: Any,
+                 search_space: Any, max_candidates: int, random_seed: int, progressbar: bool, executor: Any,
+                 kwargs: dict[str, Any]) -> Any:
+    common = dict(score=score, prior=prior, **kwargs)
+    if method == "exact":
+        space, _ = _resolve_space(search_space, data, score=score, prior=prior, max_parents=max_parents,
+                                  max_candidates=max_candidates, random_seed=random_seed, progressbar=progressbar,
+                                  blacklist=kwargs.get("blacklist"), whitelist=kwargs.get("whitelist"))
+        return _call(exact.posterior, method, data, max_parents=max_parents, candidates=space,
+                     progressbar=progressbar, **common)
+    if not (search_space is None or (isinstance(search_space, str) and search_space in ("auto", "full"))):
+        raise ValueError(f"method {method!r} searches the full space; search_space applies to the samplers and "
+                         "'exact' (leave it 'auto')")
+    if method == "brai":
+        return _call(brai.fit, method, data, random_seed=random_seed, executor=executor, progressbar=progressbar,
+                     **common)
+    fn = skeleton_search if method == "skeleton" else hill_climb
+    if method == "tabu":
+        common.setdefault("tabu_length", TABU_LENGTH)
+    return _call(fn, method, data, max_parents=max_parents, random_seed=random_seed, **common)
+
+
+def _call(fn: Any, method: str, data: DiscreteData, **kwargs: Any) -> Any:
+    unknown = sorted(set(kwargs) - _parameters(fn))
+    if unknown:
+        raise ArgumentTypeError(f"bns.learn(method={method!r}) got keyword(s) {unknown} that "
+                                f"{fn.__module__}.{fn.__name__} does not take")
+    return fn(data, **kwargs)
+
+
+def _record(idata: Any, attrs: dict[str, Any]) -> None:
+    """Write ``attrs`` (netCDF-safe values) on the output's posterior group."""
+    if isinstance(idata, xr.DataTree):
+        idata["posterior"].attrs.update(attrs)
+    else:
+        get_group(idata, "posterior").attrs.update(attrs)
+
+
+def _fmt_seconds(s: float) -> str:
+    return f"{s:.0f} s" if s < 120 else f"{s / 60:.1f} min"
+
+
+def _warn_capped(size: Any) -> None:
+    warnings.warn(f"bns.learn: a default run of this sampler would take longer than "
+                  f"{DEFAULT_CAP_SECONDS / 60:.0f} minutes; it makes {size.moves_per_draw} moves per draw "
+                  f"({_fmt_seconds(size.seconds)}). Give budget= (e.g. budget='30min') for a longer run, or "
+                  "moves_per_draw= to fix the moves", UserWarning, stacklevel=3)
+
+
+def _chain_done_printer(chains: int) -> Any:
+    def done(c: int) -> None:
+        print(f"bns.learn: chain {c + 1} of {chains} done", file=sys.stderr, flush=True)
+    return done

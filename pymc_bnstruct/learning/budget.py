@@ -1,0 +1,163 @@
+"""How long a run may take and how many moves it makes: budgets, default sizes, calibration.
+
+A structure sampler's cost is ``chains × (draws + tune) × moves_per_draw`` moves. The default
+run scales the moves per draw with the number of variables (larger networks need more moves
+to decorrelate consecutive draws) and caps the whole run at :data:`DEFAULT_CAP_SECONDS`; a
+``budget`` instead fills a wall-clock allowance. Both need the sampler's speed on this data,
+which :func:`moves_per_second` measures on the built model before ``pm.sample`` starts.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..validation import ArgumentTypeError
+
+try:  # the count PyMC itself uses for cores=None (its module-private helper)
+    from pymc.sampling.parallel import _cpu_count
+except ImportError:  # pragma: no cover - a PyMC without it
+    def _cpu_count() -> int:
+        return os.cpu_count() or 1
+
+__all__ = ["parse_budget", "RunSize", "default_moves_per_draw", "size_run", "moves_per_second", "parallel_chains",
+           "DEFAULT_DRAWS", "DEFAULT_CAP_SECONDS"]
+
+#: Recorded draws per chain unless given.
+DEFAULT_DRAWS = 1000
+#: A default run (no ``budget``) is shortened to end within this many seconds of sampling.
+DEFAULT_CAP_SECONDS = 600.0
+#: Fewest moves per draw a sized run uses before it gives up draws instead.
+MIN_MOVES_PER_DRAW = 10
+#: Fewest draws per chain a budget may shrink a run to.
+MIN_DRAWS = 100
+#: The step methods' own default moves per draw, and the number of variables at which a
+#: default run starts scaling it up (linearly in n).
+_BASE_MOVES = {"order": 100, "partition": 100, "structure": 1000, "samc": 1000}
+_SCALE_FROM = 25
+_UNITS = {"": 1.0, "s": 1.0, "sec": 1.0, "second": 1.0, "seconds": 1.0, "m": 60.0, "min": 60.0, "minute": 60.0,
+          "minutes": 60.0, "h": 3600.0, "hour": 3600.0, "hours": 3600.0}
+_BUDGET = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([a-zA-Z]*)\s*$")
+
+
+def parse_budget(budget: Any) -> float | None:
+    """Seconds in a budget: a positive number of seconds, or a string such as ``"60s"``,
+    ``"2 min"``, ``"1.5h"``; None stays None.
+
+    Examples
+    --------
+    >>> bns.learning.parse_budget("90s"), bns.learning.parse_budget("2min"), bns.learning.parse_budget(30)
+    (90.0, 120.0, 30.0)
+    """
+    if budget is None:
+        return None
+    if isinstance(budget, (bool, np.bool_)):
+        raise ArgumentTypeError(f"budget must be seconds (a number) or a string like '60s', got {budget!r}")
+    if isinstance(budget, (int, float, np.integer, np.floating)):
+        seconds = float(budget)
+    elif isinstance(budget, str):
+        match = _BUDGET.match(budget)
+        unit = match.group(2).lower() if match else None
+        if match is None or unit not in _UNITS:
+            raise ValueError(f"cannot read budget {budget!r}: give seconds (90), or a number with a unit "
+                             "('90s', '2min', '1.5h')")
+        seconds = float(match.group(1)) * _UNITS[unit]
+    else:
+        raise ArgumentTypeError(f"budget must be seconds (a number) or a string like '60s', "
+                                f"got {type(budget).__name__}")
+    if not math.isfinite(seconds) or seconds <= 0:
+        raise ValueError(f"budget must be a positive, finite time, got {budget!r}")
+    return seconds
+
+
+def default_moves_per_draw(method: str, n_vars: int) -> int:
+    """Moves per recorded draw of a default run: the step's own default up to 25 variables,
+    then growing in proportion to the number of variables."""
+    return int(math.ceil(_BASE_MOVES[method] * max(1.0, n_vars / _SCALE_FROM)))
+
+
+def parallel_chains(chains: int, cores: int | None) -> int:
+    """Chains that run at once under ``pm.sample(cores=cores)`` (PyMC's rule for None:
+    ``min(4, cpu_count)``)."""
+    if cores is None:
+        cores = min(4, _cpu_count())
+    return max(1, min(chains, cores))
+
+
+@dataclass(frozen=True)
+class RunSize:
+    """A sized run: what ``pm.sample`` and the step receive, and the estimate behind it."""
+
+    draws: int
+    tune: int
+    moves_per_draw: int
+    moves_per_second: float
+    seconds: float  # estimated sampling wall time
+    capped: bool  # a default run shortened to DEFAULT_CAP_SECONDS
+
+
+def _waves(chains: int, parallel: int) -> int:
+    return -(-chains // parallel)
+
+
+def size_run(*, method: str, n_vars: int, chains: int, parallel: int, rate: float, seconds: float | None,
+             draws: int | None, tune: int | None, moves_per_draw: int | None) -> RunSize:
+    """Draws, tune and moves per draw for a run of ``chains`` chains, ``parallel`` at a time,
+    of a sampler making ``rate`` moves per second per chain.
+
+    ``seconds`` None: a default run (``moves_per_draw`` scaled with ``n_vars``, shortened to
+    end within :data:`DEFAULT_CAP_SECONDS`). Otherwise the moves per draw fill ``seconds``;
+    when even :data:`MIN_MOVES_PER_DRAW` moves do not fit, the draws shrink (down to
+    :data:`MIN_DRAWS`). Given values (``draws``, ``tune``, ``moves_per_draw``) are kept.
+    """
+    fixed_draws, fixed_tune = draws is not None, tune is not None
+    draws = DEFAULT_DRAWS if draws is None else draws
+    tune = max(100, draws // 5) if tune is None else tune
+    waves = _waves(chains, parallel)
+
+    def wall(d: int, t: int, m: int) -> float:
+        return waves * (d + t) * m / rate
+
+    capped = False
+    if moves_per_draw is None:
+        allowance = DEFAULT_CAP_SECONDS if seconds is None else seconds
+        fill = int(allowance * rate / (waves * (draws + tune)))
+        wanted = default_moves_per_draw(method, n_vars) if seconds is None else fill
+        moves_per_draw = max(1, min(wanted, fill)) if seconds is None else max(1, fill)
+        capped = seconds is None and fill < wanted
+        if moves_per_draw < MIN_MOVES_PER_DRAW and not fixed_draws:
+            moves_per_draw = MIN_MOVES_PER_DRAW
+            total = int(allowance * rate / (waves * moves_per_draw))
+            draws = max(MIN_DRAWS, int(total / 1.2))
+            tune = tune if fixed_tune else max(20, total - draws if total > draws else draws // 5)
+    return RunSize(draws=draws, tune=tune, moves_per_draw=moves_per_draw, moves_per_second=rate,
+                   seconds=wall(draws, tune, moves_per_draw), capped=capped)
+
+
+def moves_per_second(step: Any, point: dict, *, moves: int, seconds: float = 0.3) -> float:
+    """Moves per second of one chain of ``step`` from ``point``, timed over about ``seconds``
+    after one untimed draw (a chain's first: it loads the kernels, and a structure chain
+    anneals in it), ``moves`` moves per draw.
+
+    The step's sampling state (generator, adaptation) and moves per draw are restored
+    afterwards, so it samples as if never probed.
+    """
+    state, kept = step.sampling_state, step.moves_per_draw
+    step.moves_per_draw = moves
+    try:
+        point, _ = step.step(point)
+        n, start = 0, time.perf_counter()
+        while True:
+            point, _ = step.step(point)
+            n += 1
+            elapsed = time.perf_counter() - start
+            if elapsed >= seconds or n >= 1000:
+                return max(n * moves / max(elapsed, 1e-9), 1.0)
+    finally:
+        step.sampling_state, step.moves_per_draw = state, kept

@@ -1,0 +1,140 @@
+"""Building a sampler's model and running its chains, in this process or on an executor.
+
+A :class:`Recipe` says everything a chain needs (data, model variable, step, run size) and
+pickles, so that any ``concurrent.futures`` executor — a process pool, or a Dask client's
+``get_executor()`` — can run one chain per task. Chain ``c`` of a run seeded with ``seed``
+draws from the ``c``-th child of ``numpy.random.SeedSequence(seed)``, the stream PyMC's
+``pm.sample(random_seed=seed)`` gives chain ``c``: a chain run alone on a worker repeats,
+draw for draw, the same chain of a serial ``pm.sample``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import warnings
+from collections.abc import Callable, Iterator
+from concurrent.futures import Executor
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+import pymc as pm
+import xarray as xr
+
+from ..data import DiscreteData
+from ..model.variables import DAG, NodeOrder, NodePartition
+from ..results.idata import get_group, has_group
+from ..step_methods import SAMC, OrderMetropolis, PartitionMetropolis, StructureMetropolis
+
+__all__ = ["SAMPLERS", "Recipe", "build_model", "make_step", "run_chains", "quiet_initial_draws", "chain_generator", "concat_chains"]
+
+#: ``method -> (model variable, step method, variable name)``.
+SAMPLERS: dict[str, tuple[Callable[..., Any], type, str]] = {
+    "order": (NodeOrder, OrderMetropolis, "order"),
+    "partition": (NodePartition, PartitionMetropolis, "partition"),
+    "structure": (DAG, StructureMetropolis, "dag"),
+    "samc": (DAG, SAMC, "dag"),
+}
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """One sampler run: what :func:`build_model` and ``pm.sample`` need (picklable)."""
+
+    data: DiscreteData
+    method: str
+    variable_kwargs: dict[str, Any] = field(default_factory=dict)
+    step_kwargs: dict[str, Any] = field(default_factory=dict)
+    draws: int = 1000
+    tune: int = 200
+    chains: int = 4
+    seed: int = 0
+    progressbar: bool = False
+
+    @property
+    def var_name(self) -> str:
+        return SAMPLERS[self.method][2]
+
+
+def build_model(recipe: Recipe) -> pm.Model:
+    """A model holding the method's variable."""
+    variable, _, name = SAMPLERS[recipe.method]
+    with pm.Model() as model:
+        variable(name, recipe.data, **recipe.variable_kwargs)
+    return model
+
+
+def make_step(recipe: Recipe, model: pm.Model, **overrides: Any) -> Any:
+    """A fresh step method of ``recipe`` for ``model`` (``overrides`` replace step keywords)."""
+    with model:
+        return SAMPLERS[recipe.method][1](**{**recipe.step_kwargs, **overrides})
+
+
+@contextlib.contextmanager
+def quiet_initial_draws() -> Iterator[None]:
+    """Silence the model variables' note that their random draws (here: each chain's random
+    start) are not exact prior draws: true, and irrelevant to a start."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=r"random draws of this bns\.", category=UserWarning)
+        yield
+
+
+def chain_generator(seed: int, chain: int) -> np.random.Generator:
+    """A generator whose first spawned child is child ``chain`` of ``SeedSequence(seed)``:
+    ``pm.sample(chains=1, random_seed=<it>)`` samples as chain ``chain`` of
+    ``pm.sample(random_seed=seed)``."""
+    return np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, n_children_spawned=chain)))
+
+
+def _sample(recipe: Recipe, model: pm.Model | None, step: Any, *, chains: int, cores: int | None,
+            random_seed: Any) -> Any:
+    model = build_model(recipe) if model is None else model
+    step = make_step(recipe, model) if step is None else step
+    with model, quiet_initial_draws():
+        return pm.sample(draws=recipe.draws, tune=recipe.tune, chains=chains, cores=cores, step=step,
+                         random_seed=random_seed, progressbar=recipe.progressbar,
+                         compute_convergence_checks=False)
+
+
+def _one_chain(recipe: Recipe, chain: int) -> Any:
+    """Executor task: chain ``chain`` of ``recipe`` (no progress bar on a worker)."""
+    return _sample(replace(recipe, progressbar=False), None, None, chains=1, cores=1,
+                   random_seed=chain_generator(recipe.seed, chain))
+
+
+def run_chains(recipe: Recipe, *, model: pm.Model | None = None, step: Any = None, cores: int | None = None,
+               executor: Executor | None = None, on_chain_done: Callable[[int], None] | None = None) -> Any:
+    """Every chain of ``recipe``: one ``pm.sample`` call here (on ``model`` and ``step`` if
+    given, else new ones), or one task per chain on ``executor`` (each worker builds its own
+    model and step), gathered into the object ``pm.sample`` returns."""
+    if executor is None:
+        return _sample(recipe, model, step, chains=recipe.chains, cores=cores, random_seed=recipe.seed)
+    futures = [executor.submit(_one_chain, recipe, c) for c in range(recipe.chains)]
+    results = []
+    for c, future in enumerate(futures):
+        results.append(future.result())
+        if on_chain_done is not None:
+            on_chain_done(c)
+    return concat_chains(results)
+
+
+def _concat_group(parts: list[xr.Dataset]) -> xr.Dataset:
+    if "chain" not in parts[0].dims:
+        return parts[0]
+    out = xr.concat([p.assign_coords(chain=[c]) for c, p in enumerate(parts)], dim="chain",
+                    combine_attrs="override")
+    return out
+
+
+def concat_chains(results: list[Any]) -> Any:
+    """One-chain ``pm.sample`` outputs (InferenceData or DataTree) as one output, chain ``c``
+    from ``results[c]``; groups without a chain dimension come from the first."""
+    first = results[0]
+    groups = [g for g in (first.groups() if not isinstance(first, xr.DataTree) else first.children)
+              if all(has_group(r, g) for r in results)]
+    merged = {g: _concat_group([get_group(r, g) for r in results]) for g in groups}
+    if isinstance(first, xr.DataTree):
+        tree = xr.DataTree.from_dict({f"/{g}": ds for g, ds in merged.items()})
+        tree.attrs.update(first.attrs)
+        return tree
+    return type(first)(**merged)  # arviz.InferenceData (ArviZ 0.x): groups as keywords

@@ -1,0 +1,258 @@
+"""``bns.learn``: the same draws as the hand-written model, any cores or executor; the
+search space it chooses; the backends; run sizing; bad input."""
+
+from __future__ import annotations
+
+import json
+import math
+import warnings
+from concurrent.futures import ProcessPoolExecutor
+
+import numpy as np
+import pandas as pd
+import pymc as pm
+import pytest
+
+import pymc_bnstruct as bns
+from pymc_bnstruct.learning.api import AUTO_FULL_FAMILIES, METHODS
+from pymc_bnstruct.learning.budget import (
+    DEFAULT_CAP_SECONDS,
+    MIN_DRAWS,
+    MIN_MOVES_PER_DRAW,
+    default_moves_per_draw,
+    parse_budget,
+    size_run,
+)
+from pymc_bnstruct.learning.chains import SAMPLERS, chain_generator
+from pymc_bnstruct.results.idata import get_group
+
+SHORT = dict(chains=2, draws=30, tune=10, progressbar=False)
+
+
+@pytest.fixture(scope="module")
+def asia() -> pd.DataFrame:
+    return bns.datasets.load_network("asia").sample(300, random_seed=3)
+
+
+def _posterior(idata, name: str) -> np.ndarray:
+    return get_group(idata, "posterior")[name].values
+
+
+def _hand_written(df, method: str, seed: int, moves: int, step_kwargs=None, **variable_kwargs):
+    variable, step_class, name = SAMPLERS[method]
+    with pm.Model():
+        variable(name, df, **variable_kwargs)
+        step = step_class(moves_per_draw=moves, **(step_kwargs or {}))
+        return pm.sample(draws=SHORT["draws"], tune=SHORT["tune"], chains=SHORT["chains"], step=step,
+                         random_seed=seed, progressbar=False, compute_convergence_checks=False, cores=1), name
+
+
+@pytest.mark.parametrize("method", ["order", "partition", "structure", "samc"])
+def test_learn_repeats_the_hand_written_model(asia, method):
+    """The default run (its moves per draw chosen by the speed probe) draws exactly what
+    ``pm.sample`` draws on the same model with the same settings: the probe leaves the step
+    as new."""
+    idata = bns.learn(asia, method=method, random_seed=5, cores=1, **SHORT)
+    attrs = get_group(idata, "posterior").attrs
+    assert attrs["bnstruct_method"] == method and attrs["bnstruct_search_space"] == "full"
+    moves = int(attrs["bnstruct_moves_per_draw"])
+    assert moves == default_moves_per_draw(method, 8)
+    ref, name = _hand_written(asia, method, 5, moves)
+    np.testing.assert_array_equal(_posterior(idata, name), _posterior(ref, name))
+    np.testing.assert_array_equal(get_group(idata, "sample_stats")["log_score"].values,
+                                  get_group(ref, "sample_stats")["log_score"].values)
+
+
+def test_learn_passes_variable_and_step_keywords(asia):
+    idata = bns.learn(asia, random_seed=2, moves_per_draw=7, swap_prob=0.2, features=("edge", "markov_blanket"),
+                      blacklist=[("xray", "either")], cores=1, **SHORT)
+    assert get_group(idata, "posterior").attrs["bnstruct_moves_per_draw"] == 7
+    ref, name = _hand_written(asia, "order", 2, 7, {"swap_prob": 0.2}, features=("edge", "markov_blanket"),
+                              blacklist=[("xray", "either")])
+    np.testing.assert_array_equal(_posterior(idata, name), _posterior(ref, name))
+    assert bns.edge_probabilities(idata).sel(parent="xray", child="either").item() == 0.0
+    assert bns.markov_blanket_probabilities(idata).shape == (8, 8)
+
+
+def test_same_seed_same_draws_for_any_cores(asia):
+    one = bns.learn(asia, random_seed=9, cores=1, **SHORT)
+    two = bns.learn(asia, random_seed=9, cores=2, **SHORT)
+    np.testing.assert_array_equal(_posterior(one, "order"), _posterior(two, "order"))
+    other = bns.learn(asia, random_seed=10, cores=1, **SHORT)
+    assert not np.array_equal(_posterior(one, "order"), _posterior(other, "order"))
+
+
+def test_chain_generator_is_pymc_chain_stream():
+    """Child ``c`` of the root seed sequence, as PyMC spawns per-chain generators."""
+    root = np.random.default_rng(123).spawn(3)
+    for c in range(3):
+        assert chain_generator(123, c).spawn(1)[0].integers(2**62) == root[c].integers(2**62)
+
+
+def test_executor_gives_the_serial_draws(asia):
+    serial = bns.learn(asia, method="structure", random_seed=4, cores=1, **SHORT)
+    with ProcessPoolExecutor(2) as pool:
+        parallel = bns.learn(asia, method="structure", random_seed=4, executor=pool, **SHORT)
+    np.testing.assert_array_equal(_posterior(serial, "dag"), _posterior(parallel, "dag"))
+    assert list(get_group(parallel, "posterior").chain.values) == [0, 1]
+    np.testing.assert_array_equal(get_group(serial, "sample_stats")["log_score"].values,
+                                  get_group(parallel, "sample_stats")["log_score"].values)
+    # the gathered output works with the results functions
+    np.testing.assert_allclose(bns.edge_probabilities(parallel), bns.edge_probabilities(serial))
+
+
+@pytest.mark.slow
+def test_dask_local_cluster_gives_the_serial_draws(asia):
+    distributed = pytest.importorskip("distributed")
+    serial = bns.learn(asia, random_seed=8, cores=1, **SHORT)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cl, \
+            distributed.Client(cl) as client:
+        on_dask = bns.learn(asia, random_seed=8, executor=client.get_executor(), **SHORT)
+    np.testing.assert_array_equal(_posterior(serial, "order"), _posterior(on_dask, "order"))
+
+
+def test_auto_space_is_full_for_small_networks_and_learned_for_large(asia):
+    small = bns.learn(asia, random_seed=1, cores=1, **SHORT)
+    assert get_group(small, "posterior").attrs["bnstruct_search_space"] == "full"
+    df = bns.datasets.load_network("insurance").sample(200, random_seed=1)
+    n = df.shape[1]
+    assert n * sum(math.comb(n - 1, j) for j in range(4)) > AUTO_FULL_FAMILIES
+    idata = bns.learn(df, random_seed=1, cores=1, **SHORT)
+    attrs = get_group(idata, "posterior").attrs
+    space = json.loads(attrs["bnstruct_search_space"])
+    expected = bns.search_space(df, random_seed=1, progressbar=False)
+    assert space == {k: list(v) for k, v in expected.candidates.items()}
+    assert attrs["bnstruct_search_space_seconds"] > 0
+    narrow = bns.learn(df, random_seed=1, cores=1, max_candidates=2, **SHORT)
+    narrow_space = json.loads(get_group(narrow, "posterior").attrs["bnstruct_search_space"])
+    assert max(len(p) for p in narrow_space.values()) <= 2 < max(len(p) for p in space.values())
+    # the sampler stayed inside the space
+    probs = bns.edge_probabilities(idata)
+    for child, parents in space.items():
+        outside = [p for p in df.columns if p != child and p not in parents]
+        assert float(probs.sel(parent=outside, child=child).sum()) == 0.0
+
+
+def test_a_given_space_is_used_as_is(asia):
+    space = bns.search_space(asia, random_seed=1, progressbar=False)
+    idata = bns.learn(asia, search_space=space, random_seed=1, cores=1, **SHORT)
+    ref, _ = _hand_written(asia, "order", 1, int(get_group(idata, "posterior").attrs["bnstruct_moves_per_draw"]),
+                           candidates=space)
+    np.testing.assert_array_equal(_posterior(idata, "order"), _posterior(ref, "order"))
+    dag_run = bns.learn(asia, method="structure", search_space=space.candidates, random_seed=1, cores=1, **SHORT)
+    drawn = _posterior(dag_run, "dag").any(axis=(0, 1))
+    names = list(asia.columns)
+    for v, parents in space.candidates.items():
+        for u in names:
+            if u != v and u not in parents:
+                assert not drawn[names.index(u), names.index(v)]
+
+
+def test_backends_are_the_functions_with_the_same_keywords(asia):
+    hc = bns.learn(asia, method="hc", random_seed=1, max_parents=2)
+    ref = bns.search.hill_climb(asia, random_seed=1, max_parents=2)
+    assert hc.score == ref.score and hc.n_edges == ref.n_edges
+    tabu = bns.learn(asia, method="tabu", random_seed=1)
+    assert tabu.score == bns.search.hill_climb(asia, random_seed=1, tabu_length=10).score
+    skel = bns.learn(asia, method="skeleton", random_seed=1)
+    assert skel.score == bns.search.skeleton_search(asia, random_seed=1).score
+    ex = bns.learn(asia, method="exact", max_parents=2, progressbar=False)
+    ref_ex = bns.exact.posterior(asia, max_parents=2, progressbar=False)
+    assert ex.log_evidence == pytest.approx(ref_ex.log_evidence, rel=1e-12)
+    space = {"dysp": ["bronc", "either"]}
+    ex_space = bns.learn(asia, method="exact", max_parents=2, search_space=space, progressbar=False)
+    ref_space = bns.exact.posterior(asia, max_parents=2, candidates=space, progressbar=False)
+    assert ex_space.log_evidence == pytest.approx(ref_space.log_evidence, rel=1e-12)
+    tree = bns.learn(asia, method="brai", random_seed=1, progressbar=False)
+    ref_tree = bns.brai.fit(asia, random_seed=1, progressbar=False)
+    assert tree.map_dag()[1] == pytest.approx(ref_tree.map_dag()[1])
+
+
+def test_input_is_not_mutated(asia):
+    before = asia.copy()
+    bns.learn(asia, random_seed=1, cores=1, blacklist=[("xray", "either")], **SHORT)
+    pd.testing.assert_frame_equal(asia, before)
+
+
+@pytest.mark.parametrize(("kwargs", "error", "match"), [
+    (dict(method="gibbs"), ValueError, "order, partition, structure, samc.*hc, tabu"),
+    (dict(budget=0), ValueError, "positive"),
+    (dict(budget=-3), ValueError, "positive"),
+    (dict(budget="fast"), ValueError, "cannot read budget"),
+    (dict(budget="10 parsecs"), ValueError, "cannot read budget"),
+    (dict(budget=True), TypeError, "budget"),
+    (dict(budget=float("nan")), ValueError, "positive"),
+    (dict(search_space="tiny"), ValueError, "search_space must be"),
+    (dict(search_space={"nope": ["asia"]}), ValueError, "nope"),
+    (dict(search_space={"dysp": ["bronc"]}, whitelist=[("either", "dysp")]), ValueError, "whitelist"),
+    (dict(method="hc", search_space={"dysp": ["bronc"]}), ValueError, "full space"),
+    (dict(wobble=1), TypeError, "unknown keyword"),
+    (dict(method="hc", moves_per_draw=3), TypeError, "does not take"),
+    (dict(chains=0), ValueError, "chains"),
+    (dict(max_candidates=0), ValueError, "max_candidates"),
+    (dict(executor=object()), TypeError, "executor"),
+])
+def test_bad_input_is_a_clear_error(asia, kwargs, error, match):
+    with pytest.raises(error, match=match):
+        bns.learn(asia, progressbar=False, **kwargs)
+
+
+def test_a_space_learned_on_other_variables_is_refused(asia):
+    space = bns.search_space(asia, random_seed=1, progressbar=False)
+    with pytest.raises(ValueError, match="other variables"):
+        bns.learn(asia.drop(columns=["asia"]), search_space=space, progressbar=False)
+
+
+def test_every_method_is_documented():
+    doc = bns.learn.__doc__
+    for m in METHODS:
+        assert f'"{m}"' in doc
+
+
+def test_parse_budget():
+    assert parse_budget(None) is None
+    assert parse_budget("60s") == 60.0 and parse_budget(" 2 min ") == 120.0
+    assert parse_budget("1.5h") == 5400.0 and parse_budget(45) == 45.0 and parse_budget("1e2") == 100.0
+
+
+def test_size_run_fills_the_budget_and_keeps_given_values():
+    rate, chains = 1e5, 4
+    size = size_run(method="order", n_vars=37, chains=chains, parallel=2, rate=rate, seconds=60.0,
+                    draws=None, tune=None, moves_per_draw=None)
+    moves = 2 * (size.draws + size.tune) * size.moves_per_draw  # two waves of two chains
+    assert moves / rate == pytest.approx(60.0, rel=0.01) and size.seconds <= 60.0
+    slow = size_run(method="order", n_vars=37, chains=chains, parallel=1, rate=100.0, seconds=60.0,
+                    draws=None, tune=None, moves_per_draw=None)
+    assert slow.moves_per_draw == MIN_MOVES_PER_DRAW and slow.draws >= MIN_DRAWS
+    assert slow.seconds <= 60.0 * 1.01
+    hopeless = size_run(method="order", n_vars=37, chains=chains, parallel=1, rate=10.0, seconds=60.0,
+                        draws=None, tune=None, moves_per_draw=None)
+    assert hopeless.draws == MIN_DRAWS and hopeless.seconds > 60.0  # learn warns (below)
+    kept = size_run(method="order", n_vars=37, chains=chains, parallel=1, rate=rate, seconds=60.0,
+                    draws=50, tune=5, moves_per_draw=3)
+    assert (kept.draws, kept.tune, kept.moves_per_draw) == (50, 5, 3)
+
+
+def test_default_size_scales_with_n_and_is_capped():
+    assert default_moves_per_draw("order", 8) == 100 and default_moves_per_draw("order", 50) == 200
+    size = size_run(method="order", n_vars=50, chains=4, parallel=1, rate=1e6, seconds=None,
+                    draws=None, tune=None, moves_per_draw=None)
+    assert size.moves_per_draw == 200 and not size.capped
+    capped = size_run(method="order", n_vars=724, chains=4, parallel=1, rate=1e3, seconds=None,
+                      draws=None, tune=None, moves_per_draw=None)
+    assert capped.capped and capped.seconds <= DEFAULT_CAP_SECONDS * 1.01
+
+
+def test_a_budget_bounds_the_run(asia):
+    idata = bns.learn(asia, random_seed=1, cores=1, budget="3s", chains=2, progressbar=False)
+    attrs = get_group(idata, "posterior").attrs
+    assert attrs["bnstruct_budget_seconds"] == 3.0
+    assert attrs["bnstruct_moves_per_draw"] > default_moves_per_draw("order", 8)  # 8 variables: fast
+
+
+def test_a_budget_too_short_warns_before_sampling(asia):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)  # stop at the warning instead of running 20 s
+        with pytest.raises(UserWarning, match="too short"):
+            bns.learn(asia, random_seed=1, cores=1, budget=0.5, chains=2, draws=1000, moves_per_draw=10_000,
+                      progressbar=False)
