@@ -111,6 +111,7 @@ def test_dask_local_cluster_gives_the_serial_draws(asia):
     np.testing.assert_array_equal(_posterior(serial, "order"), _posterior(on_dask, "order"))
 
 
+@pytest.mark.filterwarnings("ignore::pymc_bnstruct.results.excluded.ExcludedMassWarning")
 def test_auto_space_is_full_for_small_networks_and_learned_for_large(asia):
     small = bns.learn(asia, random_seed=1, cores=1, **SHORT)
     assert get_group(small, "posterior").attrs["bnstruct_search_space"] == "full"
@@ -123,6 +124,8 @@ def test_auto_space_is_full_for_small_networks_and_learned_for_large(asia):
     expected = bns.search_space(df, random_seed=1, progressbar=False)
     assert space == {k: list(v) for k, v in expected.candidates.items()}
     assert attrs["bnstruct_search_space_seconds"] > 0
+    assert attrs["bnstruct_excluded_mass"] == pytest.approx(bns.excluded_mass(idata, warn=False), rel=1e-12)
+    assert get_group(small, "posterior").attrs["bnstruct_excluded_mass"] == 0.0
     narrow = bns.learn(df, random_seed=1, cores=1, max_candidates=2, **SHORT)
     narrow_space = json.loads(get_group(narrow, "posterior").attrs["bnstruct_search_space"])
     assert max(len(p) for p in narrow_space.values()) <= 2 < max(len(p) for p in space.values())

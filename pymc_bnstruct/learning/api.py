@@ -26,6 +26,7 @@ from .. import brai, exact
 from ..constraints import DEFAULT_MAX_PARENTS, StructureConstraints, check_max_parents
 from ..data import DiscreteData, as_discrete_data
 from ..priors import StructurePrior, Uniform
+from ..results.excluded import excluded_mass
 from ..results.idata import get_group
 from ..scores import BDeu, Score
 from ..search import SearchSpace, hill_climb, search_space, skeleton_search
@@ -139,7 +140,9 @@ def learn(
         For a sampler: ``pm.sample``'s output. Its ``posterior`` attrs record
         ``bnstruct_method``, ``bnstruct_search_space`` (JSON ``{name: [parents]}``, or
         ``"full"``), ``bnstruct_search_space_seconds``, ``bnstruct_moves_per_draw``,
-        ``bnstruct_budget_seconds`` (NaN without a budget) and ``bnstruct_seconds``.
+        ``bnstruct_budget_seconds`` (NaN without a budget), ``bnstruct_excluded_mass``
+        (:func:`~pymc_bnstruct.excluded_mass`: 0 for the full space, NaN for a restricted
+        DAG sampler, which does not estimate it) and ``bnstruct_seconds``.
     SearchResult, ExactPosterior or GraphGenerativeTree
         For ``"hc"``, ``"tabu"``, ``"skeleton"``: the search result; ``"exact"``: the
         exact posterior; ``"brai"``: the fitted tree.
@@ -155,6 +158,9 @@ def learn(
 
     Warns
     -----
+    ExcludedMassWarning
+        The search space excludes more than 1 % of the posterior mass (order and partition
+        MCMC; see :func:`~pymc_bnstruct.excluded_mass`).
     UserWarning
         A default run shortened to ten minutes of sampling; a budget too short for even
         the smallest run (100 draws of 10 moves per chain).
@@ -242,9 +248,20 @@ def learn(
         "bnstruct_search_space_seconds": space_seconds,
         "bnstruct_moves_per_draw": size.moves_per_draw,
         "bnstruct_budget_seconds": math.nan if seconds is None else seconds,
+        "bnstruct_excluded_mass": _excluded(idata, method, space),
         "bnstruct_seconds": time.perf_counter() - start,
     })
     return idata
+
+
+def _excluded(idata: Any, method: str, space: Any) -> float:
+    """The excluded posterior mass (0 for the full space; NaN where no sampler estimates it);
+    :func:`~pymc_bnstruct.excluded_mass` warns above 1 %."""
+    if space is None:
+        return 0.0
+    if method not in ("order", "partition"):
+        return math.nan
+    return float(excluded_mass(idata))
 
 
 def _check_method(method: Any) -> str:
