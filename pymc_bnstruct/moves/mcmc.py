@@ -28,7 +28,10 @@ posterior, then new parents of ``j`` from theirs (both restricted to sets that k
 graph an allowed DAG). Its Hastings ratio needs four normalising sums over parent sets
 (see :func:`rev_propose`); they run over the families of a
 :class:`~pymc_bnstruct.ScoreTable` (the shared score engine's table of every allowed
-family), so REV needs an in-degree bound that keeps that table small. A REV proposal is chosen with
+family), so REV needs an in-degree bound that keeps that table small. With the table's
+index (:class:`~pymc_bnstruct.moves.state.FamilyTable`, in a workspace from
+:func:`rev_workspace_indexed`) a sum visits only the families the graph allows, with
+precomputed weights; without it (partition MCMC's cut tables) every family is tested. A REV proposal is chosen with
 probability ``p_rev`` independently of the state, so the mixture with the single-edge
 moves stays reversible.
 
