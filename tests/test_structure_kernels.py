@@ -8,6 +8,7 @@ the proposal distribution written out by hand), not taken from the package's ker
 """
 
 import math
+import types
 
 import numba as nb
 import numpy as np
@@ -19,15 +20,17 @@ import pymc_bnstruct as bns
 from pymc_bnstruct.moves import ScoreCache, StructureConstraints, parent_bitsets
 from pymc_bnstruct.moves.kernels import ADD, DELETE, REVERSE, descendant_bitsets
 from pymc_bnstruct.moves.mcmc import (
+    _parent_sets,
     _popcount,
     accept,
     edge_list,
     propose,
     rev_accept,
     rev_propose,
-    rev_workspace,
+    rev_workspace_indexed,
     structure_metropolis,
 )
+from pymc_bnstruct.moves.state import FamilyTable
 from pymc_bnstruct.rng import seed_state, uniform
 
 
@@ -282,12 +285,12 @@ def _wrong_chain(adj, pbits, npar, desc, E, allowed, required, max_parents, prob
     return 0.0
 
 
-NO_TABLE = (np.zeros(1, dtype=np.int64), np.zeros((0, 1), dtype=np.uint64), np.zeros(0))
+NO_TABLE = FamilyTable.empty(1)
 
 
 def _exact_kernel(adj, pbits, npar, desc, E, allowed, required, max_parents, probs, n_moves, seed):
     return structure_metropolis(adj, pbits, npar, desc, E, allowed, required, max_parents, np.append(probs, 0.0),
-                                n_moves, seed, np.zeros(8, dtype=np.int64), *NO_TABLE, 1.0, 1.0)
+                                n_moves, seed, np.zeros(8, dtype=np.int64), NO_TABLE, 1.0, 1.0)
 
 
 def _stationarity_pvalue(run, exact, c, cache, probs, n_chains, n_moves, seed):
@@ -403,11 +406,16 @@ def ref_rev_proposals(adj, i, j, c, fam):
     return result
 
 
-def family_table(data, c, score=bns.BDeu(), prior=bns.priors.Uniform()):
-    """The REV move's family table: (offsets, bitsets, values) of a ScoreTable."""
-    t = bns.ScoreTable(data, score=score, prior=prior, max_parents=c.max_parents, blacklist=c.blacklist,
-                       whitelist=c.whitelist)
-    return t.offsets.astype(np.int64), np.ascontiguousarray(t.bitsets), t.log_scores.astype(np.float64)
+def family_table(data, c, score=bns.BDeu(), prior=bns.priors.Uniform(), index=True):
+    """The REV move's family table (a ``FamilyTable`` of a ScoreTable; ``index=False``: without
+    its index, so that REV scans every family)."""
+    t = bns.ScoreTable(data, score=score, prior=prior, constraints=c)
+    return FamilyTable.from_score_table(t, index=index)
+
+
+def workspace(table, n):
+    """REV scratch for ``table``: with its index when it has one."""
+    return rev_workspace_indexed(n, (n + 63) // 64, int(np.diff(table.offsets).max()), *table[3:])
 
 
 def ref_rev_q(adj, target, c, fam):
@@ -417,17 +425,93 @@ def ref_rev_q(adj, target, c, fam):
                for i, j in zip(*np.nonzero(adj)))
 
 
+@nb.njit(cache=True)
+def _listed_families(x, g, forced, offsets, fbits, fscores, W):
+    """``_parent_sets`` from Python: ``(log Σ exp(value), rows, running sums)``."""
+    lse, count = _parent_sets(x, g, forced, offsets, fbits, fscores, W)
+    return lse, W[6][:count].copy(), W[4][:count].copy()
+
+
+@pytest.mark.parametrize("n, kw", [
+    (7, dict(max_parents=3)),
+    (8, dict(max_parents=3, blacklist=[(0, 1), (2, 3), (5, 0)], whitelist=[(4, 5), (6, 5)],
+             candidates={1: [0, 2, 3, 4, 6], 7: [1, 2]})),
+    (70, dict(max_parents=2, whitelist=[(66, 2)], blacklist=[(1, 67)], candidates={3: [0, 65, 69]})),
+], ids=["n7", "n8-lists-candidates", "n70-multiword"])
+def test_rev_index_walk_lists_exactly_the_scanned_families(n, kw):
+    """The REV normalisers through the table's index equal those of the scan of every family
+    and a brute force over the ScoreTable: the same rows, the same ``log Σ exp(value)`` and
+    the same draw probabilities (to 1e-12), for random graphs with some nodes orphaned,
+    every child and every forced parent (also white-listed, black-listed, descendants)."""
+    data = bns.DiscreteData.from_array(np.random.default_rng(n).integers(0, 3, size=(60, n)))
+    names = data.names
+    kw = {k: ([(names[a], names[b]) for a, b in v] if k.endswith("list") else
+              {names[a]: [names[b] for b in bs] for a, bs in v.items()} if k == "candidates" else v)
+          for k, v in kw.items()}
+    c = StructureConstraints(names, **kw)
+    t = bns.ScoreTable(data, prior=bns.priors.FamilyCount(), constraints=c)
+    walk, scan = FamilyTable.from_score_table(t), FamilyTable.from_score_table(t, index=False)
+    W_walk, W_scan = workspace(walk, n), workspace(scan, n)
+    gen = np.random.default_rng(5)
+    bits = bits_to_bool(t.bitsets, n)
+    checked = 0
+    for _ in range(6 if n > 10 else 25):
+        g = random_dag(n, gen, gen.uniform(0.05, 0.5) if n <= 10 else 0.03)
+        g[~c.allowed] = 0
+        for x in range(n):
+            gx = g.copy()
+            gx[:, x] = 0  # REV asks for the families of a node without parents
+            desc = ref_descendants(gx)[x]
+            for forced in [-1, *gen.choice(n, 3, replace=False)]:
+                if forced == x:
+                    continue
+                lo, hi = t.offsets[x], t.offsets[x + 1]
+                ok = ~(bits[lo:hi] & desc).any(axis=1)
+                if forced >= 0:
+                    ok &= bits[lo:hi, forced]
+                ref_rows = lo + np.flatnonzero(ok)
+                got = [_listed_families(x, gx, np.int64(forced), *table[:3], W)
+                       for table, W in ((walk, W_walk), (scan, W_scan))]
+                for lse, rows, cum in got:
+                    np.testing.assert_array_equal(np.sort(rows), ref_rows)
+                    if len(ref_rows) == 0:
+                        assert lse == -np.inf
+                        continue
+                    assert lse == pytest.approx(np.logaddexp.reduce(t.log_scores[ref_rows]), rel=0, abs=1e-12)
+                    prob = np.diff(cum, prepend=0.0) / cum[-1]
+                    expected = np.exp(t.log_scores[rows] - lse)
+                    np.testing.assert_allclose(prob, expected, rtol=0, atol=1e-12)
+                checked += len(ref_rows) > 0
+    assert checked >= 50
+
+
+def test_rev_index_refuses_a_table_in_another_order():
+    """The index assumes the ScoreTable's rows (every family, sorted by bitset): a table
+    whose rows are in another order is refused instead of being misread."""
+    data, _ = random_data(5, 40, 3)
+    t = bns.ScoreTable(data, max_parents=2)
+    FamilyTable.from_score_table(t)  # the table itself is fine
+    shuffled = types.SimpleNamespace(**{k: getattr(t, k) for k in ("offsets", "bitsets", "log_scores", "constraints")})
+    order = np.arange(t.n_families)
+    order[t.offsets[1]:t.offsets[2]] = order[t.offsets[1]:t.offsets[2]][::-1]
+    shuffled.parent_sets = t.parent_sets[order]
+    with pytest.raises(ValueError, match="not the complete, bitset-sorted list"):
+        FamilyTable.from_score_table(shuffled)
+
+
 @pytest.mark.parametrize("n, kw", [
     (5, dict()),
     (6, dict(max_parents=2, blacklist=[(0, 1), (2, 3)], whitelist=[(4, 5)])),
     (70, dict(max_parents=2, whitelist=[(66, 2)])),
 ], ids=["n5-free", "n6-constrained", "n70-multiword"])
-def test_rev_proposals_match_brute_force(n, kw):
+@pytest.mark.parametrize("index", [True, False], ids=["walk", "scan"])
+def test_rev_proposals_match_brute_force(n, kw, index):
     """Each REV proposal from a random walk: the proposed graph is an allowed DAG with the
     picked edge reversed, the delta equals the difference of full network scores, and
     delta + log Hastings equals log[P(G') q(G' -> G) / (P(G) q(G -> G'))] with both q computed
     by brute force (n <= 6; at n = 70, two-word bitsets, the rest is checked); after
-    acceptance the kernel state equals its recomputation."""
+    acceptance the kernel state equals its recomputation. Both ways of listing the
+    families: the table's index walk and the scan of every family."""
     data = bns.DiscreteData.from_array(np.random.default_rng(n).integers(0, 2, size=(40, n)))
     names = data.names
     kw = {k: ([(names[a], names[b]) for a, b in v] if k.endswith("list") else v) for k, v in kw.items()}
@@ -435,8 +519,8 @@ def test_rev_proposals_match_brute_force(n, kw):
     score, prior = bns.BDeu(), bns.priors.FamilyCount()
     cache = ScoreCache(data, score=score, prior=prior)
     ref = RefScore(data, score, prior)
-    table = family_table(data, c, score, prior)
-    W = rev_workspace(n, (n + 63) // 64, int(np.diff(table[0]).max()))
+    table = family_table(data, c, score, prior, index)
+    W = workspace(table, n)
     st = KernelState(c.empty_graph())
     brute = n <= 6
     rng = seed_state(3)
@@ -448,8 +532,8 @@ def test_rev_proposals_match_brute_force(n, kw):
             st.accept(kind, u, v)
     checked = 0
     for _step in range(120):
-        legal, i, j, delta, log_h = rev_propose(st.adj, st.pbits, st.eu, st.ev, st.m, cache.engine, *table, W,
-                                                rng)
+        legal, i, j, delta, log_h = rev_propose(st.adj, st.pbits, st.eu, st.ev, st.m, cache.engine, *table[:3],
+                                                W, rng)
         if not legal:
             assert st.m == 0 or c.required[i, j] or not c.allowed[j, i] or not brute or not ref_rev_proposals(
                 st.adj, i, j, c, ref.family)
@@ -476,9 +560,11 @@ def test_rev_proposals_match_brute_force(n, kw):
     assert checked >= 40
 
 
-def test_rev_proposal_distribution_matches_brute_force():
+@pytest.mark.parametrize("index", [True, False], ids=["walk", "scan"])
+def test_rev_proposal_distribution_matches_brute_force(index):
     """20,000 REV proposals from one graph on four nodes: the frequencies of the proposed
-    graphs equal the brute-force proposal distribution (chi-square)."""
+    graphs equal the brute-force proposal distribution (chi-square), with and without the
+    table's index."""
     n = 4
     data, _ = random_data(n, 50, 31, max_arity=2)
     c = StructureConstraints(data.names)
@@ -487,13 +573,13 @@ def test_rev_proposal_distribution_matches_brute_force():
     adj = np.zeros((n, n), dtype=np.int8)
     adj[0, 1] = adj[1, 2] = adj[0, 3] = 1
     st = KernelState(adj)
-    table = family_table(data, c)
-    W = rev_workspace(n, 1, 8)
+    table = family_table(data, c, index=index)
+    W = workspace(table, n)
     rng = seed_state(8)
     counts: dict[bytes, int] = {}
     draws = 20_000
     for _ in range(draws):
-        legal, i, j, *_ = rev_propose(st.adj, st.pbits, st.eu, st.ev, st.m, cache.engine, *table, W, rng)
+        legal, i, j, *_ = rev_propose(st.adj, st.pbits, st.eu, st.ev, st.m, cache.engine, *table[:3], W, rng)
         assert legal
         g = st.adj.copy()
         g[:, i] = bits_to_bool(W[5][0:1], n)[0]
@@ -517,19 +603,22 @@ def test_rev_proposal_distribution_matches_brute_force():
 
 
 @nb.njit(cache=True)
-def _rev_chain_without_edge_count_ratio(adj, pbits, npar, desc, E, offsets, fbits, fscores, n_moves, seed):
-    """Only REV moves, with the factor m / m' (edges before / after, from picking the edge
-    uniformly) left out of the Hastings ratio: a deliberately wrong control (n <= 64)."""
+def _rev_chain_without_edge_count_ratio(adj, pbits, npar, desc, E, families, n_moves, seed):
+    """Only REV moves (through the table's index), with the factor m / m' (edges before /
+    after, from picking the edge uniformly) left out of the Hastings ratio: a deliberately
+    wrong control (n <= 64)."""
     rng = seed_state(seed)
     n = adj.shape[0]
     eu = np.empty(n * n, dtype=np.int64)
     ev = np.empty(n * n, dtype=np.int64)
     pos = np.empty((n, n), dtype=np.int64)
     order_buf = np.empty(n, dtype=np.int64)
-    W = rev_workspace(n, pbits.shape[1], 1 << n)
+    W = rev_workspace_indexed(n, pbits.shape[1], 1 << n, families.alphabet, families.free, families.binom,
+                              families.weights, families.log_scale)
     m = edge_list(adj, eu, ev, pos)
     for _ in range(n_moves):
-        legal, i, j, delta, log_h = rev_propose(adj, pbits, eu, ev, m, E, offsets, fbits, fscores, W, rng)
+        legal, i, j, delta, log_h = rev_propose(adj, pbits, eu, ev, m, E, families.offsets, families.bitsets,
+                                                families.log_scores, W, rng)
         if legal:
             m_new = m - npar[i] - npar[j] + _popcount(W[5][0, 0]) + _popcount(W[5][1, 0])
             log_h -= math.log(m) - math.log(m_new)
@@ -550,10 +639,10 @@ def test_rev_keeps_the_exact_posterior_stationary(probs):
 
     def kernel(adj, pbits, npar, desc, E, allowed, required, max_parents, p, n_moves, seed):
         return structure_metropolis(adj, pbits, npar, desc, E, allowed, required, max_parents, p, n_moves, seed,
-                                    np.zeros(8, dtype=np.int64), *table, 1.0, 1.0)
+                                    np.zeros(8, dtype=np.int64), table, 1.0, 1.0)
 
     def wrong(adj, pbits, npar, desc, E, allowed, required, max_parents, p, n_moves, seed):
-        return _rev_chain_without_edge_count_ratio(adj, pbits, npar, desc, E, *table, n_moves, seed)
+        return _rev_chain_without_edge_count_ratio(adj, pbits, npar, desc, E, table, n_moves, seed)
 
     good, cells = _stationarity_pvalue(kernel, exact, c, cache, np.array(probs), 20_000, 4, seed=2)
     assert cells >= 50
@@ -594,7 +683,7 @@ def test_tempered_moves_keep_the_tempered_posterior_stationary(probs):
     def kernel_at(beta):
         def kernel(adj, pbits, npar, desc, E, allowed, required, max_parents, p, n_moves, seed):
             return structure_metropolis(adj, pbits, npar, desc, E, allowed, required, max_parents, p, n_moves,
-                                        seed, np.zeros(8, dtype=np.int64), *table, beta, beta)
+                                        seed, np.zeros(8, dtype=np.int64), table, beta, beta)
         return kernel
 
     good, cells = _stationarity_pvalue(kernel_at(0.4), target, c, cache, np.array(probs), 20_000, 4, seed=3)

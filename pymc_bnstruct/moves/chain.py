@@ -200,5 +200,5 @@ class StructureChain:
         counts = np.zeros(2 * N_KINDS, dtype=np.int64)
         self.log_score = float(structure_metropolis(*self.state, self.cache.engine, c.allowed, c.required,
                                                      c.max_parents, self.move_probs, int(n_moves), int(seed), counts,
-                                                     *self.families, float(beta_from), float(beta_to)))
+                                                     self.families, float(beta_from), float(beta_to)))
         return {"proposed": counts[:N_KINDS], "accepted": counts[N_KINDS:]}

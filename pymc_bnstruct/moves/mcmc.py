@@ -28,7 +28,10 @@ posterior, then new parents of ``j`` from theirs (both restricted to sets that k
 graph an allowed DAG). Its Hastings ratio needs four normalising sums over parent sets
 (see :func:`rev_propose`); they run over the families of a
 :class:`~pymc_bnstruct.ScoreTable` (the shared score engine's table of every allowed
-family), so REV needs an in-degree bound that keeps that table small. A REV proposal is chosen with
+family), so REV needs an in-degree bound that keeps that table small. With the table's
+index (:class:`~pymc_bnstruct.moves.state.FamilyTable`, in a workspace from
+:func:`rev_workspace_indexed`) a sum visits only the families the graph allows, with
+precomputed weights; without it (partition MCMC's cut tables) every family is tested. A REV proposal is chosen with
 probability ``p_rev`` independently of the state, so the mixture with the single-edge
 moves stays reversible.
 
@@ -185,15 +188,26 @@ def accept(adj, pbits, npar, desc, eu, ev, pos, m, order_buf, kind, u, v):
 
 # --------------------------------------------------------------------------- REV move
 @nb.njit(cache=True)
-def rev_workspace(n, n_words, max_rows):
+def rev_workspace_indexed(n, n_words, max_rows, alphabet, free, binom, weights, log_scale):
     """Scratch arrays of :func:`rev_propose` for graphs of ``n`` nodes and a family table
-    with at most ``max_rows`` families per child."""
+    with at most ``max_rows`` families per child, holding the table's index (the last five
+    fields of :class:`~pymc_bnstruct.moves.state.FamilyTable`; empty: scan every family)."""
     return (zeros((n, n), np.int8),                   # 0: the graph being rebuilt
             zeros(n, np.bool_),                       # 1: descendant marks
             zeros(n + 1, np.int64),                   # 2: DFS stack
             zeros(n_words, np.uint64),                # 3: forbidden parents (bitset)
-            zeros(max(max_rows, 1), np.float64),      # 4: family values, -inf if not eligible
-            zeros((2, n_words), np.uint64))           # 5: proposed Pa(i), Pa(j)
+            zeros(max(max_rows, 1), np.float64),      # 4: running sums of the eligible families' weights
+            zeros((2, n_words), np.uint64),           # 5: proposed Pa(i), Pa(j)
+            zeros(max(max_rows, 1), np.int64),        # 6: table rows of the eligible families
+            zeros((5, n + 1), np.int64),              # 7: the index walk: candidates, then its stack
+            alphabet, free, binom, weights, log_scale)  # 8-12: the index
+
+
+@nb.njit(cache=True)
+def rev_workspace(n, n_words, max_rows):
+    """:func:`rev_workspace_indexed` without an index: REV scans every family of a node."""
+    return rev_workspace_indexed(n, n_words, max_rows, zeros((0, 0), np.int64), zeros((0, 2), np.int64),
+                                 zeros((0, 0), np.int64), zeros(0, np.float64), zeros(0, np.float64))
 
 
 @inner
@@ -214,21 +228,90 @@ def _mark_descendants(adj, start, mark, stack):
                 top += 1
 
 
+# Below this sum of precomputed weights (each exp(value - the child's largest value)) the
+# weights may have underflowed: such sums are redone from the values (_exp_sums).
+_TINY = 1e-250
+
+
 @inner
-def _parent_sets(x, g, forced, offsets, fbits, fscores, W):
-    """Mark the table families of ``x`` that keep ``g`` (where ``x`` has no parents)
-    acyclic and contain ``forced`` (a node, or -1): their values go to ``W[4]``, the others'
-    to -inf. Returns ``log Σ exp(value)`` over them (-inf when there is none)."""
-    mark, stack, forbid, vals = W[1], W[2], W[3], W[4]
-    _mark_descendants(g, x, mark, stack)  # a parent among them would close a cycle
-    for w in range(forbid.shape[0]):
-        forbid[w] = 0
-    for p in range(g.shape[0]):
-        if mark[p]:
-            set_bit(forbid, p)
-    lo = offsets[x]
-    top = -np.inf
-    for r in range(lo, offsets[x + 1]):
+def _walk_families(x, forbid, forced, lo, required, W):
+    """The index walk of :func:`_parent_sets`: append to ``W[6]`` the rows of the families
+    of ``x`` that avoid ``forbid`` and contain ``forced`` (or -1), visiting those only, and
+    their weights' running sums to ``W[4]``; return their number. ``lo`` is the first row
+    of ``x``, the family of its white-listed parents ``required`` alone.
+
+    The free members ``l_1 > l_2 > ...`` (local indices) of a family are chosen depth
+    first, each below the last, among the free candidates outside ``forbid``; the row
+    grows by ``binom[l_t, k - t + 1]`` at each step (see ``FamilyTable``). A family that
+    still lacks ``forced`` only takes members down to it."""
+    cum, rows, walk = W[4], W[6], W[7]
+    alphabet, free, binom, weights = W[8], W[9], W[10], W[11]
+    cand, next_pos, end, rank, need = walk[0], walk[1], walk[2], walk[3], walk[4]
+    for w in range(forbid.shape[0]):  # a white-listed parent among the descendants: nothing fits
+        if forbid[w] & required[w] != 0:
+            return 0
+    if forced >= 0 and has_bit(required, forced):
+        forced = -1  # white-listed: in every family
+    n_cand = 0
+    f_pos = -1
+    for t in range(free[x, 0]):
+        p = alphabet[x, t]
+        if not has_bit(forbid, p):
+            cand[n_cand] = t
+            if p == forced:
+                f_pos = n_cand
+            n_cand += 1
+    if forced >= 0 and f_pos < 0:
+        return 0
+    k = free[x, 1]
+    count = 0
+    total = 0.0
+    if f_pos < 0:  # the family of the white-listed parents alone
+        total = weights[lo]
+        cum[0] = total
+        rows[0] = lo
+        count = 1
+    if k == 0 or n_cand == 0:
+        return count
+    # pre-order with the members in ascending order, which is the rows' order: the walk
+    # streams through the table. Node at depth d: its children take the members at positions
+    # next_pos[d] .. end[d] - 1 of cand; rank[d] is its row - lo, need[d] the position of
+    # forced while it lacks it (-1 once it has it)
+    d = 0
+    next_pos[0] = max(f_pos, 0)
+    end[0] = n_cand
+    rank[0] = 0
+    need[0] = f_pos
+    while d >= 0:
+        pos = next_pos[d]
+        if pos >= end[d]:
+            d -= 1
+            continue
+        next_pos[d] = pos + 1
+        r = rank[d] + binom[cand[pos], k - d]
+        child_need = -1 if need[d] < 0 or pos == need[d] else need[d]
+        if child_need < 0:
+            total += weights[lo + r]
+            cum[count] = total
+            rows[count] = lo + r
+            count += 1
+        first = max(child_need, 0)
+        if d + 1 < k and pos > first:
+            d += 1
+            next_pos[d] = first
+            end[d] = pos
+            rank[d] = r
+            need[d] = child_need
+    return count
+
+
+@inner
+def _scan_families(x, forbid, forced, offsets, fbits, W):
+    """:func:`_walk_families` for a table without index: test every family of ``x``
+    (only the rows, no sums)."""
+    rows = W[6]
+    count = 0
+    for r in range(offsets[x], offsets[x + 1]):
         ok = forced < 0 or has_bit(fbits[r], forced)
         if ok:
             for w in range(forbid.shape[0]):
@@ -236,40 +319,72 @@ def _parent_sets(x, g, forced, offsets, fbits, fscores, W):
                     ok = False
                     break
         if ok:
-            vals[r - lo] = fscores[r]
-            if fscores[r] > top:
-                top = fscores[r]
-        else:
-            vals[r - lo] = -np.inf
-    if top == -np.inf:
-        return top
+            rows[count] = r
+            count += 1
+    return count
+
+
+@inner
+def _exp_sums(count, fscores, W):
+    """Running sums ``W[4]`` of ``exp(value - top)`` over the rows ``W[6][:count]``
+    (``top`` their largest value); returns ``log Σ exp(value)``."""
+    cum, rows = W[4], W[6]
+    top = -np.inf
+    for t in range(count):
+        top = max(top, fscores[rows[t]])
     total = 0.0
-    for r in range(offsets[x + 1] - lo):
-        total += math.exp(vals[r] - top)
+    for t in range(count):
+        total += math.exp(fscores[rows[t]] - top)
+        cum[t] = total
     return top + math.log(total)
 
 
 @inner
-def _draw_parent_set(x, lse, offsets, fbits, W, rng, out):
-    """Copy into ``out`` a family of ``x`` marked by :func:`_parent_sets`, drawn with
-    probability ``exp(value - lse)``; return its table row."""
-    vals = W[4]
-    lo = offsets[x]
-    target = uniform(rng)
-    acc = 0.0
-    pick = -1
-    for r in range(offsets[x + 1] - lo):
-        if vals[r] == -np.inf:
-            continue
-        pick = r
-        acc += math.exp(vals[r] - lse)
-        if acc >= target:
-            break
+def _parent_sets(x, g, forced, offsets, fbits, fscores, W):
+    """List the table families of ``x`` that keep ``g`` (where ``x`` has no parents)
+    acyclic and contain ``forced`` (a node, or -1): their rows go to ``W[6]`` and the
+    running sums of their weights to ``W[4]`` (for :func:`_draw_parent_set`). Returns
+    ``(log Σ exp(value), their number)`` (``-inf`` when there is none).
+
+    With the table's index in ``W`` only these families are visited
+    (:func:`_walk_families`), weighed by their precomputed weights; otherwise every family
+    of ``x`` is tested. Either way the sum runs over the same families."""
+    mark, stack, forbid = W[1], W[2], W[3]
+    _mark_descendants(g, x, mark, stack)  # a parent among them would close a cycle
+    for w in range(forbid.shape[0]):
+        forbid[w] = 0
+    for p in range(g.shape[0]):
+        if mark[p]:
+            set_bit(forbid, p)
+    if W[11].shape[0] == 0:
+        count = _scan_families(x, forbid, forced, offsets, fbits, W)
+    else:
+        count = _walk_families(x, forbid, forced, offsets[x], fbits[offsets[x]], W)
+        if count > 0 and W[4][count - 1] >= _TINY:
+            return W[12][x] + math.log(W[4][count - 1]), count
+    if count == 0:
+        return -np.inf, 0
+    return _exp_sums(count, fscores, W), count
+
+
+@inner
+def _draw_parent_set(count, fbits, W, rng, out):
+    """Copy into ``out`` one of the ``count`` families listed by :func:`_parent_sets`, drawn
+    with probability proportional to its weight; return its table row."""
+    cum, rows = W[4], W[6]
+    target = uniform(rng) * cum[count - 1]
+    lo = 0
+    hi = count - 1
+    while lo < hi:  # the first running sum >= target
+        mid = (lo + hi) >> 1
+        if cum[mid] >= target:
+            hi = mid
+        else:
+            lo = mid + 1
+    row = rows[lo]
     for w in range(out.shape[0]):
-        out[w] = fbits[lo + pick, w]
-    return lo + pick
-
-
+        out[w] = fbits[row, w]
+    return row
 @inner
 def _set_parents(g, x, bits):
     for p in range(g.shape[0]):
@@ -303,20 +418,20 @@ def rev_draw(adj, pbits, eu, ev, m, offsets, fbits, fscores, W, rng):
             g[a, b] = adj[a, b]
     _clear_parents(g, i)  # orphan i and j: G0
     _clear_parents(g, j)
-    lz_i_star = _parent_sets(i, g, j, offsets, fbits, fscores, W)
-    if lz_i_star == -np.inf:
+    lz_i_star, count = _parent_sets(i, g, j, offsets, fbits, fscores, W)
+    if count == 0:
         return False, i, j, 0.0, -1, -1
-    row_i = _draw_parent_set(i, lz_i_star, offsets, fbits, W, rng, new[0])
+    row_i = _draw_parent_set(count, fbits, W, rng, new[0])
     _set_parents(g, i, new[0])  # G+
-    lz_j = _parent_sets(j, g, NO_NODE, offsets, fbits, fscores, W)
-    if lz_j == -np.inf:
+    lz_j, count = _parent_sets(j, g, NO_NODE, offsets, fbits, fscores, W)
+    if count == 0:
         return False, i, j, 0.0, -1, -1
-    row_j = _draw_parent_set(j, lz_j, offsets, fbits, W, rng, new[1])
+    row_j = _draw_parent_set(count, fbits, W, rng, new[1])
     # normalisers of the reverse move (from G', reversing j -> i); the old sets are among them
     _clear_parents(g, i)  # G0 again
-    lz_j_star = _parent_sets(j, g, i, offsets, fbits, fscores, W)
+    lz_j_star, _ = _parent_sets(j, g, i, offsets, fbits, fscores, W)
     _set_parents(g, j, pbits[j])  # G+': G0 with the old parents of j
-    lz_i = _parent_sets(i, g, NO_NODE, offsets, fbits, fscores, W)
+    lz_i, _ = _parent_sets(i, g, NO_NODE, offsets, fbits, fscores, W)
     m_new = m
     for w in range(pbits.shape[1]):
         m_new += (_popcount(new[0, w]) + _popcount(new[1, w]) - _popcount(pbits[i, w]) - _popcount(pbits[j, w]))
@@ -397,7 +512,7 @@ _graph_score_inline = inlined(graph_score)
 
 @nb.njit(cache=True)
 def structure_metropolis(adj, pbits, npar, desc, E, allowed, required, max_parents, probs,
-                         n_moves, seed, stats, offsets, fbits, fscores, beta_from, beta_to):
+                         n_moves, seed, stats, families, beta_from, beta_to):
     """Run ``n_moves`` Metropolis–Hastings moves in place; return the score of the final graph.
 
     The score is the sum of the final graph's family values, read from the cache ``E``
@@ -405,9 +520,9 @@ def structure_metropolis(adj, pbits, npar, desc, E, allowed, required, max_paren
     it is the score of the graph given).
 
     ``probs``: weights of add, delete, reverse and REV (4 entries summing to 1). REV draws
-    parent sets from the family table ``offsets, fbits, fscores`` (a
-    :class:`~pymc_bnstruct.ScoreTable` with the same score, prior and constraints; ignored,
-    and may be empty, when ``probs[3] == 0``).
+    parent sets from ``families``, a :class:`~pymc_bnstruct.moves.state.FamilyTable` of a
+    :class:`~pymc_bnstruct.ScoreTable` with the same score, prior and constraints (ignored,
+    and may be empty, when ``probs[3] == 0``), through its index when it has one.
     ``stats[k]`` / ``stats[4 + k]`` receive proposed / accepted moves of kind ``k`` (0–3;
     illegal proposals count as proposed and rejected).
 
@@ -430,11 +545,13 @@ def structure_metropolis(adj, pbits, npar, desc, E, allowed, required, max_paren
     single = zeros(3, np.float64)  # add / delete / reverse given "not REV"
     for k in range(3):
         single[k] = probs[k] / (1.0 - p_rev) if p_rev < 1.0 else 1.0 / 3.0
-    max_rows = np.int64(0)  # typed, not the literal 0: one specialisation of rev_workspace
+    offsets, fbits, fscores = families.offsets, families.bitsets, families.log_scores
+    max_rows = np.int64(0)  # typed, not the literal 0: one specialisation of rev_workspace_indexed
     if p_rev > 0.0:
         for x in range(offsets.shape[0] - 1):
             max_rows = max(max_rows, offsets[x + 1] - offsets[x])
-    W = rev_workspace(n, pbits.shape[1], max_rows)
+    W = rev_workspace_indexed(n, pbits.shape[1], max_rows, families.alphabet, families.free, families.binom,
+                              families.weights, families.log_scale)
     m = edge_list(adj, eu, ev, pos)
     beta_step = (beta_to - beta_from) / n_moves if n_moves > 0 else 0.0
     for t in range(n_moves):

@@ -7,6 +7,7 @@ which their numba kernels update in place. :meth:`GraphState.from_adjacency` bui
 
 from __future__ import annotations
 
+import math
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -112,7 +113,18 @@ class KernelConstraints(NamedTuple):
 
 
 class FamilyTable(NamedTuple):
-    """Every allowed family of a :class:`~pymc_bnstruct.ScoreTable`, as the REV move reads it."""
+    """Every allowed family of a :class:`~pymc_bnstruct.ScoreTable`, as the REV move reads it.
+
+    Besides the table's rows, an index that lets REV visit only the families a graph allows
+    (:func:`~pymc_bnstruct.moves.mcmc.rev_draw`): the families of child ``x`` are its
+    white-listed parents plus every set ``T`` of at most ``free[x, 1]`` of its ``free[x, 0]``
+    other candidate parents ``alphabet[x, :free[x, 0]]`` (ascending), and a table sorted by
+    parent bitset holds them in the order of the combinatorial number system: with the
+    local indices ``l_1 > l_2 > ... > l_d`` of ``T``, the row is ``offsets[x] + Σ_t
+    binom[l_t, free[x, 1] - t + 1]``, where ``binom[a, q] = Σ_{s <= q} C(a, s)`` counts the
+    subsets of at most ``q`` of ``a`` elements. A table without the index (``weights``
+    empty) is scanned row by row instead.
+    """
 
     #: families of child ``i`` are rows ``offsets[i]:offsets[i + 1]``.
     offsets: np.ndarray
@@ -120,13 +132,80 @@ class FamilyTable(NamedTuple):
     bitsets: np.ndarray
     #: ``local score + log prior`` of each family.
     log_scores: np.ndarray
+    #: ``(n, n)`` ``int64``: row ``x`` lists the free candidate parents of ``x``, ascending (-1 after).
+    alphabet: np.ndarray
+    #: ``(n, 2)`` ``int64``: number of free candidates and largest number of free parents.
+    free: np.ndarray
+    #: ``(n, max_parents + 1)`` ``int64``: ``binom[a, q]`` subsets of at most ``q`` of ``a`` elements.
+    binom: np.ndarray
+    #: ``exp(log_scores - log_scale[child])``: the families' weights, precomputed.
+    weights: np.ndarray
+    #: ``(n,)`` largest family value of each child.
+    log_scale: np.ndarray
 
     @classmethod
     def empty(cls, n_words: int) -> FamilyTable:
         """A table with no families (for chains that never use REV)."""
-        return cls(np.zeros(1, dtype=np.int64), np.zeros((0, n_words), dtype=np.uint64), np.zeros(0))
+        return cls(np.zeros(1, dtype=np.int64), np.zeros((0, n_words), dtype=np.uint64), np.zeros(0),
+                   *_no_index())
 
     @classmethod
-    def from_score_table(cls, table) -> FamilyTable:
-        return cls(np.asarray(table.offsets, dtype=np.int64), np.ascontiguousarray(table.bitsets, dtype=np.uint64),
-                   np.asarray(table.log_scores, dtype=np.float64))
+    def from_score_table(cls, table, index: bool = True) -> FamilyTable:
+        """The families of ``table`` (a :class:`~pymc_bnstruct.ScoreTable`), with the index
+        unless ``index`` is False (then REV scans every family, the reference path).
+
+        Raises
+        ------
+        ValueError
+            If the table's rows are not in the order the index assumes (a table cut by
+            ``cache_size`` / ``prune`` or sorted otherwise).
+        """
+        offsets = np.asarray(table.offsets, dtype=np.int64)
+        bitsets = np.ascontiguousarray(table.bitsets, dtype=np.uint64)
+        log_scores = np.asarray(table.log_scores, dtype=np.float64)
+        if not index:
+            return cls(offsets, bitsets, log_scores, *_no_index())
+        return cls(offsets, bitsets, log_scores, *_family_index(table, offsets, log_scores))
+
+
+def _no_index() -> tuple[np.ndarray, ...]:
+    return (np.zeros((0, 0), dtype=np.int64), np.zeros((0, 2), dtype=np.int64), np.zeros((0, 0), dtype=np.int64),
+            np.zeros(0), np.zeros(0))
+
+
+def _family_index(table, offsets: np.ndarray, log_scores: np.ndarray) -> tuple[np.ndarray, ...]:
+    """``alphabet, free, binom, weights, log_scale`` of :class:`FamilyTable` (checked against the rows)."""
+    c = table.constraints
+    n = c.n_vars
+    k = int(c.max_parents)
+    alphabet = np.full((n, n), -1, dtype=np.int64)
+    free = np.zeros((n, 2), dtype=np.int64)
+    binom = np.array([[sum(math.comb(a, s) for s in range(q + 1)) for q in range(k + 1)] for a in range(n + 1)],
+                     dtype=np.int64)
+    sets = np.asarray(table.parent_sets, dtype=np.int64)
+    log_scale = np.empty(n)
+    weights = np.empty(len(log_scores))
+    for x in range(n):
+        lo, hi = int(offsets[x]), int(offsets[x + 1])
+        cand = np.flatnonzero(c.allowed[:, x] & ~c.required[:, x])
+        n_req = int(c.required[:, x].sum())
+        a, kx = len(cand), k - n_req
+        alphabet[x, :a] = cand
+        free[x] = a, kx
+        # the rank of each row from its parent set: it must be the row itself
+        local = np.full(n + 1, -1, dtype=np.int64)  # column n: the padding (-1) of parent_sets
+        local[cand] = np.arange(a)
+        loc = np.sort(local[sets[lo:hi]], axis=1)[:, ::-1]  # free members descending, then -1s
+        rank = np.zeros(hi - lo, dtype=np.int64)
+        for t in range(loc.shape[1]):
+            member = loc[:, t] >= 0
+            if t < kx:  # (at most kx free members; binom has no column below 0)
+                rank[member] += binom[loc[member, t], kx - t]
+            elif member.any():
+                raise ValueError("a family has more free parents than max_parents allows")
+        if hi - lo != binom[a, kx] or not np.array_equal(rank, np.arange(hi - lo)):
+            raise ValueError(f"the families of variable {x} are not the complete, bitset-sorted list the REV "
+                             "index needs")
+        log_scale[x] = log_scores[lo:hi].max()
+        weights[lo:hi] = np.exp(log_scores[lo:hi] - log_scale[x])
+    return alphabet, free, binom, weights, log_scale
