@@ -259,7 +259,9 @@ def _excluded(idata: Any, method: str, space: Any) -> float:
     :func:`~pymc_bnstruct.excluded_mass` warns above 1 %."""
     if space is None:
         return 0.0
-    if method not in ("order", "partition"):
+    stats = get_group(idata, "sample_stats")
+    evaluated = "excluded_log_ratio" in stats and np.isfinite(stats["excluded_log_ratio"].values).any()
+    if method not in ("order", "partition") or not evaluated:  # a DAG sampler, or excluded_every=0
         return math.nan
     return float(excluded_mass(idata))
 
