@@ -184,7 +184,7 @@ class CorrectedCMI(CITest):
 
     References
     ----------
-    .. [1] Treves & Panzeri (1995), "The upward bias in measures of information derived from limited data samples", Neural Computation 7, 399-407.
+    .. [1] Treves & Panzeri (1995), "The upward bias in measures of information derived from limited data samples", Neural Comput. 7.
     .. [2] Lerner, Afek & Bojmel (2013), "Adaptive thresholding in structure learning of a Bayesian network", IJCAI 2013, 1458-1464.
     .. [3] Rohekar et al. (2018), "Bayesian structure learning by recursive bootstrap", NeurIPS 31, 10525-10535.
 
