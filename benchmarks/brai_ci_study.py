@@ -32,7 +32,8 @@ CANDIDATES = {
     "CMI-bias t=.005": CorrectedCMI(0.005),
     "CMI-bias t=.01": CorrectedCMI(0.01),
     "CMI-bias t=.02": CorrectedCMI(0.02),
-    "auto": "auto",
+    "CMI-bias t=.01, 1 row/df": CorrectedCMI(0.01, min_rows_per_df=1),
+    "auto (the default)": "auto",
 }
 
 
