@@ -10,10 +10,10 @@
 """
 
 from . import ci_tests
-from .ci_tests import GSquare, PluginCMI, ci_statistic
+from .ci_tests import CorrectedCMI, GSquare, PluginCMI, ci_statistic
 from .evaluate import cpdag_to_dag, log_predictive
 from .rai import fit, rai
 from .tree import GraphGenerativeTree, member_dags
 
-__all__ = ["fit", "rai", "GraphGenerativeTree", "GSquare", "PluginCMI", "ci_statistic", "ci_tests", "member_dags",
+__all__ = ["fit", "rai", "GraphGenerativeTree", "GSquare", "PluginCMI", "CorrectedCMI", "ci_statistic", "ci_tests", "member_dags",
            "log_predictive", "cpdag_to_dag"]

@@ -26,17 +26,31 @@ import numpy as np
 from scipy import stats
 
 from ..data import DiscreteData, as_discrete_data
-from ..validation import ArgumentTypeError, check_number, check_probability
+from ..validation import ArgumentTypeError, check_choice, check_number, check_probability
 from . import kernels as _kernels
 
-__all__ = ["CITest", "GSquare", "PluginCMI", "BoundTest", "as_ci_test", "ci_statistic"]
+__all__ = ["CITest", "GSquare", "PluginCMI", "CorrectedCMI", "BoundTest", "as_ci_test", "auto_tests", "ci_statistic"]
 
 
 class CITest:
-    """Base class of the built-in tests (counted in numba from the shared engine)."""
+    """Base class of the built-in tests (counted in numba from the shared engine).
 
-    def __init__(self, min_rows_per_df: float = 5.0) -> None:
+    ``unsupported`` is what a test answers when the rows cannot support it (fewer than
+    ``min_rows_per_df`` rows per degree of freedom of the full table): ``"dependent"`` keeps
+    the edge, ``"independent"`` removes it (pcalg's ``gSquareDis``).
+    """
+
+    def __init__(self, min_rows_per_df: float = 5.0, unsupported: str = "dependent") -> None:
         self.min_rows_per_df = check_number(min_rows_per_df, "min_rows_per_df", minimum=0.0)
+        self.unsupported = check_choice(unsupported, "unsupported", ("dependent", "independent"))
+
+    def _spec(self, kind: int, threshold: float, chi2_isf: np.ndarray) -> _kernels.TestSpec:
+        return _kernels.TestSpec(kind, threshold, self.min_rows_per_df, chi2_isf,
+                                 self.unsupported == "independent", 1.0)
+
+    def _repr_tail(self) -> str:
+        tail = f"min_rows_per_df={self.min_rows_per_df:g}"
+        return tail if self.unsupported == "dependent" else f"{tail}, unsupported='independent'"
 
     def spec(self, n_rows: int) -> _kernels.TestSpec:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -65,7 +79,10 @@ class GSquare(CITest):
     alpha : float, default 0.05
         Significance level.
     min_rows_per_df : float, default 5
-        Fewer rows than this per degree of freedom of the full table: "dependent".
+        Fewer rows than this per degree of freedom of the full table: the test is
+        unsupported. 0: every test is computed (the reduced df keeps it honest).
+    unsupported : {"dependent", "independent"}, default "dependent"
+        The answer of an unsupported test.
     bootstrap_factor : float, default 2
         On a bootstrap sample (B-RAI below the root) ``G² / bootstrap_factor`` is tested:
         resampling doubles the noise of the counts, so the null distribution of G² is about
@@ -83,8 +100,9 @@ class GSquare(CITest):
     (5, 5)
     """
 
-    def __init__(self, alpha: float = 0.05, min_rows_per_df: float = 5.0, bootstrap_factor: float = 2.0) -> None:
-        super().__init__(min_rows_per_df)
+    def __init__(self, alpha: float = 0.05, min_rows_per_df: float = 5.0, bootstrap_factor: float = 2.0,
+                 unsupported: str = "dependent") -> None:
+        super().__init__(min_rows_per_df, unsupported)
         self.alpha = check_probability(alpha, "alpha")
         if not 0.0 < self.alpha < 1.0:
             raise ValueError(f"alpha must be strictly between 0 and 1, got {self.alpha}")
@@ -93,7 +111,7 @@ class GSquare(CITest):
     def spec(self, n_rows: int) -> _kernels.TestSpec:
         # reduced df never exceeds the number of rows
         isf = stats.chi2.isf(self.alpha, np.arange(1, n_rows + 2))
-        return _kernels.TestSpec(_kernels.G_SQUARE, 0.0, self.min_rows_per_df, np.concatenate([[0.0], isf]))
+        return self._spec(_kernels.G_SQUARE, 0.0, np.concatenate([[0.0], isf]))
 
     def bootstrap_spec(self, spec: _kernels.TestSpec) -> _kernels.TestSpec:
         """On a bootstrap sample, compare ``G² / bootstrap_factor`` with the χ² quantile.
@@ -105,8 +123,7 @@ class GSquare(CITest):
         return spec._replace(chi2_isf=spec.chi2_isf * self.bootstrap_factor)
 
     def __repr__(self) -> str:
-        return (f"GSquare(alpha={self.alpha:g}, min_rows_per_df={self.min_rows_per_df:g}, "
-                f"bootstrap_factor={self.bootstrap_factor:g})")
+        return f"GSquare(alpha={self.alpha:g}, {self._repr_tail()}, bootstrap_factor={self.bootstrap_factor:g})"
 
 
 class PluginCMI(CITest):
@@ -117,6 +134,8 @@ class PluginCMI(CITest):
     threshold : float, default 0.01
         Independent when ``CMI <= threshold``.
     min_rows_per_df : float, default 5
+        As in :class:`GSquare`.
+    unsupported : {"dependent", "independent"}, default "dependent"
         As in :class:`GSquare`.
 
     References
@@ -131,25 +150,93 @@ class PluginCMI(CITest):
     (5, 5)
     """
 
-    def __init__(self, threshold: float = 0.01, min_rows_per_df: float = 5.0) -> None:
-        super().__init__(min_rows_per_df)
+    def __init__(self, threshold: float = 0.01, min_rows_per_df: float = 5.0, unsupported: str = "dependent") -> None:
+        super().__init__(min_rows_per_df, unsupported)
         self.threshold = check_number(threshold, "threshold", minimum=0.0)
 
     def spec(self, n_rows: int) -> _kernels.TestSpec:
-        return _kernels.TestSpec(_kernels.PLUGIN_CMI, self.threshold, self.min_rows_per_df, np.zeros(1))
+        return self._spec(_kernels.PLUGIN_CMI, self.threshold, np.zeros(1))
 
     def __repr__(self) -> str:
-        return f"PluginCMI(threshold={self.threshold:g}, min_rows_per_df={self.min_rows_per_df:g})"
+        return f"PluginCMI(threshold={self.threshold:g}, {self._repr_tail()})"
 
 
-def as_ci_test(ci_test: Any) -> CITest | Callable[..., Any]:
-    """Validate a ``ci_test`` argument: None gives :class:`GSquare`; a CITest or a callable passes."""
-    if ci_test is None:
-        return GSquare()
-    if isinstance(ci_test, CITest) or callable(ci_test):
+class CorrectedCMI(CITest):
+    """Plug-in CMI minus its leading bias against a threshold (Lerner et al., 2013).
+
+    The plug-in estimate of ``CMI(x; y | z)`` from N rows is biased upwards by about
+    ``C1 = Σ_z (R_xy − R_x − R_y + 1) / 2N`` nats, ``R`` the non-empty cells of each
+    stratum's joint table and margins (Treves & Panzeri, 1995). Independent when
+    ``CMI − C1 <= threshold``, i.e. ``G² <= bias + 2 N · threshold``: the bias is counted
+    from the cells the rows fill, so tests with large condition sets stay honest without a
+    rows-per-df rule. This is the test B-RAI's paper thresholds.
+
+    Parameters
+    ----------
+    threshold : float, default 0.005
+        Nats of CMI above its bias still called independent.
+    min_rows_per_df : float, default 0
+        As in :class:`GSquare` (0: every test is computed).
+    unsupported : {"dependent", "independent"}, default "dependent"
+        As in :class:`GSquare`.
+    bootstrap_factor : float, default 2
+        As in :class:`GSquare`: on a bootstrap sample ``G² / bootstrap_factor`` is tested.
+
+    References
+    ----------
+    .. [1] Treves & Panzeri (1995), "The upward bias in measures of information derived from limited data samples", Neural Comput. 7.
+    .. [2] Lerner, Afek & Bojmel (2013), "Adaptive thresholding in structure learning of a Bayesian network", IJCAI 2013, 1458-1464.
+    .. [3] Rohekar et al. (2018), "Bayesian structure learning by recursive bootstrap", NeurIPS 31, 10525-10535.
+
+    Examples
+    --------
+    >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
+    >>> cpdag = bns.brai.rai(df, ci_test=bns.brai.CorrectedCMI(threshold=0.005))
+    >>> cpdag.shape
+    (5, 5)
+    """
+
+    def __init__(self, threshold: float = 0.005, min_rows_per_df: float = 0.0, unsupported: str = "dependent",
+                 bootstrap_factor: float = 2.0) -> None:
+        super().__init__(min_rows_per_df, unsupported)
+        self.threshold = check_number(threshold, "threshold", minimum=0.0)
+        self.bootstrap_factor = check_number(bootstrap_factor, "bootstrap_factor", minimum=1.0)
+
+    def spec(self, n_rows: int) -> _kernels.TestSpec:
+        return self._spec(_kernels.BIAS_CMI, self.threshold, np.zeros(1))
+
+    def bootstrap_spec(self, spec: _kernels.TestSpec) -> _kernels.TestSpec:
+        """On a bootstrap sample, test ``G² / bootstrap_factor`` (see :meth:`GSquare.bootstrap_spec`)."""
+        return spec._replace(scale=self.bootstrap_factor)
+
+    def __repr__(self) -> str:
+        return (f"CorrectedCMI(threshold={self.threshold:g}, {self._repr_tail()}, "
+                f"bootstrap_factor={self.bootstrap_factor:g})")
+
+
+def auto_tests() -> list[CITest]:
+    """The candidates of ``ci_test="auto"`` (the default of RAI and B-RAI).
+
+    Chosen by the study of issue 28 (``benchmarks/brai_ci_study.py``, docs/brai.md): G² with
+    the adjusted df and no rows-per-df rule wins where variables have many states
+    (hailfinder), the bias-corrected CMI where they have few (alarm, insurance); neither
+    wins everywhere, so the tree holds both and its score chooses. The CMI candidate skips
+    tests with fewer rows than degrees of freedom: on hailfinder's 11-state variables its
+    recursion otherwise runs 10 times longer for a worse MAP.
+    """
+    return [GSquare(0.05, min_rows_per_df=0.0), CorrectedCMI(0.01, min_rows_per_df=1.0)]
+
+
+def as_ci_test(ci_test: Any) -> CITest | Callable[..., Any] | list[CITest]:
+    """Validate a ``ci_test`` argument: None or ``"auto"`` give :func:`auto_tests`; a CITest
+    or a callable passes."""
+    if ci_test is None or (isinstance(ci_test, str) and ci_test == "auto"):
+        return auto_tests()
+    if isinstance(ci_test, CITest) or (callable(ci_test) and not isinstance(ci_test, str)):
         return ci_test
     raise ArgumentTypeError(
-        f"ci_test must be a GSquare, a PluginCMI or a callable (x, y, z) -> bool, got {ci_test!r}"
+        f"ci_test must be \"auto\", a GSquare, a CorrectedCMI, a PluginCMI or a callable (x, y, z) -> bool, "
+        f"got {ci_test!r}"
     )
 
 
@@ -168,7 +255,7 @@ def ci_statistic(data: DiscreteData | Any, x: Any, y: Any, z: Sequence[Any] = ()
     """
     data = as_discrete_data(data)
     zi = np.asarray(data.indices(list(z)), dtype=np.int64)
-    g2, df = _kernels.ci_statistic(data.columns, data.arities, data.index(x), data.index(y), zi)
+    g2, df, _ = _kernels.ci_statistic(data.columns, data.arities, data.index(x), data.index(y), zi)
     return float(g2), int(df)
 
 
@@ -248,7 +335,8 @@ class BoundTest:
             spec = self.spec
             _kernels.refine_pairs(self.cols, self.arities, pair_arr, np.asarray(flat, dtype=np.int64),
                                   np.asarray(ptr, dtype=np.int64), order, spec.kind, spec.threshold,
-                                  spec.min_rows_per_df, spec.chi2_isf, self.cache, sepsets, found, by_kind)
+                                  spec.min_rows_per_df, spec.chi2_isf, spec.scale,
+                                  spec.unsupported_independent, self.cache, sepsets, found, by_kind)
             self._add(self.computed, order, int(by_kind[0]))
             self._add(self.unsupported, order, int(by_kind[1]))
             self._add(self.cached, order, int(by_kind[2]))

@@ -27,6 +27,7 @@ from ..scores.kernels import family_keys, histogram, renumber
 
 G_SQUARE = 0
 PLUGIN_CMI = 1
+BIAS_CMI = 2
 
 # cached outcomes
 _DEPENDENT = np.int8(0)
@@ -44,10 +45,12 @@ def new_cache() -> Dict:
 class TestSpec(NamedTuple):
     """A built-in test as plain values for the kernels."""
 
-    kind: int  # G_SQUARE or PLUGIN_CMI
-    threshold: float  # CMI threshold (nats), PLUGIN_CMI only
-    min_rows_per_df: float  # fewer rows per degree of freedom: "dependent"
+    kind: int  # G_SQUARE, PLUGIN_CMI or BIAS_CMI
+    threshold: float  # CMI threshold (nats): PLUGIN_CMI, BIAS_CMI (above the bias)
+    min_rows_per_df: float  # fewer rows per degree of freedom: unsupported
     chi2_isf: np.ndarray  # chi2_isf[df] = critical G² at level alpha (G_SQUARE only)
+    unsupported_independent: bool = False  # what an unsupported test answers
+    scale: float = 1.0  # BIAS_CMI: G² / scale is tested (bootstrap samples)
 
 
 class StageCounts(NamedTuple):
@@ -86,10 +89,14 @@ def _test_key(x, y, z, n):
 
 @inner
 def g_square(cols, arities, x, y, z, n, keys, counts):
-    """G² = 2 N · CMI(x; y | z) and its degrees of freedom reduced for empty margins.
+    """G² = 2 N · CMI(x; y | z), its degrees of freedom reduced for empty margins and the
+    Treves–Panzeri bias count.
 
     ``df = Σ_z (#observed x states − 1)(#observed y states − 1)`` over the condition-set
-    configurations that occur. Returns ``(g2, df, counts)`` (``counts`` may be regrown).
+    configurations that occur. ``bias = Σ_z (R_xy − R_x − R_y + 1)``, ``R`` the non-empty
+    cells of the stratum's joint and margins: the leading bias of the plug-in CMI is
+    ``bias / 2N`` (Treves & Panzeri, 1995). Returns ``(g2, df, bias, counts)`` (``counts``
+    may be regrown).
     """
     n_rows = cols.shape[1]
     rx = arities[x]
@@ -115,6 +122,7 @@ def g_square(cols, arities, x, y, z, n, keys, counts):
     ny = empty(ry, np.int64)
     g2 = 0.0
     df = 0
+    bias = 0
     for j in range(u):
         base = j * rx * ry
         nz = 0
@@ -140,16 +148,19 @@ def g_square(cols, arities, x, y, z, n, keys, counts):
                 oy += 1
         if ox > 1 and oy > 1:
             df += (ox - 1) * (oy - 1)
+            oxy = 0
             for a in range(rx):
                 for b in range(ry):
                     c = counts[base + a * ry + b]
                     if c > 0:
+                        oxy += 1
                         g2 += c * math.log(c * nz / (nx[a] * ny[b]))
-    return 2.0 * g2, df, counts
+            bias += oxy - ox - oy + 1
+    return 2.0 * g2, df, bias, counts
 
 
 @inner
-def _decide(cols, arities, x, y, z, n, kind, threshold, min_rows, chi2_isf, keys, counts):
+def _decide(cols, arities, x, y, z, n, kind, threshold, min_rows, chi2_isf, scale, keys, counts):
     """One test: (_INDEPENDENT | _DEPENDENT | _UNSUPPORTED, counts)."""
     n_rows = cols.shape[1]
     full_df = (arities[x] - 1) * (arities[y] - 1)
@@ -157,11 +168,14 @@ def _decide(cols, arities, x, y, z, n, kind, threshold, min_rows, chi2_isf, keys
         full_df *= arities[z[t]]
     if n_rows < min_rows * full_df:
         return _UNSUPPORTED, counts
-    g2, df, counts = g_square(cols, arities, x, y, z, n, keys, counts)
+    g2, df, bias, counts = g_square(cols, arities, x, y, z, n, keys, counts)
     if kind == G_SQUARE:
         d = max(df, 1)
         crit = chi2_isf[min(d, chi2_isf.shape[0] - 1)]
         return (_INDEPENDENT if g2 <= crit else _DEPENDENT), counts
+    if kind == BIAS_CMI:
+        # CMI minus its leading bias bias / 2N against the threshold
+        return (_INDEPENDENT if g2 / scale - bias <= 2.0 * n_rows * threshold else _DEPENDENT), counts
     cmi = g2 / (2.0 * n_rows)
     return (_INDEPENDENT if cmi <= threshold else _DEPENDENT), counts
 
@@ -208,15 +222,16 @@ def next_combination(comb, m, n):
 
 
 @nb.njit(cache=True)
-def refine_pairs(cols, arities, pairs, cand, cand_ptr, n, kind, threshold, min_rows, chi2_isf, cache,
-                 sepsets, found, n_by_kind):
+def refine_pairs(cols, arities, pairs, cand, cand_ptr, n, kind, threshold, min_rows, chi2_isf, scale,
+                 unsupported_independent, cache, sepsets, found, n_by_kind):
     """Test every edge of one stage at condition-set size ``n``.
 
     ``pairs[e] = (x, y)``; the condition sets of edge ``e`` are the size-``n`` subsets of
     ``cand[cand_ptr[2e]:cand_ptr[2e+1]]`` and then those of
     ``cand[cand_ptr[2e+1]:cand_ptr[2e+2]]`` not already inside the first list (each list
     sorted). Writes ``found[e]`` and the separating set ``sepsets[e, :n]``;
-    ``n_by_kind`` accumulates (computed, unsupported, cached).
+    ``n_by_kind`` accumulates (computed, unsupported, cached). An unsupported test answers
+    independent when ``unsupported_independent``, dependent otherwise.
     """
     n_rows = cols.shape[1]
     n_vars = cols.shape[0]
@@ -242,7 +257,7 @@ def refine_pairs(cols, arities, pairs, cand, cand_ptr, n, kind, threshold, min_r
             if m < n or found[e]:
                 continue
             # no subset can be supported by the rows: every test would answer "dependent"
-            if n_rows < min_rows * _min_full_df(arities, x, y, cand, lo, hi, -1, n):
+            if not unsupported_independent and n_rows < min_rows * _min_full_df(arities, x, y, cand, lo, hi, -1, n):
                 total = _n_subsets(m, n)
                 if side == 1:
                     k = 0
@@ -274,13 +289,13 @@ def refine_pairs(cols, arities, pairs, cand, cand_ptr, n, kind, threshold, min_r
                         n_by_kind[2] += 1
                     else:
                         res, counts = _decide(cols, arities, x, y, zs, n, kind, threshold, min_rows, chi2_isf,
-                                              keys, counts)
+                                              scale, keys, counts)
                         cache[key] = res
                         if res == _UNSUPPORTED:
                             n_by_kind[1] += 1
                         else:
                             n_by_kind[0] += 1
-                    if res == _INDEPENDENT:
+                    if res == _INDEPENDENT or (res == _UNSUPPORTED and unsupported_independent):
                         found[e] = True
                         for t in range(n):
                             sepsets[e, t] = zs[t]
@@ -293,12 +308,12 @@ def refine_pairs(cols, arities, pairs, cand, cand_ptr, n, kind, threshold, min_r
 
 @nb.njit(cache=True)
 def ci_statistic(cols, arities, x, y, z):
-    """``(G², reduced df)`` of one test (for users and tests)."""
+    """``(G², reduced df, Treves–Panzeri bias count)`` of one test (for users and tests)."""
     keys = empty(cols.shape[1], np.int32)
     counts = empty(1024, np.int64)
     zs = np.sort(z)
-    g2, df, counts = g_square(cols, arities, x, y, zs, zs.shape[0], keys, counts)
-    return g2, df
+    g2, df, bias, counts = g_square(cols, arities, x, y, zs, zs.shape[0], keys, counts)
+    return g2, df, bias
 
 
 # ---------------------------------------------------------------------------- orientation

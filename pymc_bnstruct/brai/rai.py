@@ -155,8 +155,9 @@ class _Builder:
         if len(ex) + len(ea) == 0:
             return False
         ar = self.data.arities.astype(float)
-        limit = self.data.n_samples / self.spec.min_rows_per_df if self.builtin and self.spec.min_rows_per_df > 0 \
-            else math.inf
+        # unsupported tests that answer "independent" still remove edges: no limit then
+        limit = self.data.n_samples / self.spec.min_rows_per_df \
+            if self.builtin and self.spec.min_rows_per_df > 0 and not self.spec.unsupported_independent else math.inf
         # (x, y, v): a size-n subset of adj(v) - x, with v = y and, for endogenous pairs, v = x too
         xs = np.concatenate([ex, ea, eb])
         ys = np.concatenate([ey, eb, ea])
@@ -313,15 +314,60 @@ def _initial_graph(constraints: StructureConstraints) -> np.ndarray:
 def _build(data: DiscreteData, test: Any, score: Score, prior: StructurePrior | None, n_bootstrap: int,
            resample: bool, max_order: int | None, blacklist: Any, whitelist: Any, random_seed: Any,
            executor: Executor | None, max_ci_tests: int | None, progressbar: bool,
-           direct: bool = False) -> GraphGenerativeTree:
-    """Build the tree; ``direct`` runs RAI's single recursion without the root's task split."""
+           direct: bool = False, anchors: bool = False) -> GraphGenerativeTree:
+    """Build the tree; ``direct`` runs RAI's single recursion without the root's task split.
+
+    ``test`` may be a list of tests (``ci_test="auto"``): one tree per test, joined under a
+    root whose single group chooses among them by score, like a bootstrap choice. With
+    ``anchors``, that choice also holds RAI's route on the full data (per test) and the
+    empty graph, so the MAP never scores below either.
+    """
     constraints = StructureConstraints(data.names, None, blacklist, whitelist)
-    builder = _Builder(data, test, score, prior, n_bootstrap, resample, max_order,
-                       np.asarray(constraints.required), np.asarray(constraints.allowed), _entropy(random_seed))
+    tests = list(test) if isinstance(test, (list, tuple)) else [test]
     start = time.perf_counter()
+    counts: dict[str, dict[int, int]] = {"computed": {}, "unsupported": {}, "cached": {}}
+    n_unextendable, exhausted, roots = 0, False, []
+    budget = math.inf if max_ci_tests is None else float(max_ci_tests) / len(tests)
+    for one in tests:
+        builder = _Builder(data, one, score, prior, n_bootstrap, resample, max_order,
+                           np.asarray(constraints.required), np.asarray(constraints.allowed),
+                           _entropy(random_seed))
+        root, infos = _grow(builder, constraints, budget, executor, progressbar, direct)
+        roots.append(root)
+        if anchors:
+            plain = _Builder(data, one, score, prior, 1, False, max_order, np.asarray(constraints.required),
+                             np.asarray(constraints.allowed), 0)
+            plain._family_cache = builder._family_cache  # the same full-data scores
+            roots.append(_grow(plain, constraints, budget, None, False, True)[0])
+            infos.append({"counts": plain.counts, "n_unextendable": plain.n_unextendable,
+                          "exhausted": plain.exhausted})
+        for info in [{"counts": builder.counts, "n_unextendable": builder.n_unextendable,
+                      "exhausted": builder.exhausted}, *infos]:
+            for k in counts:
+                merge_counts(counts[k], info["counts"][k])
+            n_unextendable += info["n_unextendable"]
+            exhausted |= info["exhausted"]
+    empty_score = sum(builder.family_score(v, ()) for v in range(data.n_vars))
+    endo = tuple(range(data.n_vars))
+    if anchors:
+        none = np.zeros(0, dtype=np.int32)
+        roots.append(Leaf(endo, none, none, np.zeros(0, bool), np.zeros(0, bool), empty_score))
+    root = roots[0] if len(roots) == 1 else Call(0, endo, (tuple(roots),))
+    if exhausted:
+        warnings.warn(f"B-RAI stopped refining after max_ci_tests={max_ci_tests} CI tests; the remaining "
+                      "calls became leaves", RuntimeWarning, stacklevel=3)
+    return GraphGenerativeTree(root, data, score, prior, counts, n_unextendable,
+                               seconds=time.perf_counter() - start, n_bootstrap=n_bootstrap,
+                               empty_score=empty_score, ci_test=test)
+
+
+def _grow(builder: _Builder, constraints: StructureConstraints, budget: float, executor: Executor | None,
+          progressbar: bool, direct: bool) -> tuple[Leaf | Call, list[dict[str, Any]]]:
+    """The tree of one test: its root and the counters of the root's branches."""
+    data = builder.data
+    n_bootstrap = builder.n_bootstrap
     g = _initial_graph(constraints)
     endo = tuple(range(data.n_vars))
-    budget = math.inf if max_ci_tests is None else float(max_ci_tests)
     infos: list[dict[str, Any]] = []
     if direct or not builder.can_test(g, endo, (), 0):
         # RAI: one branch, the full data and one cache throughout
@@ -346,18 +392,7 @@ def _build(data: DiscreteData, test: Any, score: Score, prior: StructurePrior | 
             for (gi, _, _), sub in zip(open_groups, subtrees):
                 children[gi].append(sub)
         root = Call(0, endo, tuple(tuple(c) for c in children))
-    counts = {k: dict(v) for k, v in builder.counts.items()}
-    n_unextendable, exhausted = builder.n_unextendable, builder.exhausted
-    for info in infos:
-        for k in counts:
-            merge_counts(counts[k], info["counts"][k])
-        n_unextendable += info["n_unextendable"]
-        exhausted |= info["exhausted"]
-    if exhausted:
-        warnings.warn(f"B-RAI stopped refining after max_ci_tests={max_ci_tests} CI tests; the remaining "
-                      "calls became leaves", RuntimeWarning, stacklevel=3)
-    return GraphGenerativeTree(root, data, score, prior, counts, n_unextendable,
-                               seconds=time.perf_counter() - start, n_bootstrap=n_bootstrap)
+    return root, infos
 
 
 def _run_tasks(builder: _Builder, tasks: list[_Task], executor: Executor | None,
@@ -401,7 +436,7 @@ def _check_common(data: Any, ci_test: Any, max_order: Any, min_rows: int) -> tup
     return data, test, max_order
 
 
-def rai(data: DiscreteData | Any, *, ci_test: CITest | Callable[..., bool] | None = None,
+def rai(data: DiscreteData | Any, *, ci_test: CITest | Callable[..., bool] | str | None = "auto",
         max_order: int | None = None, blacklist: Sequence[tuple[Any, Any]] | None = None,
         whitelist: Sequence[tuple[Any, Any]] | None = None) -> xr.DataArray:
     """Learn a CPDAG with RAI (Yehezkel & Lerner, 2009).
@@ -410,7 +445,9 @@ def rai(data: DiscreteData | Any, *, ci_test: CITest | Callable[..., bool] | Non
     ----------
     data : DiscreteData or pandas.DataFrame
         With a callable ``ci_test`` only the variable names (and arities) are used.
-    ci_test : GSquare, PluginCMI or callable, default ``GSquare(alpha=0.05)``
+    ci_test : "auto", GSquare, CorrectedCMI, PluginCMI or callable, default "auto"
+        ``"auto"`` (or None): RAI with each test of :func:`~pymc_bnstruct.brai.ci_tests.auto_tests`,
+        and the CPDAG whose DAG extension scores best (BDeu, ess = 1) is returned.
         A callable is called as ``ci_test(x, y, z)`` with variable names and a tuple of
         names, and returns True for independence.
     max_order : int, optional
@@ -447,7 +484,7 @@ def rai(data: DiscreteData | Any, *, ci_test: CITest | Callable[..., bool] | Non
 
 
 def fit(data: DiscreteData | Any, *, n_bootstrap: int = 3, max_order: int | None = None,
-        ci_test: CITest | Callable[..., bool] | None = None, score: Score = BDeu(ess=1.0),
+        ci_test: CITest | Callable[..., bool] | str | None = "auto", score: Score = BDeu(ess=1.0),
         prior: StructurePrior | None = None, blacklist: Sequence[tuple[Any, Any]] | None = None,
         whitelist: Sequence[tuple[Any, Any]] | None = None, random_seed: int | None = None,
         executor: Executor | None = None, max_ci_tests: int | None = None,
@@ -461,7 +498,11 @@ def fit(data: DiscreteData | Any, *, n_bootstrap: int = 3, max_order: int | None
         ``s``: bootstrap samples per autonomous group and recursion level.
     max_order : int, optional
         Largest condition set; None: as large as the graph and the rows allow.
-    ci_test : GSquare, PluginCMI or callable, default ``GSquare(alpha=0.05)``
+    ci_test : "auto", GSquare, CorrectedCMI, PluginCMI or callable, default "auto"
+        ``"auto"`` (or None): one tree per test of
+        :func:`~pymc_bnstruct.brai.ci_tests.auto_tests` (G² with adjusted df; CMI minus its
+        bias), joined under a root choice, so the MAP and the samples choose between them by
+        score. The measurements behind this default are in docs/brai.md.
     score : Score, default ``BDeu(ess=1.0)``
         Decomposable score of the leaves, on the full data.
     prior : StructurePrior, optional
@@ -483,6 +524,9 @@ def fit(data: DiscreteData | Any, *, n_bootstrap: int = 3, max_order: int | None
     Returns
     -------
     GraphGenerativeTree
+        Its root choice also holds RAI's route on the full data (per test) and the empty
+        graph, so the MAP never scores below either; a ``RuntimeWarning`` says when the
+        empty graph wins (every learned route scores below no structure at all).
 
     References
     ----------
@@ -505,5 +549,12 @@ def fit(data: DiscreteData | Any, *, n_bootstrap: int = 3, max_order: int | None
     max_ci_tests = check_int(max_ci_tests, "max_ci_tests", minimum=0, allow_none=True)
     if executor is not None and not isinstance(executor, Executor) and not hasattr(executor, "submit"):
         raise ArgumentTypeError(f"executor must be a concurrent.futures.Executor or None, got {executor!r}")
-    return _build(data, test, score, prior, n_bootstrap, True, max_order, blacklist, whitelist, random_seed,
-                  executor, max_ci_tests, bool(progressbar))
+    tree = _build(data, test, score, prior, n_bootstrap, True, max_order, blacklist, whitelist, random_seed,
+                  executor, max_ci_tests, bool(progressbar), anchors=True)
+    # the empty graph is the root choice's last child; argmax keeps the first of ties, so it
+    # is chosen only when every learned route scores strictly below it
+    n_root_children = tree._child_ptr[1] - tree._child_ptr[0] if tree.n_nodes > 1 else 0
+    if n_root_children > 1 and tree._map_choice()[0, 0] == n_root_children - 1:
+        warnings.warn("B-RAI's learned routes all score below the empty graph on these rows; the MAP is the "
+                      "empty graph (try another ci_test, or more rows)", RuntimeWarning, stacklevel=2)
+    return tree

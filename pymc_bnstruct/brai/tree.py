@@ -91,6 +91,11 @@ class GraphGenerativeTree:
         Leaves whose sub-graph has no consistent DAG extension (score −inf).
     log10_routes : float
         log10 of the number of routes (CPDAGs, with repetitions) the tree encodes.
+    empty_score : float
+        Score of the empty graph on the same data (``-inf`` when unknown): a MAP below it
+        predicts worse than no structure at all (:func:`~pymc_bnstruct.brai.fit` warns).
+    ci_test : object
+        The CI test the tree was built with (for ``ci_test="auto"``, the candidates).
     nbytes : int
         Bytes of the tree's arrays.
     seconds : float
@@ -110,7 +115,7 @@ class GraphGenerativeTree:
 
     def __init__(self, root: Leaf | Call, data: DiscreteData, score: Score, prior: StructurePrior | None,
                  counts: dict[str, dict[int, int]], n_unextendable: int, *, seconds: float = 0.0,
-                 n_bootstrap: int = 1) -> None:
+                 n_bootstrap: int = 1, empty_score: float = -math.inf, ci_test: Any = None) -> None:
         self.names = tuple(data.names)
         self.n_vars = len(self.names)
         self.score_function = score
@@ -121,6 +126,8 @@ class GraphGenerativeTree:
         self.n_cached = dict(sorted(counts["cached"].items()))
         self.n_unextendable = int(n_unextendable)
         self.seconds = float(seconds)
+        self.empty_score = float(empty_score)
+        self.ci_test = ci_test
         self._flatten(root)
         self._frozen = True
 
