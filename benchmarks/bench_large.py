@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import resource
 import subprocess
 import sys
@@ -145,6 +146,8 @@ def main() -> None:
     ap.add_argument("--method", default="order")
     ap.add_argument("--full", action="store_true", help="also the full space where it fits")
     ap.add_argument("--timeout", type=float, default=1800.0, help="seconds per run")
+    ap.add_argument("--csv", help="also write the rows to this CSV file (docs/data/bench_large.csv feeds the "
+                                  "docs' time-to-answer figure)")
     ap.add_argument("--one", help=argparse.SUPPRESS)
     ap.add_argument("--space", default="auto", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -156,11 +159,23 @@ def main() -> None:
     print("| network | vars | space | cand./node | seconds | of which space | moves/draw | peak MB | R-hat "
           "| excluded mass | skeleton AUROC |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
+    rows = []
     for name in args.networks.split(","):
         for space in ("auto", "full") if args.full and fits_full(name) else ("auto",):
             row = run(name, args, space)
             if row is not None:
                 print(fmt(row, args.timeout), flush=True)
+                rows.append(row)
+    if args.csv:
+        import pandas as pd
+
+        from pymc_bnstruct.io import atomic_path
+
+        frame = pd.DataFrame([r for r in rows if not r.get("timeout")])
+        frame.insert(0, "machine", f"{os.cpu_count()} cores")
+        frame.insert(0, "date", time.strftime("%Y-%m-%d"))
+        with atomic_path(args.csv) as tmp:
+            frame.to_csv(tmp, index=False)
 
 
 if __name__ == "__main__":
