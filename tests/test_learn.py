@@ -74,6 +74,14 @@ def test_learn_passes_variable_and_step_keywords(asia):
     assert bns.markov_blanket_probabilities(idata).shape == (8, 8)
 
 
+def test_pm_sample_keywords_pass_through(asia):
+    seen = []
+    bns.learn(asia, random_seed=1, cores=1, callback=lambda trace, draw: seen.append(draw.chain), **SHORT)
+    assert sorted(set(seen)) == [0, 1] and len(seen) == 2 * (SHORT["draws"] + SHORT["tune"])
+    with ProcessPoolExecutor(1) as pool, pytest.raises(TypeError, match="this process only"):
+        bns.learn(asia, executor=pool, callback=print, **SHORT)
+
+
 def test_same_seed_same_draws_for_any_cores(asia):
     one = bns.learn(asia, random_seed=9, cores=1, **SHORT)
     two = bns.learn(asia, random_seed=9, cores=2, **SHORT)

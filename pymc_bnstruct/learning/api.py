@@ -20,6 +20,7 @@ from concurrent.futures import Executor
 from typing import Any
 
 import numpy as np
+import pymc as pm
 import xarray as xr
 
 from .. import brai, exact
@@ -131,8 +132,9 @@ def learn(
     **sampler_kwargs
         Keywords of the model variable (``blacklist``, ``whitelist``, ``features``,
         ``initval``, ``cache_size``, ``prune``, ...) and of the step method
-        (``moves_per_draw``, ``swap_prob``, ``move_probs``, ``temperatures``, ...); for a
-        backend, keywords of that function.
+        (``moves_per_draw``, ``swap_prob``, ``move_probs``, ``temperatures``, ...), then
+        of ``pm.sample`` (``callback``, ``idata_kwargs``, ...; not with ``executor``); for
+        a backend, keywords of that function.
 
     Returns
     -------
@@ -202,7 +204,10 @@ def learn(
                             search_space=search_space, max_candidates=max_candidates, random_seed=seed,
                             progressbar=progress, executor=executor, kwargs=sampler_kwargs)
 
-    variable_kwargs, step_kwargs = _split_kwargs(method, sampler_kwargs)
+    variable_kwargs, step_kwargs, sample_kwargs = _split_kwargs(method, sampler_kwargs)
+    if executor is not None and sample_kwargs:
+        raise ArgumentTypeError(f"pm.sample keywords {sorted(sample_kwargs)} run in this process only; "
+                                "leave them out with executor=")
     lists = {k: variable_kwargs.get(k) for k in ("blacklist", "whitelist")}
     space, space_seconds = _resolve_space(search_space, data, score=score, prior=prior, max_parents=max_parents,
                                           max_candidates=max_candidates, random_seed=seed, progressbar=progress,
@@ -211,7 +216,7 @@ def learn(
     if space is not None:
         variable_kwargs["candidates"] = space
     recipe = Recipe(data=data, method=method, variable_kwargs=variable_kwargs, step_kwargs=step_kwargs,
-                    chains=chains, seed=seed, progressbar=progress)
+                    sample_kwargs=sample_kwargs, chains=chains, seed=seed, progressbar=progress)
     model = build_model(recipe)
 
     fixed_moves = step_kwargs.get("moves_per_draw")
@@ -233,7 +238,8 @@ def learn(
                       f"{_fmt_seconds(size.seconds)}; fewer chains or a larger budget", UserWarning, stacklevel=2)
     step.moves_per_draw = size.moves_per_draw
     recipe = Recipe(data=data, method=method, variable_kwargs=variable_kwargs,
-                    step_kwargs={**step_kwargs, "moves_per_draw": size.moves_per_draw}, draws=size.draws,
+                    step_kwargs={**step_kwargs, "moves_per_draw": size.moves_per_draw},
+                    sample_kwargs=sample_kwargs, draws=size.draws,
                     tune=size.tune, chains=chains, seed=seed, progressbar=progress)
     if progress:
         where = f"on {type(executor).__name__}" if executor is not None else f"{parallel} at a time"
@@ -288,19 +294,25 @@ def _parameters(fn: Any) -> set[str]:
 
 
 _OWN = {"name", "data", "score", "prior", "max_parents", "candidates", "vars", "model", "rng"}
+#: ``pm.sample`` keywords that ``learn`` sets itself.
+_SAMPLE_OWN = {"draws", "tune", "chains", "cores", "random_seed", "progressbar", "step", "model", "kwargs",
+               "compute_convergence_checks"}
 
 
-def _split_kwargs(method: str, kwargs: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Keywords of the model variable and of the step; anything else is a TypeError."""
+def _split_kwargs(method: str, kwargs: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """Keywords of the model variable, of the step and of ``pm.sample``; anything else is a TypeError."""
     variable, step_class, _ = SAMPLERS[method]
     var_params = _parameters(variable.__new__) - _OWN
     step_params = _parameters(step_class.__init__) - _OWN - {"self"}
-    unknown = sorted(set(kwargs) - var_params - step_params)
+    sample_params = _parameters(pm.sample) - _SAMPLE_OWN - var_params - step_params
+    unknown = sorted(set(kwargs) - var_params - step_params - sample_params)
     if unknown:
         raise ArgumentTypeError(f"bns.learn(method={method!r}) got unknown keyword(s) {unknown}; the model variable "
-                                f"takes {sorted(var_params)}, the step {sorted(step_params)}")
+                                f"takes {sorted(var_params)}, the step {sorted(step_params)}, and pm.sample "
+                                "its own keywords")
     return ({k: v for k, v in kwargs.items() if k in var_params},
-            {k: v for k, v in kwargs.items() if k in step_params})
+            {k: v for k, v in kwargs.items() if k in step_params},
+            {k: v for k, v in kwargs.items() if k in sample_params})
 
 
 def _n_families(n: int, k: int) -> int:

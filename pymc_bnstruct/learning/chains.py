@@ -45,6 +45,7 @@ class Recipe:
     method: str
     variable_kwargs: dict[str, Any] = field(default_factory=dict)
     step_kwargs: dict[str, Any] = field(default_factory=dict)
+    sample_kwargs: dict[str, Any] = field(default_factory=dict)  # more pm.sample keywords (callback, ...)
     draws: int = 1000
     tune: int = 200
     chains: int = 4
@@ -93,7 +94,7 @@ def _sample(recipe: Recipe, model: pm.Model | None, step: Any, *, chains: int, c
     with model, quiet_initial_draws():
         return pm.sample(draws=recipe.draws, tune=recipe.tune, chains=chains, cores=cores, step=step,
                          random_seed=random_seed, progressbar=recipe.progressbar,
-                         compute_convergence_checks=False)
+                         compute_convergence_checks=False, **recipe.sample_kwargs)
 
 
 def _one_chain(recipe: Recipe, chain: int) -> Any:
