@@ -265,17 +265,19 @@ def _search_space(data: Any, *, score: Any, prior: Any, max_parents: Any, max_ca
     skel, adj, start_name = _start_skeleton(grower, start)
     grower.admit(skel | skel.T, adj)
     rounds = 0
+    tty = sys.stderr.isatty()  # redraw one line on a terminal, a line per round in a log
     if method == "iterative":
         while rounds < _MAX_ROUNDS:
             rounds += 1
             added = grower.expand()
             if progressbar:
-                print(f"\rsearch_space: round {rounds}, {added} new candidate edge(s), "
-                      f"{grower.allowed.sum() / max(n, 1):.1f} per node", end="", file=sys.stderr, flush=True)
+                line = (f"search_space: round {rounds}, {added} new candidate edge(s), "
+                        f"{grower.allowed.sum() / max(n, 1):.1f} per node, {time.perf_counter() - t0:.0f} s")
+                print("\r" + line if tty else line, end="" if tty else "\n", file=sys.stderr, flush=True)
             if added == 0:
                 break
         grower.fringe()
-        if progressbar:
+        if progressbar and tty:
             print(file=sys.stderr, flush=True)
     names = base.names
     parents = tuple(tuple(names[u] for u in np.flatnonzero(grower.allowed[:, v])) for v in range(n))
