@@ -546,15 +546,15 @@ class ExactPosterior:
 
 
 def exact_score_table(data: Any, modularity: Any, check_size: Callable[[int], None],
-                      *table_args: Any) -> ScoreTable:
+                      *table_args: Any, plus1: bool = False) -> ScoreTable:
     """The argument checks the exact methods share, then their score table: ``modularity``,
     the data, ``check_size(n_vars)`` (which fails before the table is built) and
-    ``ScoreTable(data, *table_args)`` (score, prior, max_parents, candidates, blacklist,
-    whitelist)."""
+    ``ScoreTable(data, *table_args, plus1=plus1)`` (score, prior, max_parents, candidates,
+    blacklist, whitelist)."""
     check_choice(modularity, "modularity", MODULARITIES)
     data = as_discrete_data(data)
     check_size(data.n_vars)
-    return ScoreTable(data, *table_args)
+    return ScoreTable(data, *table_args, plus1=plus1)
 
 
 def _check_count(n: Any) -> int:
@@ -571,6 +571,7 @@ def posterior(
     candidates: int | Mapping[Any, Sequence[Any]] | None = None,
     blacklist: Sequence[tuple[Any, Any]] | None = None,
     whitelist: Sequence[tuple[Any, Any]] | None = None,
+    plus1: bool = False,
     memory_limit: int | None = None,
     progressbar: bool | None = None,
 ) -> ExactPosterior:
@@ -591,8 +592,9 @@ def posterior(
         ``"dag"``: Tian & He's DP, ``P(G) ∝ Π q_i`` — ``O(n 3^n)`` time.
         ``"order"``: Koivisto & Sood's DP, uniform over orders — ``O(n^2 2^n)`` time; also
         offers exact sampling (:meth:`ExactPosterior.sample_dags`).
-    candidates, blacklist, whitelist
-        As in :class:`~pymc_bnstruct.ScoreTable`.
+    candidates, blacklist, whitelist, plus1
+        As in :class:`~pymc_bnstruct.ScoreTable` (``plus1``: the families of the candidates'
+        plus1 neighbourhood, at most one parent outside the candidates).
     memory_limit : int, optional
         Bytes the DP may use; default 80% of the available memory. The DP refuses to start
         (``ValueError`` stating its estimate) beyond it.
@@ -633,5 +635,5 @@ def posterior(
     >>> order = bns.exact.posterior(df, modularity="order", progressbar=False)   # Koivisto & Sood
     """
     table = exact_score_table(data, modularity, lambda n: _check_memory(n, modularity, memory_limit),
-                              score, prior, max_parents, candidates, blacklist, whitelist)
+                              score, prior, max_parents, candidates, blacklist, whitelist, plus1=plus1)
     return ExactPosterior(table, modularity, memory_limit=memory_limit, progressbar=progressbar)

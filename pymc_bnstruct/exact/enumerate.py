@@ -437,11 +437,12 @@ def enumerate_posterior(
     candidates: int | Mapping[Any, Sequence[Any]] | None = None,
     blacklist: Sequence[tuple[Any, Any]] | None = None,
     whitelist: Sequence[tuple[Any, Any]] | None = None,
+    plus1: bool = False,
 ) -> EnumeratedPosterior:
     """Exact structure posterior of a small network by enumerating every allowed DAG.
 
     A DAG is allowed when each of its families is in
-    ``ScoreTable(data, score, prior, max_parents, candidates, blacklist, whitelist)``.
+    ``ScoreTable(data, score, prior, max_parents, candidates, blacklist, whitelist, plus1=plus1)``.
     Its posterior is ``P(G | D) ∝ P(D | G) ∏_i q_i(Pa_i)`` (``modularity="dag"``) or
     ``P(D | G) ∏_i q_i(Pa_i) · #linext(G)`` (``modularity="order"``: uniform prior over
     node orders, see the module docstring).
@@ -457,8 +458,9 @@ def enumerate_posterior(
         everywhere). Default ``min(3, n - 1)``: the package-wide default
         (:data:`~pymc_bnstruct.constraints.DEFAULT_MAX_PARENTS`; ``docs/index.md`` says why).
     modularity : {"dag", "order"}, default "dag"
-    candidates, blacklist, whitelist
-        As in :class:`~pymc_bnstruct.ScoreTable`.
+    candidates, blacklist, whitelist, plus1
+        As in :class:`~pymc_bnstruct.ScoreTable` (``plus1``: the families of the candidates'
+        plus1 neighbourhood, at most one parent outside the candidates).
 
     Returns
     -------
@@ -485,5 +487,5 @@ def enumerate_posterior(
     (5, 5)
     """
     table = exact_score_table(data, modularity, _check_size, score, prior, max_parents, candidates, blacklist,
-                              whitelist)
+                              whitelist, plus1=plus1)
     return EnumeratedPosterior.from_table(table, modularity)

@@ -167,11 +167,12 @@ class _ScoredStructure:
         whitelist: Sequence[tuple[Any, Any]] | None = None,
         features: Sequence[str] = ("edge",),
         initval: Any = None,
+        plus1: bool = False,
     ) -> pt.TensorVariable:
         model, data = _model_and_data(cls.__name__, name, data)
         features = _check_features(features)
         table = ScoreTable(data, score=score, prior=prior, max_parents=max_parents, candidates=candidates,
-                           blacklist=blacklist, whitelist=whitelist)
+                           blacklist=blacklist, whitelist=whitelist, plus1=plus1)
         scorer = cls._scorer_cls(table, cache_size=cache_size, prune=prune)
         settings = dict(score=score, prior=prior, max_parents=max_parents, blacklist=blacklist, whitelist=whitelist)
         var = cls._variable(model, name, scorer, cls._initial(initval, scorer, data, settings))
@@ -208,7 +209,7 @@ class NodeOrder(_ScoredStructure):
         In-degree bound ``k``; None: none; an int outside ``0..n-1`` is an error. Default
         ``min(3, n - 1)``: the package-wide default
         (:data:`~pymc_bnstruct.constraints.DEFAULT_MAX_PARENTS`; ``docs/index.md`` says why).
-    candidates : None, int or dict, optional
+    candidates : None, int, dict or SearchSpace, optional
         Candidate parents (an int is Friedman & Koller's ``mp``); see :class:`ScoreTable`.
     cache_size : int, optional
         Keep only the ``cache_size`` best families of each node (see :class:`OrderScorer`).
@@ -225,6 +226,9 @@ class NodeOrder(_ScoredStructure):
         consistent with a greedy hill-climbing DAG. An order: names or indices, earliest
         first. A DAG: an adjacency (array, DataArray, DataFrame; row = parent) or an edge
         list; the order is its topological order with ties by variable index.
+    plus1 : bool, default False
+        Widen the candidates to their plus1 neighbourhood: each family may add one parent
+        from outside its child's candidates (see :class:`ScoreTable`).
 
     Returns
     -------
@@ -620,7 +624,7 @@ class NodePartition(_ScoredStructure):
         Modular prior ``q_i`` over DAGs.
     max_parents : int or None, default 3
         In-degree bound ``k`` (the same default as :class:`NodeOrder`).
-    candidates : None, int or dict, optional
+    candidates : None, int, dict or SearchSpace, optional
         Candidate parents; see :class:`ScoreTable`.
     cache_size, prune : optional
         Cut the family lists as for :class:`NodeOrder`.
@@ -634,6 +638,13 @@ class NodePartition(_ScoredStructure):
         integer layer indices (one per variable, in variable order) or a mapping
         ``{variable: layer}``. A DAG (adjacency or edge list) or a SearchResult: its unique
         partition.
+    plus1 : bool, default False
+        Widen the candidates to their plus1 neighbourhood: each family may add one parent
+        from outside its child's candidates (see :class:`ScoreTable`). With a learned
+        search space this joins the partitions that the candidates alone leave with no
+        compatible DAG (a node without a candidate parent in the layer before its own),
+        which otherwise split the partition posterior into regions a chain cannot leave
+        (``docs/large_networks.md``).
 
     Returns
     -------

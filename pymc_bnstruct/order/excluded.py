@@ -13,7 +13,8 @@ where ``in_v`` sums the weights ``exp(score_v(U) + log q_v(U))`` of node ``v``'s
 families consistent with the order (its term of the order score) and ``out_v`` those of
 the families the unrestricted model allows (``|U| <= max_parents``, black and white lists,
 the structure prior's family term) that are not kept: parent sets with a parent outside
-the candidates, and the table's families the scorer cut. Over the chain's draws,
+the candidates (with the table's ``plus1``, with two or more: those with one are in the
+table), and the table's families the scorer cut. Over the chain's draws,
 
     Z_full / Z_space = E_space[Π_v (1 + out_v / in_v)]
 
@@ -26,25 +27,27 @@ out like an :class:`~pymc_bnstruct.order.OrderScorer` (per node, best first), so
 partition kernel (:func:`pymc_bnstruct.partition.chain.partition_log_ratios`).
 
 **Bound on the work.** Node ``v`` with ``c`` free candidates, ``o`` allowed parents outside
-them and ``k`` free parent slots has ``Σ_{t=1}^{k} C(o, t) Σ_{s<=k-t} C(c, s)`` left-out
-families. When all nodes together have more than ``max_families`` of them (many variables
-and ``max_parents >= 3``), only the families with exactly **one** parent outside the
-candidates are scored (``o Σ_{s<k} C(c, s)`` per node, the "plus1" neighbourhood of
-Kuipers, Suter & Moffa 2022): ``out_v`` is then a sum over some of the left-out families, and
-the estimate a **lower bound** (``lower_bound`` is True).
+them and ``k`` free parent slots has ``Σ_{t=t0}^{k} C(o, t) Σ_{s<=k-t} C(c, s)`` left-out
+families, ``t`` parents outside the candidates: ``t0 = 1``, or ``t0 = 2`` when the table
+holds the plus1 neighbourhood (Kuipers, Suter & Moffa 2022; ``ScoreTable(plus1=True)``).
+When all nodes together have more than ``max_families`` of them (many variables and
+``max_parents >= 3``), only the families with exactly ``t0`` parents outside the candidates
+are scored (``o Σ_{s<k} C(c, s)`` per node for ``t0 = 1``, the plus1 neighbourhood;
+``C(o, 2) Σ_{s<k-1} C(c, s)`` for ``t0 = 2``): ``out_v`` is then a sum over some of the
+left-out families, so ``1 + out_v / in_v`` and the estimate are **lower bounds**
+(``lower_bound`` is True). These are the left-out families closest to the space (fewest
+outside parents), so they usually carry most of the left-out mass.
 """
 
 from __future__ import annotations
 
-import itertools
-import math
 import warnings
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from ..constraints import StructureConstraints
+from ..scores.table import family_count, node_families
 from ..validation import check_int, read_only
 from . import kernels as order_kernels
 from .scorer import LSE_MARGIN, OrderScorer
@@ -56,7 +59,8 @@ __all__ = ["ExcludedFamilies", "EXCLUDED_LOG_RATIO", "EXCLUDED_NODE_LOG_RATIO", 
 EXCLUDED_LOG_RATIO = "excluded_log_ratio"
 #: Sample stat: the per-node terms ``log(1 + out_v / in_v)``, shape ``(n_vars,)``.
 EXCLUDED_NODE_LOG_RATIO = "excluded_node_log_ratio"
-#: Sample stat: True when ``out_v`` sums only the families with one parent outside the candidates.
+#: Sample stat: True when ``out_v`` sums only the left-out families with the fewest parents outside
+#: the candidates (one; two when the table holds the plus1 neighbourhood).
 EXCLUDED_LOWER_BOUND = "excluded_lower_bound"
 #: Default of ``excluded_every``: evaluate every 10th draw (100 of a default 1,000 per chain).
 EXCLUDED_EVERY = 10
@@ -69,20 +73,7 @@ def check_excluded_every(value: Any) -> int:
     return check_int(value, "excluded_every", minimum=0)
 
 
-def _n_outside(n_free: int, n_out: int, slots: int, one_outside: bool) -> int:
-    """Left-out families of a node: ``t >= 1`` parents of ``n_out``, ``s`` of ``n_free``, ``s + t <= slots``."""
-    top = min(slots, 1) if one_outside else slots
-    return sum(math.comb(n_out, t) * sum(math.comb(n_free, s) for s in range(slots - t + 1))
-               for t in range(1, top + 1))
-
-
-# The scores.table helpers that do the same are private to that unit (tests/test_layout.py).
-def _subsets(m: int, k_max: int) -> list[np.ndarray]:
-    """Per size ``k <= k_max``: the ``(C(m, k), k)`` subsets of ``range(m)``."""
-    combos = [list(itertools.combinations(range(m), k)) for k in range(min(k_max, m) + 1)]
-    return [np.array(c, dtype=np.int64).reshape(len(c), k) for k, c in enumerate(combos)]
-
-
+# The scores.table helper that does the same is private to that unit (tests/test_layout.py).
 def _bitsets(parent_sets: np.ndarray, n_words: int) -> np.ndarray:
     """``(F, n_words)`` uint64 bitsets of parent sets padded with -1."""
     out = np.zeros((len(parent_sets), n_words), dtype=np.uint64)
@@ -107,19 +98,21 @@ class ExcludedFamilies:
     ----------
     scorer : OrderScorer
         Its table's constraints without the candidate restriction define the allowed
-        families; its table's data, score and prior score them.
+        families; the table's own families (with its ``plus1`` neighbourhood, if any) are
+        the space; its table's data, score and prior score the rest.
     max_families : int, default :data:`MAX_EXCLUDED_FAMILIES`
-        Score every left-out family up to this many in all; beyond, only those with one
-        parent outside the candidates (``lower_bound`` True).
+        Score every left-out family up to this many in all; beyond, only those with the
+        fewest parents outside the candidates: one, or two with ``plus1``
+        (``lower_bound`` True).
 
     Attributes
     ----------
     offsets, bits, log_scores, cutoffs : ndarray
         As :class:`~pymc_bnstruct.order.OrderScorer`'s, over the left-out families.
     lower_bound : bool
-        True when only families with one parent outside the candidates were scored.
+        True when only the families with the fewest outside parents were scored.
     n_outside : int
-        Left-out families of the unrestricted model outside the candidates (all of them,
+        Left-out families of the unrestricted model outside the table (all of them,
         scored or not); the families the scorer cut come on top.
     empty : bool
         Nothing is left out: every ``out_v`` is 0 (no candidate restriction, no cut).
@@ -148,24 +141,24 @@ class ExcludedFamilies:
         table = scorer.table
         c = table.constraints
         n, k = table.n_vars, table.max_parents
-        full = StructureConstraints(c.names, c.max_parents, c.blacklist, c.whitelist)
         nodes = []
         for v in range(n):
             req = np.flatnonzero(c.required[:, v]).astype(np.int64)
-            free = np.array([p for p in table.candidates[v] if p not in set(req.tolist())], dtype=np.int64)
-            out = np.array(sorted(set(full.candidates[v]) - set(table.candidates[v])), dtype=np.int64)
-            nodes.append((req, free, out, k - len(req)))
-        self.n_outside = sum(_n_outside(len(f), len(o), s, False) for _, f, o, s in nodes)
+            free = np.array([p for p in table.candidates[v] if not c.required[p, v]], dtype=np.int64)
+            nodes.append((req, free, np.array(table.outside[v], dtype=np.int64), k - len(req)))
+        # the table holds the families with fewer than t0 outside parents
+        t0 = 1 + int(table.plus1)
+        self.n_outside = sum(family_count(len(f), len(o), s, (t0, s)) for _, f, o, s in nodes)
         self.lower_bound = self.n_outside > max_families
+        shell = (t0, t0 if self.lower_bound else k)
         if self.lower_bound:
-            n_plus1 = sum(_n_outside(len(f), len(o), s, True) for _, f, o, s in nodes)
-            if n_plus1 > max_families:
+            n_shell = sum(family_count(len(f), len(o), s, shell) for _, f, o, s in nodes)
+            if n_shell > max_families:
                 raise ValueError(
-                    f"the search space leaves out {self.n_outside:,} families, {n_plus1:,} of them with one "
-                    f"parent outside the candidates: more than max_families={max_families:,}")
+                    f"the search space leaves out {self.n_outside:,} families, {n_shell:,} of them with {t0} "
+                    f"parent(s) outside the candidates: more than max_families={max_families:,}")
         width = max(k, 1)
-        blocks = [self._node_families(req, free, out, slots, self.lower_bound, width)
-                  for req, free, out, slots in nodes]
+        blocks = [node_families(*node, shell, width) for node in nodes]
         padded = np.concatenate([np.zeros((0, width), dtype=np.int64), *blocks])
         child = np.repeat(np.arange(n, dtype=np.int64), [len(b) for b in blocks])
         sizes = (padded >= 0).sum(axis=1).astype(np.int64)
@@ -188,27 +181,6 @@ class ExcludedFamilies:
         self.cutoffs = read_only(LSE_MARGIN + np.log(np.maximum(counts, 1)).astype(np.float64))
         self.roots = read_only(np.full(n, -np.inf))  # the empty family is never left out (partitions)
 
-    @staticmethod
-    def _node_families(req: np.ndarray, free: np.ndarray, out: np.ndarray, slots: int,
-                       one_outside: bool, width: int) -> np.ndarray:
-        """Parent sets ``req ∪ S ∪ T`` (``S ⊆ free``, ``∅ ≠ T ⊆ out``, one element if
-        ``one_outside``, ``|S| + |T| <= slots``), sorted and padded with -1 to ``width``."""
-        found = [np.zeros((0, width), dtype=np.int64)]
-        if slots < 1 or len(out) == 0:
-            return found[0]
-        top = 1 if one_outside else slots
-        outs = _subsets(len(out), top)
-        ins = _subsets(len(free), slots - 1)
-        for t in range(1, min(top, len(out)) + 1):
-            for s in range(0, min(slots - t, len(free)) + 1):
-                a, b = out[outs[t]], free[ins[s]]
-                sets = np.concatenate([np.repeat(a, len(b), axis=0), np.tile(b, (len(a), 1)),
-                                       np.broadcast_to(req, (len(a) * len(b), len(req)))], axis=1)
-                block = np.full((len(sets), width), -1, dtype=np.int64)
-                block[:, :sets.shape[1]] = np.sort(sets, axis=1)
-                found.append(block)
-        return np.concatenate(found)
-
     @property
     def n_families(self) -> int:
         return int(self.offsets[-1])
@@ -218,7 +190,7 @@ class ExcludedFamilies:
         return self.n_families == 0
 
     def __repr__(self) -> str:
-        bound = ", one outside parent per family (lower bound)" if self.lower_bound else ""
+        bound = ", the fewest outside parents only (lower bound)" if self.lower_bound else ""
         return f"ExcludedFamilies({self.n_families:,} left-out families over {self.n_vars} variables{bound})"
 
     @staticmethod

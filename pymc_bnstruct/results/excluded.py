@@ -108,8 +108,9 @@ def excluded_mass(idata: Any, *, per_node: bool = False, var_name: str | None = 
     float or xarray.DataArray
         The excluded mass in ``[0, 1)``; with ``per_node``, a DataArray over dim ``"node"``
         (the variable names) named ``"excluded_mass"``. ``attrs``: ``n_evaluated`` (the draws
-        averaged) and ``lower_bound`` (True when only left-out families with one parent
-        outside the candidates were scored: the value is then a lower bound).
+        averaged) and ``lower_bound`` (True when only the left-out families with the fewest
+        parents outside the candidates were scored, or under partition MCMC: the value is
+        then a lower bound).
 
     Raises
     ------
@@ -172,8 +173,8 @@ def excluded_mass(idata: Any, *, per_node: bool = False, var_name: str | None = 
             f"the search space excludes {'at least ' if lower else 'an estimated '}{100 * mass:.3g} % of the "
             f"posterior mass (over {attrs['n_evaluated']} draws); the nodes that lose most: {lost}. Widen their "
             "candidate parents: a larger max_candidates= in bns.search_space, more parents for them in "
-            "candidates=, or candidates=None (no restriction); a cache_size= / prune= cut of the families "
-            "counts too", ExcludedMassWarning, stacklevel=2)
+            "candidates=, plus1=True (one parent from outside the candidates), or candidates=None (no "
+            "restriction); a cache_size= / prune= cut of the families counts too", ExcludedMassWarning, stacklevel=2)
     if per_node:
         return xr.DataArray(per, dims=(NODE,), coords={NODE: names}, name="excluded_mass", attrs=attrs)
     return mass

@@ -48,7 +48,8 @@ class OrderMetropolis(StructureStep):
         (0: never); read it with :func:`pymc_bnstruct.excluded_mass`.
     excluded_max_families : int, default 2,000,000
         Score every family the space leaves out up to this many; beyond, only those with
-        one parent outside the candidates (the estimate is then a lower bound).
+        the fewest parents outside the candidates, one (two with ``plus1``) (the estimate is
+        then a lower bound).
     model : pm.Model, optional
     rng : seed or numpy Generator, optional
         Replaced by PyMC's per-chain generator inside ``pm.sample``.

@@ -64,10 +64,12 @@ class PartitionMetropolis(StructureStep):
     excluded_every, excluded_max_families : int
         As for :class:`~pymc_bnstruct.OrderMetropolis`: the posterior mass the search space
         excludes, estimated on every ``excluded_every``-th draw (default 10; 0: never). Here
-        always a lower bound, often a loose one: partitions in which a node has no candidate
+        a lower bound, often a loose one: partitions in which a node has no candidate
         parent in the layer before its own are never drawn, and their mass is missing
         (``docs/large_networks.md``). An order chain on the same space gives a calibrated
-        estimate of the order-modular posterior's excluded mass.
+        estimate of the order-modular posterior's excluded mass. Not a lower bound with
+        ``NodePartition(..., plus1=True)`` and no ``cache_size`` / ``prune`` cut: every
+        node may then take any allowed parent alone, so no partition is forbidden.
     model : pm.Model, optional
     rng : seed or numpy Generator, optional
         Replaced by PyMC's per-chain generator inside ``pm.sample``.
@@ -118,8 +120,13 @@ class PartitionMetropolis(StructureStep):
         self.temperatures = None if temperatures is None else tuple(1.0 / self.chain.betas)
         self.move_probs = dict(zip(MOVE_KINDS, self.chain.move_probs.tolist()))
         self.scorer = self.chain.scorer
-        # a lower bound: partitions the space forbids outright are never drawn (docs/large_networks.md)
-        self.excluded = ExcludedRecorder(scorer.families, excluded_every, excluded_max_families, lower_bound=True)
+        # a lower bound: partitions the space forbids outright are never drawn (docs/large_networks.md),
+        # unless a node may take any allowed parent alone (plus1, or no candidates) and nothing was cut:
+        # then every partition of the unrestricted model has a DAG in the space
+        table = scorer.table
+        whole = len(scorer.families.table_rows) == table.n_families and (table.plus1 or not any(table.outside))
+        self.excluded = ExcludedRecorder(scorer.families, excluded_every, excluded_max_families,
+                                         lower_bound=not whole)
         self.declare_stats({**self.stats_dtypes_shapes, **self.excluded.dtypes()})
 
     def _draw(self, value: np.ndarray, seed: int) -> tuple[np.ndarray, dict[str, Any]]:
