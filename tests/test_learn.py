@@ -150,6 +150,11 @@ def test_a_given_space_is_used_as_is(asia):
     ref, _ = _hand_written(asia, "order", 1, int(get_group(idata, "posterior").attrs["bnstruct_moves_per_draw"]),
                            candidates=space)
     np.testing.assert_array_equal(_posterior(idata, "order"), _posterior(ref, "order"))
+    part = bns.learn(asia, method="partition", search_space=space, random_seed=1, cores=1, **SHORT)
+    assert get_group(part, "posterior").attrs["bnstruct_plus1"] == 1
+    ref, _ = _hand_written(asia, "partition", 1, int(get_group(part, "posterior").attrs["bnstruct_moves_per_draw"]),
+                           candidates=space, plus1=True)
+    np.testing.assert_array_equal(_posterior(part, "partition"), _posterior(ref, "partition"))
     dag_run = bns.learn(asia, method="structure", search_space=space.candidates, random_seed=1, cores=1, **SHORT)
     drawn = _posterior(dag_run, "dag").any(axis=(0, 1))
     names = list(asia.columns)

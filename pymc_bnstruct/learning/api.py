@@ -107,7 +107,11 @@ def learn(
         20,000 families), else :func:`pymc_bnstruct.search_space` with the same score,
         prior, bound, lists and seed. ``"full"`` / None: every parent set. A
         :class:`~pymc_bnstruct.SearchSpace` or a dict ``name -> parents``: that space.
-        The search backends always search the full space.
+        Partition MCMC on a restricted space samples its plus1 neighbourhood (each node
+        may also take one parent from outside its candidates; ``plus1=False`` to turn it
+        off): on candidates alone, partitions in which a node has no candidate in the
+        next part are impossible, and the chains stick on islands. The search backends
+        always search the full space.
     max_candidates : int, default 20
         Most candidate parents per node of a space learned by ``"auto"``.
     chains : int, default 4
@@ -141,7 +145,8 @@ def learn(
     arviz.InferenceData or xarray.DataTree
         For a sampler: ``pm.sample``'s output. Its ``posterior`` attrs record
         ``bnstruct_method``, ``bnstruct_search_space`` (JSON ``{name: [parents]}``, or
-        ``"full"``), ``bnstruct_search_space_seconds``, ``bnstruct_moves_per_draw``,
+        ``"full"``), ``bnstruct_search_space_seconds``, ``bnstruct_plus1`` (1 when the plus1
+        neighbourhood was sampled), ``bnstruct_moves_per_draw``,
         ``bnstruct_budget_seconds`` (NaN without a budget), ``bnstruct_excluded_mass``
         (:func:`~pymc_bnstruct.excluded_mass`: 0 for the full space, NaN for a restricted
         DAG sampler, which does not estimate it) and ``bnstruct_seconds``.
@@ -215,6 +220,8 @@ def learn(
     variable_kwargs = {**variable_kwargs, "score": score, "prior": prior, "max_parents": max_parents}
     if space is not None:
         variable_kwargs["candidates"] = space
+        if method == "partition":  # a candidates-only space splits the partitions into islands
+            variable_kwargs.setdefault("plus1", True)
     recipe = Recipe(data=data, method=method, variable_kwargs=variable_kwargs, step_kwargs=step_kwargs,
                     sample_kwargs=sample_kwargs, chains=chains, seed=seed, progressbar=progress)
     model = build_model(recipe)
@@ -252,6 +259,7 @@ def learn(
         "bnstruct_method": method,
         _SPACE_ATTR: "full" if space is None else json.dumps(dict(_as_candidates(space, data))),
         "bnstruct_search_space_seconds": space_seconds,
+        "bnstruct_plus1": int(bool(variable_kwargs.get("plus1", False))),
         "bnstruct_moves_per_draw": size.moves_per_draw,
         "bnstruct_budget_seconds": math.nan if seconds is None else seconds,
         "bnstruct_excluded_mass": _excluded(idata, method, space),
