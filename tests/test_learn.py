@@ -109,6 +109,16 @@ def test_executor_gives_the_serial_draws(asia):
     np.testing.assert_allclose(bns.edge_probabilities(parallel), bns.edge_probabilities(serial))
 
 
+def test_executor_workers_fork_safely_after_parallel_scoring(asia):
+    """A forked worker must not touch the thread pool the parent started for scoring."""
+    alarm = bns.datasets.load_network("alarm").sample(500, random_seed=1)
+    bns.ScoreTable(alarm, max_parents=2)  # large enough for the parallel kernel
+    with ProcessPoolExecutor(2) as pool:  # each worker builds that table again
+        idata = bns.learn(alarm, random_seed=3, executor=pool, search_space="full", max_parents=2, chains=2,
+                          draws=5, tune=0, moves_per_draw=5, progressbar=False)
+    assert _posterior(idata, "order").shape[:2] == (2, 5)
+
+
 @pytest.mark.slow
 def test_dask_local_cluster_gives_the_serial_draws(asia):
     distributed = pytest.importorskip("distributed")

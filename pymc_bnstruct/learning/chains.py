@@ -17,6 +17,7 @@ from concurrent.futures import Executor
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+import numba
 import numpy as np
 import pymc as pm
 import xarray as xr
@@ -98,7 +99,12 @@ def _sample(recipe: Recipe, model: pm.Model | None, step: Any, *, chains: int, c
 
 
 def _one_chain(recipe: Recipe, chain: int) -> Any:
-    """Executor task: chain ``chain`` of ``recipe`` (no progress bar on a worker)."""
+    """Executor task: chain ``chain`` of ``recipe`` (no progress bar on a worker).
+
+    One numba thread: a forked worker must not use the parent's thread pool (numba's
+    default threading layer aborts a child that does), and one chain per task keeps each
+    worker busy anyway."""
+    numba.set_num_threads(1)
     return _sample(replace(recipe, progressbar=False), None, None, chains=1, cores=1,
                    random_seed=chain_generator(recipe.seed, chain))
 
