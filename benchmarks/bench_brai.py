@@ -70,7 +70,7 @@ def main() -> None:
         train, test = split_sample(name, args.rows, args.test_rows, args.seed)
         label = f"{name} ({train.n_vars})"
         rows = []
-        rate = None
+        rate = growth = None
         for s in s_values:
             t0 = time.perf_counter()
             tree = bns.brai.fit(train, n_bootstrap=s, random_seed=args.seed, executor=pool, progressbar=False)
@@ -89,6 +89,7 @@ def main() -> None:
                 t0 = time.perf_counter()
                 tree.sample_cpdags(100, random_seed=0)
                 rate = 100 / (time.perf_counter() - t0)
+                growth = (tree.n_leaves, tree.log10_routes, dict(tree.n_ci_tests), tree.n_unextendable)
         t0 = time.perf_counter()
         cpdag = bns.brai.rai(train)
         rai_dag = bns.brai.cpdag_to_dag(cpdag)
@@ -111,18 +112,21 @@ def main() -> None:
             print(f"{label if i == 0 else '':<17}{method:<14}{sec:>9.1f}{n_ci:>12,}{cells}{bdeu:>14,.1f}{pred:>14,.1f}",
                   flush=True)
         brai3 = next((r for r in rows if r[0].startswith("B-RAI s=3")), None)
-        summary.append((name, brai3, rai_pred, rate))
+        summary.append((name, brai3, rai_pred, rate, growth))
     if pool is not None:
         pool.shutdown()
     print()
-    for name, brai3, rai_pred, rate in summary:
+    for name, brai3, rai_pred, rate, growth in summary:
         if brai3 is None:
             continue
         verdict = ">=" if brai3[7] >= rai_pred else "<"
         print(f"{name:<11} B-RAI s=3 {brai3[1]:6.1f} s; MAP predictive {brai3[7]:,.1f} {verdict} RAI {rai_pred:,.1f};"
               f" sampling {rate:,.0f} CPDAGs/s")
-    print("* every route of the tree reaches a leaf without a DAG extension (tree score -inf): scored as "
-          "bns.brai.cpdag_to_dag(map CPDAG), a DAG with its skeleton (RAI's CPDAG is made a DAG the same way)")
+        leaves, routes, by_order, unext = growth
+        print(f"{'':<11} s=3 tree: {leaves:,} leaves, 10^{routes:.1f} routes, {unext} repaired leaves, CI tests by "
+              f"condition-set size {by_order}")
+    print("* every route of the tree scores -inf: scored as bns.brai.cpdag_to_dag(map CPDAG), a DAG with its "
+          "skeleton (RAI's CPDAG is made a DAG the same way)")
     print(f"peak memory (this process): {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:,.0f} MiB")
 
 

@@ -116,3 +116,19 @@ def test_enough_rows_give_a_good_edge_posterior_and_predictions():
     empty = np.zeros_like(truth)
     lp, lp_true, lp_empty = (bns.brai.log_predictive(g, train, test) for g in (dag, truth, empty))
     assert lp - lp_empty >= 0.8 * (lp_true - lp_empty)  # measured: 0.88 (asia -> tub is weak)
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(strict=True, reason="issue 28 (3): the tree holds no graphs within a few nats of its MAP, so no "
+                   "weighting reaches the exact posterior's AUC (measured in docs/brai.md, 'Which temperature')")
+@pytest.mark.parametrize("name", ["asia", "cancer"])
+def test_fig4_edge_auc_within_005_of_exact(name):
+    net = bns.datasets.load_network(name)
+    train = bns.DiscreteData.from_frame(net.sample(500, random_seed=1), states=net.states)
+    truth = np.asarray(net.adjacency)
+    tree = bns.brai.fit(train, n_bootstrap=3, random_seed=1, progressbar=False)
+    exact = bns.exact.posterior(train, max_parents=3, modularity="order").edge_probabilities.values
+    target = skeleton_auroc(exact, truth)
+    assert skeleton_auroc(tree.edge_probabilities(k=10).values, truth) >= target - 0.05
+    samples = tree.edge_probabilities(200, source="sample", temperature=30, random_seed=0).values
+    assert skeleton_auroc(samples, truth) >= target - 0.05

@@ -9,7 +9,7 @@ import numpy as np
 from ..data import DiscreteData, as_discrete_data
 from ..graph import to_adjacency
 from ..validation import check_number
-from .pdag import dag_extension
+from .pdag import repaired_extension
 
 __all__ = ["log_predictive", "cpdag_to_dag"]
 
@@ -87,33 +87,4 @@ def cpdag_to_dag(cpdag: Any, names: Any = None) -> np.ndarray:
     (2, True)
     """
     g = np.asarray(cpdag.values if hasattr(cpdag, "values") else cpdag, dtype=np.int8)
-    ext = dag_extension(g)
-    if ext is not None:
-        return ext
-    directed = ((g != 0) & (g.T == 0)).astype(np.int8)
-    und = (g != 0) & (g.T != 0)
-    order = _greedy_order(directed)
-    pos = np.empty(len(order), dtype=np.int64)
-    pos[order] = np.arange(len(order))
-    out = np.zeros_like(directed)
-    for u, v in zip(*np.nonzero(np.triu(und | directed.astype(bool) | directed.T.astype(bool)))):
-        if pos[u] < pos[v]:
-            out[u, v] = 1
-        else:
-            out[v, u] = 1
-    return out
-
-
-def _greedy_order(directed: np.ndarray) -> np.ndarray:
-    """A topological order, breaking directed cycles by dropping the node with most in-edges left."""
-    d = directed.astype(bool).copy()
-    n = d.shape[0]
-    alive = np.ones(n, dtype=bool)
-    order = []
-    while alive.any():
-        indeg = (d & alive[:, None]).sum(axis=0)
-        ready = np.flatnonzero(alive & (indeg == 0))
-        v = int(ready[0]) if len(ready) else int(np.flatnonzero(alive)[np.argmin(indeg[alive])])
-        order.append(v)
-        alive[v] = False
-    return np.asarray(order)
+    return repaired_extension(g)[0]

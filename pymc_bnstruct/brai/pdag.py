@@ -16,7 +16,8 @@ import numpy as np
 
 from . import kernels as _kernels
 
-__all__ = ["SepSets", "orient", "split_autonomous", "dag_extension", "potential_parents", "components"]
+__all__ = ["SepSets", "orient", "split_autonomous", "dag_extension", "repaired_extension", "potential_parents",
+           "components"]
 
 
 class SepSets:
@@ -241,3 +242,60 @@ def dag_extension(g: np.ndarray, nodes: Sequence[int] | None = None) -> np.ndarr
         if not placed:
             return None
     return out
+
+
+def repaired_extension(g: np.ndarray, nodes: Sequence[int] | None = None) -> tuple[np.ndarray, bool]:
+    """A DAG for a PDAG: its consistent extension, or, when it has none, a repaired one.
+
+    CI tests that err can orient a PDAG into one without a consistent extension (two
+    v-structures that disagree, or Meek's rules closing a directed cycle). Such a graph
+    still has a skeleton worth scoring, so instead of giving it up, the edges between
+    ``nodes`` are oriented along a near-topological order of its directed part (a directed
+    cycle is broken at the node with the fewest in-edges left); edges from other nodes keep
+    their direction. The repair keeps the skeleton and may add v-structures.
+
+    Parameters
+    ----------
+    g : ndarray
+        n×n PDAG.
+    nodes : sequence of int, optional
+        Only edges into these nodes are considered (as :func:`dag_extension`). Default: all.
+
+    Returns
+    -------
+    dag : ndarray of int8
+    consistent : bool
+        False when the PDAG had no consistent extension and was repaired.
+    """
+    ext = dag_extension(g, nodes)
+    if ext is not None:
+        return ext, True
+    n = g.shape[0]
+    keep = np.zeros(n, dtype=bool)
+    keep[list(range(n)) if nodes is None else list(nodes)] = True
+    a = (g != 0) & keep[None, :]
+    inner = a & keep[:, None]
+    order = greedy_order(inner & ~inner.T)
+    pos = np.empty(n, dtype=np.int64)
+    pos[order] = np.arange(n)
+    out = (a & ~keep[:, None]).astype(np.int8)  # edges from outside keep their direction
+    u, v = np.nonzero(np.triu(inner | inner.T))
+    forward = pos[u] < pos[v]
+    out[u[forward], v[forward]] = 1
+    out[v[~forward], u[~forward]] = 1
+    return out, False
+
+
+def greedy_order(directed: np.ndarray) -> np.ndarray:
+    """A topological order, breaking directed cycles by taking the node with fewest in-edges left."""
+    d = directed.astype(bool)
+    n = d.shape[0]
+    alive = np.ones(n, dtype=bool)
+    order = []
+    while alive.any():
+        indeg = (d & alive[:, None]).sum(axis=0)
+        ready = np.flatnonzero(alive & (indeg == 0))
+        v = int(ready[0]) if len(ready) else int(np.flatnonzero(alive)[np.argmin(indeg[alive])])
+        order.append(v)
+        alive[v] = False
+    return np.asarray(order, dtype=np.int64)

@@ -36,7 +36,7 @@ from ..scores import BDeu, Score
 from ..scores import kernels as score_kernels
 from ..validation import ArgumentTypeError, check_int
 from .ci_tests import BoundTest, CITest, as_ci_test
-from .pdag import SepSets, dag_extension, orient, split_autonomous
+from .pdag import SepSets, orient, repaired_extension, split_autonomous
 from .tree import Call, GraphGenerativeTree, Leaf, merge_counts
 
 __all__ = ["rai", "fit"]
@@ -183,11 +183,21 @@ class _Builder:
         return bool(np.any(ok & (base * prod <= limit)))
 
     def leaf(self, g: np.ndarray, endo: Sequence[int]) -> Leaf:
-        """The edges into ``endo`` and their score on the full data (−inf without a DAG extension)."""
+        """The edges into ``endo`` and their score on the full data.
+
+        A sub-graph without a consistent DAG extension (erroneous tests oriented it into a
+        contradiction) is repaired by :func:`~pymc_bnstruct.brai.pdag.repaired_extension`,
+        stored as that DAG and counted in ``n_unextendable``: its skeleton is still worth a
+        score, and a −inf leaf would veto every route through it.
+        """
         endo = sorted(endo)
         local = np.union1d(endo, np.flatnonzero(g[:, endo].any(axis=1)))
         sub = g[np.ix_(local, local)]
         pos = np.searchsorted(local, endo)
+        ext, consistent = repaired_extension(sub, pos)
+        if not consistent:
+            self.n_unextendable += 1
+            sub = ext
         src, dst, und = [], [], []
         for j, v in zip(pos, endo):
             for i in np.flatnonzero(sub[:, j]):
@@ -197,17 +207,10 @@ class _Builder:
                         src.append(u), dst.append(v), und.append(True)
                 else:
                     src.append(u), dst.append(v), und.append(False)
-        ext = dag_extension(sub, pos)
-        forward = np.zeros(len(src), dtype=bool)
-        if ext is None:
-            self.n_unextendable += 1
-            score = -math.inf
-        else:
-            lookup = {int(v): k for k, v in enumerate(local)}
-            for e in range(len(src)):
-                forward[e] = bool(ext[lookup[src[e]], lookup[dst[e]]])
-            score = sum(self.family_score(v, tuple(int(local[i]) for i in np.flatnonzero(ext[:, j])))
-                        for j, v in zip(pos, endo))
+        lookup = {int(v): k for k, v in enumerate(local)}
+        forward = np.array([bool(ext[lookup[a], lookup[b]]) for a, b in zip(src, dst)], dtype=bool)
+        score = sum(self.family_score(v, tuple(int(local[i]) for i in np.flatnonzero(ext[:, j])))
+                    for j, v in zip(pos, endo))
         return Leaf(tuple(endo), np.asarray(src, dtype=np.int32), np.asarray(dst, dtype=np.int32),
                     np.asarray(und, dtype=bool), forward, float(score))
 

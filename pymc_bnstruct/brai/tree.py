@@ -88,7 +88,9 @@ class GraphGenerativeTree:
     n_cached : dict
         Answers read from a data set's cache, per size.
     n_unextendable : int
-        Leaves whose sub-graph has no consistent DAG extension (score −inf).
+        Leaves whose sub-graph had no consistent DAG extension (the tests contradicted each
+        other); each was repaired into a DAG with its skeleton and scored as that DAG
+        (:func:`~pymc_bnstruct.brai.pdag.repaired_extension`).
     log10_routes : float
         log10 of the number of routes (CPDAGs, with repetitions) the tree encodes.
     empty_score : float
@@ -316,14 +318,15 @@ class GraphGenerativeTree:
     def map_dag(self) -> tuple[xr.DataArray, float]:
         """A consistent DAG extension of :meth:`map_cpdag` (the union of the leaves' extensions).
 
-        When every route of the tree reaches a leaf without a consistent DAG extension
-        (score −inf), the graph returned may not be acyclic; a ``RuntimeWarning`` says so
-        (:func:`pymc_bnstruct.brai.cpdag_to_dag` then gives a DAG with the MAP's skeleton).
+        Leaves are acyclic (unextendable ones are repaired), so the union is a DAG; should
+        every route still score −inf (a score or prior that forbids a family), a
+        ``RuntimeWarning`` says so (:func:`pymc_bnstruct.brai.cpdag_to_dag` gives a DAG with
+        the MAP's skeleton).
         """
         choice, scores = self._choose(1, 0.0, None)
         if not np.isfinite(scores[0]):
-            warnings.warn("every route of the tree reaches a leaf without a consistent DAG extension "
-                          "(score -inf); the MAP graph may not be a DAG (bns.brai.cpdag_to_dag gives one "
+            warnings.warn("every route of the tree reaches a leaf that scores -inf; the MAP graph may not "
+                          "be a DAG (bns.brai.cpdag_to_dag gives one "
                           "with the same skeleton)", RuntimeWarning, stacklevel=2)
         return adjacency_dataarray(self._union(choice, dag=True)[0], self.names), float(scores[0])
 
