@@ -254,6 +254,9 @@ def test_size_run_fills_the_budget_and_keeps_given_values():
     hopeless = size_run(method="order", n_vars=37, chains=chains, parallel=1, rate=10.0, seconds=60.0,
                         draws=None, tune=None, moves_per_draw=None)
     assert hopeless.draws == MIN_DRAWS and hopeless.seconds > 60.0  # learn warns (below)
+    slowed = size_run(method="order", n_vars=37, chains=chains, parallel=2, rate=rate, seconds=60.0,
+                      draws=None, tune=None, moves_per_draw=None, draw_seconds=0.01)
+    assert slowed.moves_per_draw < size.moves_per_draw and slowed.seconds == pytest.approx(60.0, rel=0.01)
     kept = size_run(method="order", n_vars=37, chains=chains, parallel=1, rate=rate, seconds=60.0,
                     draws=50, tune=5, moves_per_draw=3)
     assert (kept.draws, kept.tune, kept.moves_per_draw) == (50, 5, 3)
@@ -267,6 +270,16 @@ def test_default_size_scales_with_n_and_is_capped():
     capped = size_run(method="order", n_vars=724, chains=4, parallel=1, rate=1e3, seconds=None,
                       draws=None, tune=None, moves_per_draw=None)
     assert capped.capped and capped.seconds <= DEFAULT_CAP_SECONDS * 1.01
+    # fewer recorded draws (memory), the same moves in all
+    few = size_run(method="order", n_vars=50, chains=4, parallel=1, rate=1e6, seconds=None,
+                   draws=None, tune=None, moves_per_draw=None, max_draws=250)
+    assert few.draws == 250 and few.moves_per_draw == 200 * 1000 // 250
+    floor = size_run(method="order", n_vars=50, chains=4, parallel=1, rate=1e6, seconds=None,
+                     draws=None, tune=None, moves_per_draw=None, max_draws=3)
+    assert floor.draws == MIN_DRAWS
+    given = size_run(method="order", n_vars=50, chains=4, parallel=1, rate=1e6, seconds=None,
+                     draws=700, tune=None, moves_per_draw=None, max_draws=250)
+    assert given.draws == 700
 
 
 def test_a_budget_bounds_the_run(asia):

@@ -34,6 +34,7 @@ from ..search import SearchSpace, hill_climb, search_space, skeleton_search
 from ..validation import ArgumentTypeError, check_int
 from .budget import (
     DEFAULT_CAP_SECONDS,
+    draw_seconds,
     moves_per_second,
     parallel_chains,
     parse_budget,
@@ -57,6 +58,9 @@ TABU_LENGTH = 10
 #: kept out of a budget.
 _OVERHEAD_SECONDS = 1.0
 _SPACE_ATTR = "bnstruct_search_space"
+#: Bytes the recorded draws of all chains may take by default (more variables: fewer draws,
+#: more moves per draw).
+DRAW_MEMORY = 2e9
 
 
 def learn(
@@ -118,8 +122,11 @@ def learn(
     cores : int, optional
         Chains run at once (PyMC's ``cores``); None: what PyMC would use.
     draws, tune : int, optional
-        Recorded and tuning draws per chain; default 1000 and ``max(100, draws // 5)``
-        (a budget may lower the draws of a slow sampler, to no fewer than 100).
+        Recorded and tuning draws per chain; default 1000 and ``max(100, draws // 5)``.
+        A budget may lower the default draws of a slow sampler, and on large networks
+        they are lowered so that the recorded draws of all chains take at most 2 GB (each
+        holds an ``n × n`` matrix: link, 724 variables, keeps 119 draws per chain), with
+        proportionally more moves per draw; never below 100.
     random_seed : int or numpy.random.Generator, optional
     budget : float or str, optional
         Wall-clock time for the whole call (``60``, ``"60s"``, ``"2min"``, ``"1.5h"``):
@@ -231,12 +238,16 @@ def learn(
     probe_moves = _probe_moves(method)
     step = make_step(recipe, model)
     with quiet_initial_draws():
-        rate = moves_per_second(step, model.initial_point(random_seed=seed), moves=probe_moves)
+        point = model.initial_point(random_seed=seed)
+        rate = moves_per_second(step, point, moves=probe_moves)
+        per_draw = draw_seconds(model, point)
     remaining = None
     if seconds is not None:
         remaining = max(seconds - (time.perf_counter() - start) - _OVERHEAD_SECONDS, 0.1)
     size = size_run(method=method, n_vars=data.n_vars, chains=chains, parallel=parallel, rate=rate,
-                    seconds=remaining, draws=draws, tune=tune, moves_per_draw=fixed_moves)
+                    seconds=remaining, draws=draws, tune=tune, moves_per_draw=fixed_moves,
+                    max_draws=int(DRAW_MEMORY // (chains * _bytes_per_draw(method, data.n_vars, variable_kwargs))),
+                    draw_seconds=per_draw)
     if size.capped:
         _warn_capped(size)
     if remaining is not None and size.seconds > 1.2 * remaining:
@@ -369,6 +380,14 @@ def _check_space(space: Any, data: DiscreteData, max_parents: Any, blacklist: An
 def _as_candidates(space: Any, data: DiscreteData) -> dict[str, list[str]]:
     c = StructureConstraints(data.names, None, candidates=space)
     return {data.names[i]: [data.names[p] for p in parents] for i, parents in enumerate(c.candidates)}
+
+
+def _bytes_per_draw(method: str, n: int, variable_kwargs: dict[str, Any]) -> float:
+    """Bytes one recorded draw takes: an n × n int64 adjacency (DAG samplers) or the
+    per-draw n × n float64 feature probabilities (order, partition)."""
+    if method in ("structure", "samc"):
+        return 8.0 * n * n
+    return 8.0 * n * n * max(1, len(variable_kwargs.get("features", ("edge",))))
 
 
 def _probe_moves(method: str) -> int:

@@ -26,7 +26,8 @@ except ImportError:  # pragma: no cover - a PyMC without it
     def _cpu_count() -> int:
         return os.cpu_count() or 1
 
-__all__ = ["parse_budget", "RunSize", "default_moves_per_draw", "size_run", "moves_per_second", "parallel_chains",
+__all__ = ["parse_budget", "RunSize", "default_moves_per_draw", "size_run", "moves_per_second", "draw_seconds",
+           "parallel_chains",
            "DEFAULT_DRAWS", "DEFAULT_CAP_SECONDS"]
 
 #: Recorded draws per chain unless given.
@@ -99,6 +100,7 @@ class RunSize:
     moves_per_draw: int
     moves_per_second: float
     seconds: float  # estimated sampling wall time
+    draw_seconds: float  # per recorded draw besides the moves (the model's deterministics)
     capped: bool  # a default run shortened to DEFAULT_CAP_SECONDS
 
 
@@ -107,37 +109,59 @@ def _waves(chains: int, parallel: int) -> int:
 
 
 def size_run(*, method: str, n_vars: int, chains: int, parallel: int, rate: float, seconds: float | None,
-             draws: int | None, tune: int | None, moves_per_draw: int | None) -> RunSize:
+             draws: int | None, tune: int | None, moves_per_draw: int | None,
+             max_draws: int | None = None, draw_seconds: float = 0.0) -> RunSize:
     """Draws, tune and moves per draw for a run of ``chains`` chains, ``parallel`` at a time,
-    of a sampler making ``rate`` moves per second per chain.
+    of a sampler making ``rate`` moves per second per chain and spending ``draw_seconds`` on
+    each draw besides its moves (PyMC computing the model's deterministics, e.g. the
+    per-draw feature probabilities).
 
     ``seconds`` None: a default run (``moves_per_draw`` scaled with ``n_vars``, shortened to
     end within :data:`DEFAULT_CAP_SECONDS`). Otherwise the moves per draw fill ``seconds``;
     when even :data:`MIN_MOVES_PER_DRAW` moves do not fit, the draws shrink (down to
     :data:`MIN_DRAWS`). Given values (``draws``, ``tune``, ``moves_per_draw``) are kept.
+    ``max_draws`` lowers the default draws (not below :data:`MIN_DRAWS`; e.g. to bound the
+    memory the recorded draws take), with proportionally more moves per draw.
     """
     fixed_draws, fixed_tune = draws is not None, tune is not None
-    draws = DEFAULT_DRAWS if draws is None else draws
+    default_draws = DEFAULT_DRAWS if max_draws is None else max(MIN_DRAWS, min(DEFAULT_DRAWS, max_draws))
+    draws = default_draws if draws is None else draws
     tune = max(100, draws // 5) if tune is None else tune
     waves = _waves(chains, parallel)
 
     def wall(d: int, t: int, m: int) -> float:
-        return waves * (d + t) * m / rate
+        return waves * (d + t) * (m / rate + draw_seconds)
 
     capped = False
     if moves_per_draw is None:
         allowance = DEFAULT_CAP_SECONDS if seconds is None else seconds
-        fill = int(allowance * rate / (waves * (draws + tune)))
-        wanted = default_moves_per_draw(method, n_vars) if seconds is None else fill
+        fill = int((allowance / (waves * (draws + tune)) - draw_seconds) * rate)
+        wanted = (-(-default_moves_per_draw(method, n_vars) * DEFAULT_DRAWS // default_draws)
+                  if seconds is None else fill)
         moves_per_draw = max(1, min(wanted, fill)) if seconds is None else max(1, fill)
         capped = seconds is None and fill < wanted
         if moves_per_draw < MIN_MOVES_PER_DRAW and not fixed_draws:
             moves_per_draw = MIN_MOVES_PER_DRAW
-            total = int(allowance * rate / (waves * moves_per_draw))
+            total = int(allowance / (waves * (moves_per_draw / rate + draw_seconds)))
             draws = max(MIN_DRAWS, int(total / 1.2))
             tune = tune if fixed_tune else max(20, total - draws if total > draws else draws // 5)
     return RunSize(draws=draws, tune=tune, moves_per_draw=moves_per_draw, moves_per_second=rate,
-                   seconds=wall(draws, tune, moves_per_draw), capped=capped)
+                   seconds=wall(draws, tune, moves_per_draw), draw_seconds=draw_seconds, capped=capped)
+
+
+def draw_seconds(model: Any, point: dict, *, repeats: int = 5) -> float:
+    """Seconds PyMC spends on one recorded draw besides the step: evaluating the model's
+    deterministics (the per-draw feature probabilities), median of ``repeats`` calls."""
+    if not model.deterministics:
+        return 0.0
+    fn = model.compile_fn(model.deterministics, inputs=model.value_vars, on_unused_input="ignore", point_fn=True)
+    fn(point)  # the first call may load compiled code
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn(point)
+        times.append(time.perf_counter() - start)
+    return float(np.median(times))
 
 
 def moves_per_second(step: Any, point: dict, *, moves: int, seconds: float = 0.3) -> float:
