@@ -578,7 +578,7 @@ def posterior(
 
     Parameters
     ----------
-    data : DiscreteData or pandas.DataFrame
+    data : DiscreteData, ContinuousData or pandas.DataFrame
     score : Score, default ``BDeu()``
     prior : StructurePrior, default ``Uniform()``
         Modular prior ``q_i(Pa_i)``; under ``"order"`` it is the prior of a DAG given an

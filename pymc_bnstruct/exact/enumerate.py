@@ -448,7 +448,7 @@ def enumerate_posterior(
 
     Parameters
     ----------
-    data : DiscreteData or pandas.DataFrame
+    data : DiscreteData, ContinuousData or pandas.DataFrame
         At most 6 variables.
     score : Score, default ``BDeu()``
     prior : StructurePrior, default ``Uniform()``
