@@ -31,7 +31,7 @@ from . import (
     validation,
 )
 from .constraints import StructureConstraints
-from .data import DiscreteData, as_discrete_data
+from .data import ContinuousData, DiscreteData, as_data, as_discrete_data
 from .learning import learn
 from .model import DAG, NodeOrder, NodePartition
 from .order import OrderScorer
@@ -64,7 +64,7 @@ from .results import (
     to_pgmpy,
 )
 from .results.excluded import excluded_mass
-from .scores import BIC, K2, BDeu, network_score
+from .scores import BIC, K2, BDeu, BGe, network_score
 from .scores.table import ScoreTable
 from .search import SearchSpace, search_space
 from .step_methods import SAMC, ForeignStepError, OrderMetropolis, PartitionMetropolis, StructureMetropolis
@@ -73,6 +73,8 @@ __version__ = "0.1.0"
 
 __all__ = [
     "DiscreteData",
+    "ContinuousData",
+    "as_data",
     "as_discrete_data",
     "ScoreTable",
     "StructureConstraints",
@@ -84,6 +86,7 @@ __all__ = [
     "BDeu",
     "K2",
     "BIC",
+    "BGe",
     "network_score",
     "brai",
     "datasets",

@@ -1,8 +1,11 @@
-"""Discrete data: integer codes, arities, names and state labels, with validation.
+"""Data sets: discrete (:class:`DiscreteData`) and continuous (:class:`ContinuousData`).
 
-Every score, backend and sampler in the package reads data through :class:`DiscreteData`.
-It stores the data as an ``(n_samples, n_vars)`` array of ``int32`` state codes in
-column-major order, so that the counting kernels walk one contiguous column at a time.
+Every score, backend and sampler in the package reads data through one of these two
+classes. :class:`DiscreteData` stores an ``(n_samples, n_vars)`` array of ``int32`` state
+codes in column-major order, so that the counting kernels walk one contiguous column at a
+time. :class:`ContinuousData` stores float64 values and their sufficient statistics (the
+number of rows, the column means and the scatter matrix), computed once.
+:func:`as_data` picks one of the two from the columns' dtypes.
 """
 
 from __future__ import annotations
@@ -16,14 +19,51 @@ import pandas as pd
 
 from .validation import read_only
 
-__all__ = ["DiscreteData", "as_discrete_data"]
+__all__ = ["DiscreteData", "ContinuousData", "as_data", "as_discrete_data"]
 
 
 def _fmt_names(names: Sequence[Any]) -> str:
     return ", ".join(repr(n) for n in names)
 
 
-class DiscreteData:
+class _Variables:
+    """Named columns: what every data class shares (name and index lookup)."""
+
+    __slots__ = ("names", "_index")
+
+    #: ``"discrete"`` or ``"continuous"``: which scores apply (set by the subclasses).
+    kind: str = ""
+
+    def _set_names(self, names: Sequence[Any]) -> None:
+        self.names = tuple(str(n) for n in names)
+        self._index = {n: i for i, n in enumerate(self.names)}
+
+    @property
+    def n_vars(self) -> int:
+        return len(self.names)
+
+    def index(self, var: str | int) -> int:
+        """Column index of a variable given by name or index."""
+        if isinstance(var, (int, np.integer)) and not isinstance(var, bool):
+            if not 0 <= var < self.n_vars:
+                raise ValueError(f"variable index {var} out of range 0..{self.n_vars - 1}")
+            return int(var)
+        try:
+            return self._index[var]
+        except (KeyError, TypeError):
+            raise ValueError(f"unknown variable {var!r}; variables are {_fmt_names(self.names)}") from None
+
+    def indices(self, variables: Sequence[str | int]) -> list[int]:
+        """Column indices of several variables (names or indices)."""
+        if isinstance(variables, (str, bytes)):
+            raise TypeError("expected a sequence of variables, got a single string")
+        return [self.index(v) for v in variables]
+
+    def __len__(self) -> int:
+        return self.n_samples  # type: ignore[attr-defined]
+
+
+class DiscreteData(_Variables):
     """A data set of discrete variables, coded as integers from ``0`` to ``r_i - 1``.
 
     Build it with :meth:`from_frame` (pandas) or :meth:`from_array` (integer codes);
@@ -43,6 +83,8 @@ class DiscreteData:
     states : dict
         ``name -> tuple`` of state labels; ``codes[:, i] == k`` means state ``states[name][k]``.
     n_samples, n_vars : int
+    kind : str
+        ``"discrete"`` (:class:`ContinuousData` has ``"continuous"``).
 
     Examples
     --------
@@ -54,7 +96,8 @@ class DiscreteData:
     ((200, 8), [2, 2, 2, 2, 2, 2, 2, 2])
     """
 
-    __slots__ = ("codes", "arities", "names", "states", "_index")
+    __slots__ = ("codes", "arities", "states")
+    kind = "discrete"
 
     def __init__(
         self,
@@ -66,9 +109,8 @@ class DiscreteData:
         self.codes = read_only(np.asfortranarray(codes, dtype=np.int32))
         self.arities = read_only(np.asarray(arities, dtype=np.int64).copy())
         _check_key_range(self.codes.shape[0], self.arities)
-        self.names = tuple(str(n) for n in names)
+        self._set_names(names)
         self.states = {n: tuple(states[n]) for n in self.names}
-        self._index = {n: i for i, n in enumerate(self.names)}
 
     # ------------------------------------------------------------------ constructors
     @classmethod
@@ -242,27 +284,6 @@ class DiscreteData:
     def n_samples(self) -> int:
         return int(self.codes.shape[0])
 
-    @property
-    def n_vars(self) -> int:
-        return int(self.codes.shape[1])
-
-    def index(self, var: str | int) -> int:
-        """Column index of a variable given by name or index."""
-        if isinstance(var, (int, np.integer)) and not isinstance(var, bool):
-            if not 0 <= var < self.n_vars:
-                raise ValueError(f"variable index {var} out of range 0..{self.n_vars - 1}")
-            return int(var)
-        try:
-            return self._index[var]
-        except (KeyError, TypeError):
-            raise ValueError(f"unknown variable {var!r}; variables are {_fmt_names(self.names)}") from None
-
-    def indices(self, variables: Sequence[str | int]) -> list[int]:
-        """Column indices of several variables (names or indices)."""
-        if isinstance(variables, (str, bytes)):
-            raise TypeError("expected a sequence of variables, got a single string")
-        return [self.index(v) for v in variables]
-
     def to_frame(self) -> pd.DataFrame:
         """The data as a DataFrame of categorical columns (categories = all states)."""
         cols = {
@@ -271,17 +292,276 @@ class DiscreteData:
         }
         return pd.DataFrame(cols)
 
-    def __len__(self) -> int:
-        return self.n_samples
-
     def __repr__(self) -> str:
         shown = ", ".join(f"{n}[{r}]" for n, r in zip(self.names[:8], self.arities[:8]))
         more = ", ..." if self.n_vars > 8 else ""
         return f"DiscreteData({self.n_samples} samples, {self.n_vars} variables: {shown}{more})"
 
 
-def as_discrete_data(data: Any) -> DiscreteData:
+class ContinuousData(_Variables):
+    """A data set of continuous variables, with its sufficient statistics computed once.
+
+    Build it with :meth:`from_frame` (pandas) or :meth:`from_array` (a 2-D float array);
+    the constructor is internal. Gaussian scores (:class:`~pymc_bnstruct.BGe`) read only
+    ``n_samples``, ``means`` and ``scatter``.
+
+    Attributes
+    ----------
+    values : numpy.ndarray
+        ``(n_samples, n_vars)`` read-only ``float64`` array, Fortran-ordered.
+    means : numpy.ndarray
+        ``(n_vars,)`` read-only column means ``x̄``.
+    scatter : numpy.ndarray
+        ``(n_vars, n_vars)`` read-only scatter matrix ``S = Σ_s (x_s − x̄)(x_s − x̄)ᵀ``
+        (``N − 1`` times the sample covariance).
+    names : tuple of str
+        Variable names.
+    n_samples, n_vars : int
+    kind : str
+        ``"continuous"`` (:class:`DiscreteData` has ``"discrete"``).
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"x": [0.1, 1.3, 2.2, 2.9], "y": [1.0, 2.5, 4.1, 6.2]})
+    >>> data = bns.ContinuousData.from_frame(df)
+    >>> data
+    ContinuousData(4 samples, 2 variables: x, y)
+    >>> data.means.round(3).tolist()
+    [1.625, 3.45]
+    >>> bool(np.allclose(data.scatter, 3 * np.cov(df.to_numpy(), rowvar=False)))
+    True
+    """
+
+    __slots__ = ("values", "means", "scatter")
+    kind = "continuous"
+
+    def __init__(self, values: np.ndarray, names: Sequence[str]) -> None:
+        self.values = read_only(np.array(values, dtype=np.float64, order="F"))  # a copy: callers keep theirs
+        self._set_names(names)
+        means = self.values.mean(axis=0)
+        centred = self.values - means
+        self.means = read_only(means)
+        scatter = centred.T @ centred
+        self.scatter = read_only((scatter + scatter.T) / 2)  # exactly symmetric
+
+    # ------------------------------------------------------------------ constructors
+    @classmethod
+    def from_frame(cls, df: pd.DataFrame) -> ContinuousData:
+        """Read a pandas DataFrame of numeric columns as continuous data.
+
+        Parameters
+        ----------
+        df : pandas.DataFrame
+            One column per variable, float or integer dtype (integers are read as
+            numbers). It is not modified.
+
+        Returns
+        -------
+        ContinuousData
+
+        Raises
+        ------
+        ValueError
+            On a non-numeric column (mixed discrete and continuous data is not supported
+            yet), missing or infinite values, a constant column, duplicate column names or
+            fewer than two rows. The message names the columns.
+        """
+        if not isinstance(df, pd.DataFrame):
+            raise TypeError(f"from_frame expects a pandas DataFrame, got {type(df).__name__}")
+        names = [str(c) for c in df.columns]
+        _check_names(names)
+        _check_shape(len(df), len(names))
+        discrete = [(n, df.iloc[:, j].dtype) for j, n in enumerate(names) if not _is_number_dtype(df.iloc[:, j].dtype)]
+        if discrete:
+            detail = ", ".join(f"{n!r} ({d})" for n, d in discrete)
+            raise ValueError(
+                f"column(s) {detail} are not numeric: continuous data needs numbers in every column. "
+                f"Mixed discrete and continuous data is not supported yet: {_MIXED_ADVICE}"
+            )
+        missing = {n: int(k) for n, k in zip(names, df.isna().sum().to_numpy()) if k}
+        if missing:
+            detail = ", ".join(f"{k!r} ({v} row{'s' if v > 1 else ''})" for k, v in missing.items())
+            raise ValueError(
+                f"missing values in column(s) {detail}; drop or impute those rows first "
+                "(structure scores need complete data)"
+            )
+        return cls._checked(df.to_numpy(dtype=np.float64, copy=True), names)
+
+    @classmethod
+    def from_array(cls, values: Any, names: Sequence[str] | None = None) -> ContinuousData:
+        """Wrap a 2-D array of numbers, one column per variable.
+
+        Parameters
+        ----------
+        values : array_like
+            ``(n_samples, n_vars)`` real numbers. Copied, never modified.
+        names : sequence of str, optional
+            Variable names; default ``X0, X1, ...``.
+
+        Returns
+        -------
+        ContinuousData
+
+        Raises
+        ------
+        ValueError
+            On a non-numeric array, NaN or infinite values, a constant column, duplicate
+            names or fewer than two rows.
+        """
+        arr = np.asarray(values)
+        if arr.ndim != 2:
+            raise ValueError(f"values must be a 2-D array (n_samples, n_vars), got shape {arr.shape}")
+        n_samples, n_vars = arr.shape
+        names = [f"X{i}" for i in range(n_vars)] if names is None else [str(n) for n in names]
+        if len(names) != n_vars:
+            raise ValueError(f"{len(names)} names given for {n_vars} columns")
+        _check_names(names)
+        _check_shape(n_samples, n_vars)
+        if arr.dtype.kind not in "iuf":
+            raise ValueError(f"values must be real numbers, got dtype {arr.dtype}; "
+                             "for discrete data use DiscreteData.from_array or from_frame")
+        arr = arr.astype(np.float64)  # a copy
+        nan_rows = np.isnan(arr).sum(axis=0)
+        if nan_rows.any():
+            detail = ", ".join(f"{names[j]!r} ({nan_rows[j]} row{'s' if nan_rows[j] > 1 else ''})"
+                               for j in np.flatnonzero(nan_rows))
+            raise ValueError(f"missing values (NaN) in column(s) {detail}; drop or impute them first")
+        return cls._checked(arr, names)
+
+    @classmethod
+    def _checked(cls, arr: np.ndarray, names: list[str]) -> ContinuousData:
+        """``cls(arr, names)`` after the checks both constructors share (NaN already refused)."""
+        inf_cols = [names[j] for j in range(arr.shape[1]) if np.isinf(arr[:, j]).any()]
+        if inf_cols:
+            raise ValueError(f"column(s) {_fmt_names(inf_cols)} hold infinite values; continuous data must be finite")
+        constant = [names[j] for j in range(arr.shape[1]) if np.all(arr[:, j] == arr[0, j])]
+        if constant:
+            raise ValueError(
+                f"constant column(s) {_fmt_names(constant)}: a variable that never varies carries no "
+                "information about structure; drop it"
+            )
+        return cls(arr, names)
+
+    # ------------------------------------------------------------------ accessors
+    @property
+    def n_samples(self) -> int:
+        return int(self.values.shape[0])
+
+    def to_frame(self) -> pd.DataFrame:
+        """The data as a DataFrame of float columns (a copy)."""
+        return pd.DataFrame(np.array(self.values), columns=list(self.names))
+
+    def __repr__(self) -> str:
+        shown = ", ".join(self.names[:8])
+        more = ", ..." if self.n_vars > 8 else ""
+        return f"ContinuousData({self.n_samples} samples, {self.n_vars} variables: {shown}{more})"
+
+
+_MIXED_ADVICE = (
+    "either discretise the continuous columns (e.g. pandas.cut or pandas.qcut) and use a discrete "
+    "score (BDeu, K2, BIC), or code the discrete columns as numbers (e.g. 0/1 indicator columns) and "
+    "use bns.BGe(), or drop one kind of column"
+)
+
+
+def _is_number_dtype(dtype: Any) -> bool:
+    """A float or integer column (not bool, not categorical)."""
+    return (pd.api.types.is_float_dtype(dtype) or pd.api.types.is_integer_dtype(dtype)) and not (
+        pd.api.types.is_bool_dtype(dtype) or isinstance(dtype, pd.CategoricalDtype))
+
+
+def _holds_fractions(values: np.ndarray) -> bool:
+    """Whether a float array holds a finite value that is not a whole number."""
+    finite = values[np.isfinite(values)]
+    return bool(np.any(finite != np.round(finite)))
+
+
+def as_data(data: Any, kind: str | None = None) -> DiscreteData | ContinuousData:
+    """Return ``data`` as :class:`DiscreteData` or :class:`ContinuousData`, picked by dtype.
+
+    A data object is returned unchanged. A DataFrame whose columns are all floats, one of
+    them holding a non-whole number, is continuous; so is a float array holding one.
+    Anything else is discrete (as :func:`as_discrete_data` reads it, so floats that hold
+    whole numbers stay discrete codes). The result says which was picked: its ``kind``
+    (``"discrete"`` or ``"continuous"``) and its repr.
+
+    Parameters
+    ----------
+    data : DiscreteData, ContinuousData, pandas.DataFrame or numpy.ndarray
+    kind : {"discrete", "continuous"}, optional
+        Force one reading (e.g. ``"continuous"`` for integer-valued measurements).
+
+    Returns
+    -------
+    DiscreteData or ContinuousData
+
+    Raises
+    ------
+    ValueError
+        For a frame that mixes continuous columns (non-whole floats) with discrete ones
+        (mixed data is not supported yet), and when ``kind`` contradicts a data object.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> bns.as_data(pd.DataFrame({"a": rng.normal(size=5), "b": rng.normal(size=5)}))
+    ContinuousData(5 samples, 2 variables: a, b)
+    >>> bns.as_data(pd.DataFrame({"a": ["x", "y", "x"], "b": [0, 1, 1]})).kind
+    'discrete'
+    >>> bns.as_data(pd.DataFrame({"a": [1.0, 2.0, 4.0], "b": [0.0, 1.0, 1.0]}), kind="continuous").kind
+    'continuous'
+    """
+    if kind not in (None, "discrete", "continuous"):
+        raise ValueError(f"kind must be None, 'discrete' or 'continuous', got {kind!r}")
+    if isinstance(data, (DiscreteData, ContinuousData)):
+        if kind is not None and data.kind != kind:
+            raise ValueError(f"kind={kind!r} asked for, but the data are {data.kind} ({type(data).__name__})")
+        return data
+    if kind is None:
+        kind = _guess_kind(data)
+    if kind == "continuous":
+        if isinstance(data, pd.DataFrame):
+            return ContinuousData.from_frame(data)
+        if isinstance(data, np.ndarray):
+            return ContinuousData.from_array(data)
+        raise TypeError(f"expected ContinuousData, a pandas DataFrame or a float array, got {type(data).__name__}")
+    return as_discrete_data(data)
+
+
+def _guess_kind(data: Any) -> str:
+    """``"continuous"`` or ``"discrete"`` from the dtypes (see :func:`as_data`)."""
+    if isinstance(data, np.ndarray):
+        return "continuous" if data.dtype.kind == "f" and _holds_fractions(data) else "discrete"
+    if not isinstance(data, pd.DataFrame):
+        return "discrete"  # as_discrete_data reports the type
+    floats = [j for j in range(data.shape[1]) if pd.api.types.is_float_dtype(data.iloc[:, j].dtype)]
+    fractional = [j for j in floats if _holds_fractions(data.iloc[:, j].to_numpy(dtype=np.float64))]
+    if not fractional:
+        return "discrete"
+    others = [j for j in range(data.shape[1]) if j not in floats]
+    if others:
+        cont = _fmt_names([str(data.columns[j]) for j in fractional])
+        disc = ", ".join(f"{str(data.columns[j])!r} ({data.iloc[:, j].dtype})" for j in others)
+        raise ValueError(
+            f"mixed discrete and continuous data is not supported yet: column(s) {cont} hold continuous "
+            f"values (non-whole floats) and column(s) {disc} are discrete; {_MIXED_ADVICE}"
+        )
+    return "continuous"
+
+
+def as_discrete_data(data: Any, who: str | None = None) -> DiscreteData:
     """Return ``data`` as :class:`DiscreteData` (a DataFrame or an integer array is coded).
+
+    Parameters
+    ----------
+    data : DiscreteData, pandas.DataFrame or numpy.ndarray
+    who : str, optional
+        The feature that needs discrete data, named in the error for continuous data.
+
+    Raises
+    ------
+    TypeError
+        For :class:`ContinuousData` (the message names ``who``) and unsupported types.
 
     Examples
     --------
@@ -291,6 +571,12 @@ def as_discrete_data(data: Any) -> DiscreteData:
     """
     if isinstance(data, DiscreteData):
         return data
+    if isinstance(data, ContinuousData):
+        needs = f"{who} works on discrete data only" if who else "discrete data is needed here"
+        raise TypeError(
+            f"{needs}, got continuous data ({data!r}); discretise the columns first (e.g. pandas.cut or "
+            "pandas.qcut), or use a method that supports continuous data with bns.BGe()"
+        )
     if isinstance(data, pd.DataFrame):
         return DiscreteData.from_frame(data)
     if isinstance(data, np.ndarray):
@@ -387,7 +673,8 @@ def _code_column(name: str, col: pd.Series, declared: Sequence[Any] | None) -> t
         if np.any(values != np.round(values)):
             raise _ColumnError(
                 f"column {name!r} holds non-integer floats; discretise continuous variables first "
-                "(e.g. with pandas.cut or pandas.qcut)"
+                "(e.g. with pandas.cut or pandas.qcut), or learn from them as continuous data "
+                "(bns.ContinuousData, scored with bns.BGe())"
             )
         values = values.astype(np.int64)
         labels = sorted(np.unique(values).tolist()) if declared is None else list(declared)

@@ -79,7 +79,10 @@ REFERENCES_EXEMPT = {
     "results.sampling_checks.check_structure_draws": "a check of the sampler stats",
     # data handling and argument checks
     "DiscreteData": "a data container",
+    "ContinuousData": "a data container",
+    "as_data": "a conversion",
     "as_discrete_data": "a conversion",
+    "scores.default_score": "a default choice",
     "scores.Score": "an abstract base class (the concrete scores cite their papers)",
     "scores.family_indices": "index validation",
     "priors.StructurePrior": "an abstract base class (the concrete priors cite their papers)",

@@ -1130,7 +1130,7 @@ def fit_network(dag: Any, data: Any, *, ess: float = 1.0, name: str = "learned")
     >>> fitted.edges == bns.datasets.load_network("cancer").edges
     True
     """
-    data = as_discrete_data(data)
+    data = as_discrete_data(data, who="fit_network (it fits discrete conditional probability tables)")
     ess = check_number(ess, "ess", minimum=0.0, strict=True)
     names = list(data.names)
     adj = to_adjacency(getattr(dag, "dag", dag), names)  # a SearchResult stands for its DAG

@@ -32,7 +32,7 @@ import xarray as xr
 
 from ..constraints import DEFAULT_MAX_PARENTS
 from ..contract import check_feature, feature_dataarray
-from ..data import DiscreteData, as_discrete_data
+from ..data import ContinuousData, DiscreteData, as_data
 from ..graph import adjacency_dataarray, markov_blankets, transitive_closure
 from ..order.sampling import sample_dags_given_orders
 from ..priors import StructurePrior, Uniform
@@ -552,7 +552,7 @@ def exact_score_table(data: Any, modularity: Any, check_size: Callable[[int], No
     ``ScoreTable(data, *table_args, plus1=plus1)`` (score, prior, max_parents, candidates,
     blacklist, whitelist)."""
     check_choice(modularity, "modularity", MODULARITIES)
-    data = as_discrete_data(data)
+    data = as_data(data)
     check_size(data.n_vars)
     return ScoreTable(data, *table_args, plus1=plus1)
 
@@ -562,7 +562,7 @@ def _check_count(n: Any) -> int:
 
 
 def posterior(
-    data: DiscreteData | Any,
+    data: DiscreteData | ContinuousData | Any,
     *,
     score: Score = BDeu(),
     prior: StructurePrior = Uniform(),
@@ -579,7 +579,7 @@ def posterior(
 
     Parameters
     ----------
-    data : DiscreteData or pandas.DataFrame
+    data : DiscreteData, ContinuousData or pandas.DataFrame
     score : Score, default ``BDeu()``
     prior : StructurePrior, default ``Uniform()``
         Modular prior ``q_i(Pa_i)``; under ``"order"`` it is the prior of a DAG given an

@@ -31,7 +31,7 @@ import xarray as xr
 
 from ..constraints import DEFAULT_MAX_PARENTS
 from ..contract import check_feature, feature_dataarray
-from ..data import DiscreteData
+from ..data import ContinuousData, DiscreteData
 from ..graph import adjacency_dataarray, find_cycle, to_adjacency
 from ..jit import inner, zeros
 from ..priors import StructurePrior, Uniform
@@ -428,7 +428,7 @@ def _check_size(n: int) -> None:
 
 
 def enumerate_posterior(
-    data: DiscreteData | Any,
+    data: DiscreteData | ContinuousData | Any,
     *,
     score: Score = BDeu(),
     prior: StructurePrior = Uniform(),
@@ -449,7 +449,7 @@ def enumerate_posterior(
 
     Parameters
     ----------
-    data : DiscreteData or pandas.DataFrame
+    data : DiscreteData, ContinuousData or pandas.DataFrame
         At most 6 variables.
     score : Score, default ``BDeu()``
     prior : StructurePrior, default ``Uniform()``

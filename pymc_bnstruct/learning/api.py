@@ -25,11 +25,11 @@ import xarray as xr
 
 from .. import brai, exact
 from ..constraints import DEFAULT_MAX_PARENTS, StructureConstraints, check_max_parents
-from ..data import DiscreteData, as_discrete_data
+from ..data import ContinuousData, DiscreteData, as_data
 from ..priors import StructurePrior, Uniform
 from ..results.excluded import excluded_mass
 from ..results.idata import get_group
-from ..scores import BDeu, Score
+from ..scores import Score, default_score
 from ..search import SearchSpace, hill_climb, search_space, skeleton_search
 from ..validation import ArgumentTypeError, check_int
 from .budget import (
@@ -64,7 +64,7 @@ DRAW_MEMORY = 2e9
 
 
 def learn(
-    data: DiscreteData | Any,
+    data: DiscreteData | ContinuousData | Any,
     *,
     method: str = "order",
     score: Score | None = None,
@@ -91,7 +91,9 @@ def learn(
 
     Parameters
     ----------
-    data : DiscreteData or pandas.DataFrame
+    data : DiscreteData, ContinuousData or pandas.DataFrame
+        A frame is read with :func:`~pymc_bnstruct.as_data`: continuous when its columns are
+        floats holding non-whole numbers.
     method : str, default "order"
         Samplers: ``"order"`` (order MCMC), ``"partition"`` (partition MCMC),
         ``"structure"`` (structure MCMC), ``"samc"`` (SAMC over DAGs). Backends, run with
@@ -100,7 +102,7 @@ def learn(
         ``"exact"`` (:func:`pymc_bnstruct.exact.posterior`), ``"brai"``
         (:func:`pymc_bnstruct.brai.fit`).
     score : Score, optional
-        Default ``BDeu()``.
+        Default ``BDeu()`` for discrete data and ``BGe()`` for continuous data.
     prior : StructurePrior, optional
         Default ``Uniform()``.
     max_parents : int or None, default 3
@@ -198,8 +200,12 @@ def learn(
     start = time.perf_counter()
     method = _check_method(method)
     seconds = parse_budget(budget)
-    data = as_discrete_data(data)
-    score = BDeu() if score is None else score
+    data = as_data(data)
+    score = default_score(data) if score is None else score
+    if method == "brai" and data.kind == "continuous":
+        raise ValueError("method='brai' works on discrete data only (its conditional-independence tests are G² "
+                         "tests); for continuous data use a sampler (method='order', 'partition', 'dag'), "
+                         "'exact' or a search ('hc', 'tabu', 'skeleton') with BGe")
     prior = Uniform() if prior is None else prior
     chains = check_int(chains, "chains", minimum=1)
     cores = check_int(cores, "cores", minimum=1, allow_none=True)
@@ -338,7 +344,7 @@ def _n_families(n: int, k: int) -> int:
     return n * sum(math.comb(n - 1, j) for j in range(k + 1))
 
 
-def _resolve_space(search_space_arg: Any, data: DiscreteData, *, score: Score, prior: StructurePrior,
+def _resolve_space(search_space_arg: Any, data: DiscreteData | ContinuousData, *, score: Score, prior: StructurePrior,
                    max_parents: Any, max_candidates: int, random_seed: int, progressbar: bool, blacklist: Any,
                    whitelist: Any) -> tuple[Any, float]:
     """(candidates for the model variable or None for the full space, seconds spent)."""
@@ -362,7 +368,7 @@ def _resolve_space(search_space_arg: Any, data: DiscreteData, *, score: Score, p
     return search_space_arg, 0.0
 
 
-def _check_space(space: Any, data: DiscreteData, max_parents: Any, blacklist: Any, whitelist: Any) -> None:
+def _check_space(space: Any, data: DiscreteData | ContinuousData, max_parents: Any, blacklist: Any, whitelist: Any) -> None:
     """A given space must name the data's variables and keep the white list."""
     if isinstance(space, SearchSpace) and tuple(space.names) != tuple(data.names):
         missing = sorted(set(data.names) - set(space.names))
@@ -377,7 +383,7 @@ def _check_space(space: Any, data: DiscreteData, max_parents: Any, blacklist: An
     StructureConstraints(data.names, max_parents, blacklist, whitelist, candidates=space)
 
 
-def _as_candidates(space: Any, data: DiscreteData) -> dict[str, list[str]]:
+def _as_candidates(space: Any, data: DiscreteData | ContinuousData) -> dict[str, list[str]]:
     c = StructureConstraints(data.names, None, candidates=space)
     return {data.names[i]: [data.names[p] for p in parents] for i, parents in enumerate(c.candidates)}
 
@@ -395,7 +401,7 @@ def _probe_moves(method: str) -> int:
     return 200 if method in ("order", "partition") else 2000
 
 
-def _run_backend(method: str, data: DiscreteData, *, score: Score, prior: StructurePrior, max_parents: Any,
+def _run_backend(method: str, data: DiscreteData | ContinuousData, *, score: Score, prior: StructurePrior, max_parents: Any,
                  search_space: Any, max_candidates: int, random_seed: int, progressbar: bool, executor: Any,
                  kwargs: dict[str, Any]) -> Any:
     common = dict(score=score, prior=prior, **kwargs)
@@ -417,7 +423,7 @@ def _run_backend(method: str, data: DiscreteData, *, score: Score, prior: Struct
     return _call(fn, method, data, max_parents=max_parents, random_seed=random_seed, **common)
 
 
-def _call(fn: Any, method: str, data: DiscreteData, **kwargs: Any) -> Any:
+def _call(fn: Any, method: str, data: DiscreteData | ContinuousData, **kwargs: Any) -> Any:
     unknown = sorted(set(kwargs) - _parameters(fn))
     if unknown:
         raise ArgumentTypeError(f"bns.learn(method={method!r}) got keyword(s) {unknown} that "

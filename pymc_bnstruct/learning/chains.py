@@ -22,7 +22,7 @@ import numpy as np
 import pymc as pm
 import xarray as xr
 
-from ..data import DiscreteData
+from ..data import ContinuousData, DiscreteData
 from ..model.variables import DAG, NodeOrder, NodePartition
 from ..results.idata import get_group, has_group
 from ..step_methods import SAMC, OrderMetropolis, PartitionMetropolis, StructureMetropolis
@@ -42,7 +42,7 @@ SAMPLERS: dict[str, tuple[Callable[..., Any], type, str]] = {
 class Recipe:
     """One sampler run: what :func:`build_model` and ``pm.sample`` need (picklable)."""
 
-    data: DiscreteData
+    data: DiscreteData | ContinuousData
     method: str
     variable_kwargs: dict[str, Any] = field(default_factory=dict)
     step_kwargs: dict[str, Any] = field(default_factory=dict)

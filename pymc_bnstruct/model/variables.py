@@ -67,7 +67,7 @@ from ..contract import (
     mb_prob_name,
     position_name,
 )
-from ..data import DiscreteData, as_discrete_data
+from ..data import ContinuousData, DiscreteData, as_data
 from ..graph import find_cycle, to_adjacency, topological_order
 from ..moves import ScoreCache
 from ..moves.ops import CachedDAGLogScore
@@ -155,7 +155,7 @@ class _ScoredStructure:
     def __new__(
         cls,
         name: str,
-        data: DiscreteData | pd.DataFrame | Any = None,
+        data: DiscreteData | ContinuousData | pd.DataFrame | Any = None,
         *,
         score: Score = BDeu(),
         prior: StructurePrior = Uniform(),
@@ -180,7 +180,7 @@ class _ScoredStructure:
         return var
 
     @staticmethod
-    def _initial(initval: Any, scorer: Any, data: DiscreteData, settings: dict) -> Any:
+    def _initial(initval: Any, scorer: Any, data: DiscreteData | ContinuousData, settings: dict) -> Any:
         """``"prior"`` or the validated initial value (``settings``: the greedy climb's)."""
         raise NotImplementedError
 
@@ -200,7 +200,7 @@ class NodeOrder(_ScoredStructure):
     ----------
     name : str
         Name of the variable.
-    data : DiscreteData or pandas.DataFrame
+    data : DiscreteData, ContinuousData or pandas.DataFrame
         The data.
     score : Score, default ``BDeu()``
     prior : StructurePrior, default ``Uniform()``
@@ -273,7 +273,7 @@ class NodeOrder(_ScoredStructure):
         return var
 
     @staticmethod
-    def _initial(initval: Any, scorer: OrderScorer, data: DiscreteData, settings: dict) -> Any:
+    def _initial(initval: Any, scorer: OrderScorer, data: DiscreteData | ContinuousData, settings: dict) -> Any:
         return _initial_order(initval, scorer, data, **settings)
 
 
@@ -304,13 +304,14 @@ def _random_variable(op: RandomVariable, template: np.ndarray) -> pt.TensorVaria
     return op.make_node(rng, None, pt.constant(template)).default_output()
 
 
-def _model_and_data(kind: str, name: Any, data: Any) -> tuple[pm.Model, DiscreteData]:
+def _model_and_data(kind: str, name: Any, data: Any) -> tuple[pm.Model, DiscreteData | ContinuousData]:
     """The model in context and the data of a structure variable, with the shared checks."""
     if not isinstance(name, str) or not name:
         raise TypeError(f"{kind} needs a non-empty string name, got {name!r}")
     if data is None:
-        raise ValueError(f"{kind} needs data: {kind}(name, data, ...) with a DiscreteData or a DataFrame")
-    data = as_discrete_data(data)
+        raise ValueError(f"{kind} needs data: {kind}(name, data, ...) with a DiscreteData, a ContinuousData "
+                         "or a DataFrame")
+    data = as_data(data)
     if data.n_vars < 2:
         raise ValueError(f"{kind} needs at least 2 variables, the data have {data.n_vars}")
     try:
@@ -344,7 +345,7 @@ def _ensure_coord(model: pm.Model, dim: str, values: list) -> None:
     model.add_coord(dim, values)
 
 
-def _initial_order(initval: Any, scorer: OrderScorer, data: DiscreteData, score: Score, prior: StructurePrior,
+def _initial_order(initval: Any, scorer: OrderScorer, data: DiscreteData | ContinuousData, score: Score, prior: StructurePrior,
                    max_parents: Any, blacklist: Any, whitelist: Any) -> Any:
     """``"prior"`` (random per chain) or a validated int64 order."""
     initval = search_result_dag(initval)
@@ -456,7 +457,7 @@ class DAG:
     Parameters
     ----------
     name : str
-    data : DiscreteData or pandas.DataFrame
+    data : DiscreteData, ContinuousData or pandas.DataFrame
     score : Score, default ``BDeu()``
     prior : StructurePrior, default ``Uniform()``
         A size-based modular prior (``Uniform``, ``FamilyCount``, ``EdgePenalty``, with any
@@ -518,7 +519,7 @@ class DAG:
     def __new__(
         cls,
         name: str,
-        data: DiscreteData | pd.DataFrame | Any = None,
+        data: DiscreteData | ContinuousData | pd.DataFrame | Any = None,
         *,
         score: Score = BDeu(),
         prior: StructurePrior = Uniform(),
@@ -545,7 +546,7 @@ class DAG:
         return model.register_rv(rv, name, dims=EDGE_DIMS, initval=init)
 
 
-def _initial_dag(initval: Any, data: DiscreteData, constraints: Any, score: Score, prior: StructurePrior,
+def _initial_dag(initval: Any, data: DiscreteData | ContinuousData, constraints: Any, score: Score, prior: StructurePrior,
                  max_parents: Any, whitelist: Any) -> np.ndarray | str | None:
     """None for no initval (PyMC then starts from the support point, the white-listed graph,
     and ``StructureMetropolis`` knows that the start is the default one), ``"prior"`` (PyMC
@@ -618,7 +619,7 @@ class NodePartition(_ScoredStructure):
     Parameters
     ----------
     name : str
-    data : DiscreteData or pandas.DataFrame
+    data : DiscreteData, ContinuousData or pandas.DataFrame
     score : Score, default ``BDeu()``
     prior : StructurePrior, default ``Uniform()``
         Modular prior ``q_i`` over DAGs.
@@ -684,7 +685,7 @@ class NodePartition(_ScoredStructure):
         return model.register_rv(rv, name, dims=PARTITION_DIMS, initval=init)
 
     @staticmethod
-    def _initial(initval: Any, scorer: PartitionScorer, data: DiscreteData, settings: dict) -> Any:
+    def _initial(initval: Any, scorer: PartitionScorer, data: DiscreteData | ContinuousData, settings: dict) -> Any:
         return _initial_partition(initval, scorer, data, **settings)
 
 
@@ -698,7 +699,7 @@ def _looks_flat(value: Any) -> bool:
         return False
 
 
-def _initial_partition(initval: Any, scorer: PartitionScorer, data: DiscreteData, score: Score,
+def _initial_partition(initval: Any, scorer: PartitionScorer, data: DiscreteData | ContinuousData, score: Score,
                        prior: StructurePrior, max_parents: Any, blacklist: Any, whitelist: Any) -> Any:
     """``"prior"`` (random per chain) or a validated int64 partition."""
     initval = search_result_dag(initval)

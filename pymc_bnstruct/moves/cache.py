@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ..data import DiscreteData, as_discrete_data
+from ..data import ContinuousData, DiscreteData, as_data
 from ..graph import find_cycle, to_adjacency
 from ..priors import StructurePrior, Uniform
 from ..scores import BDeu, Score, check_prior, check_score, family_indices
@@ -41,9 +41,10 @@ class ScoreCache:
 
     Parameters
     ----------
-    data : DiscreteData or pandas.DataFrame
-        The data whose families are scored (a frame is converted first).
+    data : DiscreteData, ContinuousData or pandas.DataFrame
+        The data whose families are scored (a frame is read with :func:`~pymc_bnstruct.as_data`).
     score : Score, default ``BDeu()``
+        Continuous data need ``BGe()``.
     prior : StructurePrior, default ``Uniform()``
         Must be size-based (``Uniform``, ``FamilyCount``, ``EdgePenalty``, with any
         ``power``): the kernels evaluate it as a vector ``log q(|Pa|)``.
@@ -86,14 +87,15 @@ class ScoreCache:
 
     def __init__(
         self,
-        data: DiscreteData | Any,
+        data: DiscreteData | ContinuousData | Any,
         score: Score = BDeu(),
         prior: StructurePrior = Uniform(),
         capacity: int | None = None,
     ) -> None:
-        data = as_discrete_data(data)
+        data = as_data(data)
         check_score(score)
         check_prior(prior)
+        columns, arities = score.engine_inputs(data)  # the score engine's view of the data
         if not prior.size_based:
             raise TypeError(
                 f"searches and structure moves need a size-based prior (Uniform, FamilyCount, "
@@ -112,14 +114,13 @@ class ScoreCache:
             cap = _pow2_ceil(int(capacity))
         self.capacity = max(cap, 1024)
 
-        cols = data.columns
         n_samples = data.n_samples
         limit = max(DENSE_LIMIT, 4 * n_samples)
-        span = max(limit, n_samples * int(data.arities.max()))
+        span = max(limit, n_samples * int(arities.max()))
         log_prior = np.ascontiguousarray(prior.log_by_size(n, n - 1), dtype=np.float64)
         self.engine = _cache.CacheEngine(
-            columns=cols,
-            arities=data.arities,
+            columns=columns,
+            arities=arities,
             score_kind=np.int64(score.kind),
             score_param=np.float64(score._param),
             log_prior_by_size=log_prior,

@@ -12,6 +12,12 @@ Data enter as ``cols``: the ``(n_vars, n_samples)`` C-contiguous transpose of
 
 Scores are chosen by an integer ``kind`` so that one compiled kernel serves every score:
 ``BDEU`` (parameter: equivalent sample size), ``K2`` and ``BIC``.
+
+Continuous data take the same road with a float64 ``cols``: the BGe statistics of
+:func:`bge_statistics` (the posterior scatter matrix and per-size constants). Every kernel
+below reaches the data through :func:`count_and_score`, which picks the discrete counting
+or the Gaussian log-determinant route from the dtype of ``cols`` when numba compiles it, so
+the batching, the parallel chunks and the family-score cache serve both kinds unchanged.
 """
 
 from __future__ import annotations
@@ -22,11 +28,12 @@ import numba as nb
 import numpy as np
 
 from ..graph import acyclic_kernel as _acyclic
-from ..jit import empty, inner, zeros
+from ..jit import DISABLE_JIT, empty, inner, zeros
 
 BDEU = 0
 K2 = 1
 BIC = 2
+BGE = 3
 
 # Key spaces up to max(this, 4 * n_samples) are counted densely; beyond, keys are renumbered
 # first, so the work per family stays O(n_samples * r) however many parents there are.
@@ -168,7 +175,8 @@ def histogram(keys, span, counts):
 # it would be compiled on its own and again, linked, inside each caller (0.3 s of the first
 # score on a cold cache)
 @nb.njit(cache=True, inline="always")
-def count_and_score(cols, arities, child, parents, n_parents, kind, ess, keys, counts):
+def count_and_score_discrete(cols, arities, child, parents, n_parents, kind, ess, keys, counts):
+    """Local score of a discrete family: count it, then score the counts."""
     # two passes (vectorisable key arithmetic, then a scatter count) beat one fused loop
     span = family_keys(cols, arities, child, parents, n_parents, keys)
     if counts.shape[0] < span:
@@ -176,6 +184,91 @@ def count_and_score(cols, arities, child, parents, n_parents, kind, ess, keys, c
     histogram(keys, span, counts)
     q = _n_configs(arities, parents, n_parents)
     return _score_from_counts(counts, span, arities[child], kind, ess, q, math.log(cols.shape[1]))
+
+
+# ---------------------------------------------------------------------------- BGe
+def bge_statistics(scatter, means, n_samples, am, aw):
+    """The ``(n + 2, n)`` float64 array the BGe family kernel reads.
+
+    Rows ``0 .. n-1``: the posterior scatter matrix
+    ``T_N = t I + S + (am N / (am + N)) (x̄ − μ0)(x̄ − μ0)ᵀ`` with ``μ0 = 0`` and
+    ``t = am (aw − n − 1) / (am + 1)``. Row ``n``: the constant of a family with ``l``
+    parents, ``−(N/2) log π + ½ log(am / (am + N)) + lnΓ((aw − n + l + 1 + N)/2)
+    − lnΓ((aw − n + l + 1)/2) + ((aw − n + 2l + 1)/2) log t``. Row ``n + 1``: the exponent
+    ``(aw − n + l + 1 + N)/2`` of the Schur complement. (NumPy: built once per data set.)
+    """
+    n = scatter.shape[0]
+    N = float(n_samples)
+    t = am * (aw - n - 1) / (am + 1)
+    d = -np.asarray(means, dtype=np.float64)  # μ0 − x̄ with μ0 = 0
+    out = np.empty((n + 2, n), dtype=np.float64)
+    out[:n] = t * np.eye(n) + scatter + (am * N / (am + N)) * np.outer(d, d)
+    base = -(N / 2) * math.log(math.pi) + 0.5 * math.log(am / (am + N))
+    for k in range(n):  # k parents
+        a = aw - n + k + 1
+        out[n, k] = base + math.lgamma((a + N) / 2) - math.lgamma(a / 2) + ((a + k) / 2) * math.log(t)
+        out[n + 1, k] = (a + N) / 2
+    return out
+
+
+@nb.njit(cache=True)
+def bge_family(stats, child, parents, n_parents):
+    """BGe local score from :func:`bge_statistics`: a difference of two log-determinants.
+
+    With ``Y = Pa ∪ {child}`` and ``l = |Pa|``: ``const[l] − e[l] log(|T_Y| / |T_Pa|) − ½ log|T_Pa|``,
+    both determinants from one Cholesky factorisation of ``T_N[Y, Y]`` (parents first): the
+    squared pivots of the parents give ``|T_Pa|``, the child's last pivot is the Schur
+    complement ``|T_Y| / |T_Pa|``.
+    """
+    n = stats.shape[1]
+    m = n_parents + 1
+    L = empty((m, m), np.float64)
+    log_det_pa = 0.0
+    pivot = 0.0
+    for j in range(m):
+        vj = parents[j] if j < n_parents else child
+        acc = stats[vj, vj]
+        for k in range(j):
+            acc -= L[j, k] * L[j, k]
+        pivot = acc
+        if j < n_parents:
+            log_det_pa += math.log(acc)
+        L[j, j] = math.sqrt(acc)
+        for i in range(j + 1, m):
+            vi = parents[i] if i < n_parents else child
+            acc = stats[vi, vj]
+            for k in range(j):
+                acc -= L[i, k] * L[j, k]
+            L[i, j] = acc / L[j, j]
+    return stats[n, n_parents] - stats[n + 1, n_parents] * math.log(pivot) - 0.5 * log_det_pa
+
+
+def count_and_score(cols, arities, child, parents, n_parents, kind, ess, keys, counts):
+    """Local score of one family: :func:`bge_family` for float ``cols`` (BGe statistics),
+    :func:`count_and_score_discrete` for integer codes.
+
+    In compiled code the choice is made by type (the ``overload`` below, inlined into each
+    caller); this Python body serves ``NUMBA_DISABLE_JIT=1``.
+    """
+    if cols.dtype.kind == "f":
+        return bge_family(cols, child, parents, n_parents)
+    return count_and_score_discrete(cols, arities, child, parents, n_parents, kind, ess, keys, counts)
+
+
+if not DISABLE_JIT:
+    from numba.core import types as _types
+    from numba.extending import overload as _overload
+
+    @_overload(count_and_score, inline="always", jit_options={"cache": True})
+    def _count_and_score_typed(cols, arities, child, parents, n_parents, kind, ess, keys, counts):
+        if isinstance(cols.dtype, _types.Float):
+            def gaussian(cols, arities, child, parents, n_parents, kind, ess, keys, counts):
+                return bge_family(cols, child, parents, n_parents)
+            return gaussian
+
+        def discrete(cols, arities, child, parents, n_parents, kind, ess, keys, counts):
+            return count_and_score_discrete(cols, arities, child, parents, n_parents, kind, ess, keys, counts)
+        return discrete
 
 
 @nb.njit(cache=True)

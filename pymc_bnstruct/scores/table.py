@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ..constraints import DEFAULT_MAX_PARENTS, StructureConstraints
-from ..data import DiscreteData, as_discrete_data
+from ..data import ContinuousData, DiscreteData, as_data
 from ..priors import StructurePrior, Uniform
 from ..validation import read_only
 from . import BDeu, Score, check_prior, check_score, family_indices
@@ -103,8 +103,10 @@ class ScoreTable:
 
     Parameters
     ----------
-    data : DiscreteData or pandas.DataFrame
+    data : DiscreteData, ContinuousData or pandas.DataFrame
+        A frame is read with :func:`~pymc_bnstruct.as_data`.
     score : Score, default ``BDeu()``
+        Continuous data need ``BGe()``.
     prior : StructurePrior, default ``Uniform()``
     max_parents : int or None, default 3
         Largest parent set (in-degree bound), ``0 <= max_parents <= n_vars - 1``; None
@@ -188,7 +190,7 @@ class ScoreTable:
 
     def __init__(
         self,
-        data: DiscreteData | Any,
+        data: DiscreteData | ContinuousData | Any,
         score: Score = BDeu(),
         prior: StructurePrior = Uniform(),
         max_parents: int | None = DEFAULT_MAX_PARENTS,
@@ -199,7 +201,7 @@ class ScoreTable:
         constraints: StructureConstraints | None = None,
         plus1: bool = False,
     ) -> None:
-        data = as_discrete_data(data)
+        data = as_data(data)
         check_score(score)
         check_prior(prior)
         n = data.n_vars

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from ..constraints import DEFAULT_MAX_PARENTS
-from ..data import DiscreteData, as_discrete_data
+from ..data import ContinuousData, DiscreteData, as_data
 from ..graph import adjacency_dataarray
 from ..moves import ScoreCache, StructureConstraints
 from ..moves import kernels as move_kernels
@@ -31,7 +31,7 @@ def check_gamma(gamma: Any) -> float:
 
 def _setup(data: Any, score: Score, prior: StructurePrior, max_parents: int | None,
            blacklist: Any, whitelist: Any, start: Any) -> tuple[ScoreCache, StructureConstraints, np.ndarray]:
-    data = as_discrete_data(data)
+    data = as_data(data)
     cache = ScoreCache(data, score, prior)
     constraints = StructureConstraints(data.names, max_parents, blacklist, whitelist)
     adj = constraints.empty_graph() if start is None else constraints.check_graph(start, "start graph")
@@ -87,7 +87,7 @@ def _greedy(climber: Climber, max_steps: int | None, skeleton_every: int | None,
 
 
 def hill_climb(
-    data: DiscreteData | Any,
+    data: DiscreteData | ContinuousData | Any,
     *,
     score: Score = BDeu(),
     prior: StructurePrior = Uniform(),
@@ -113,7 +113,7 @@ def hill_climb(
 
     Parameters
     ----------
-    data : DiscreteData or pandas.DataFrame
+    data : DiscreteData, ContinuousData or pandas.DataFrame
     score : Score, default ``BDeu()``
     prior : StructurePrior, default ``Uniform()``
         A size-based prior (``Uniform``, ``FamilyCount``, ``EdgePenalty``).

@@ -18,7 +18,7 @@ import numpy as np
 import xarray as xr
 
 from ..constraints import DEFAULT_MAX_PARENTS
-from ..data import DiscreteData, as_discrete_data
+from ..data import ContinuousData, DiscreteData, as_data
 from ..graph import adjacency_dataarray, to_adjacency
 from ..moves import ScoreCache, parent_bitsets
 from ..priors import StructurePrior, Uniform
@@ -82,7 +82,7 @@ def _perm(n: int, random_seed: Any) -> np.ndarray:
 
 def skeleton_operator(
     dag: Any,
-    data: DiscreteData | Any,
+    data: DiscreteData | ContinuousData | Any,
     score: Score = BDeu(),
     gamma: float = 9.0,
     *,
@@ -123,7 +123,7 @@ def skeleton_operator(
     ----------
     dag : graph
         A DAG over ``data``'s variables that satisfies the constraints.
-    data : DiscreteData or pandas.DataFrame
+    data : DiscreteData, ContinuousData or pandas.DataFrame
     score : Score, default ``BDeu(ess=1.0)``
     gamma : float, default 9.0
         Threshold ``> 1``; Steck uses ``sqrt(gamma) = 3``, i.e. ``log(gamma) ≈ 2.2``.
@@ -179,7 +179,7 @@ def collider_scores(
     a: str | int,
     b: str | int,
     c: str | int,
-    data: DiscreteData | Any,
+    data: DiscreteData | ContinuousData | Any,
     score: Score = BDeu(),
     prior: StructurePrior = Uniform(),
 ) -> ColliderScores:
@@ -207,7 +207,7 @@ def collider_scores(
     >>> s
     ColliderScores(...)
     """
-    data = as_discrete_data(data)
+    data = as_data(data)
     cache = ScoreCache(data, score, prior)
     adj = to_adjacency(graph, data.names)
     ia, ib, ic = (data.index(x) for x in (a, b, c))
@@ -222,7 +222,7 @@ def collider_scores(
 
 
 def skeleton_search(
-    data: DiscreteData | Any,
+    data: DiscreteData | ContinuousData | Any,
     *,
     score: Score = BDeu(),
     gamma: float = 9.0,
@@ -252,7 +252,7 @@ def skeleton_search(
 
     Parameters
     ----------
-    data : DiscreteData or pandas.DataFrame
+    data : DiscreteData, ContinuousData or pandas.DataFrame
     score : Score, default ``BDeu(ess=1.0)``
         The package-wide default; Steck (2000) used ``BIC()`` (pass it to reproduce the paper).
     gamma : float, default 9.0

@@ -88,11 +88,11 @@ import xarray as xr
 
 from ..brai.ci_tests import BoundTest, GSquare
 from ..constraints import DEFAULT_MAX_PARENTS, StructureConstraints
-from ..data import DiscreteData, as_discrete_data
+from ..data import ContinuousData, DiscreteData, as_data
 from ..graph import adjacency_dataarray
 from ..moves import ScoreCache
 from ..priors import StructurePrior, Uniform
-from ..scores import BDeu, Score, check_prior, check_score
+from ..scores import Score, check_prior, check_score, default_score
 from ..scores.table import MAX_FAMILIES
 from ..validation import check_choice, check_int
 from .hill_climb import _hill_climb
@@ -183,7 +183,7 @@ class SearchSpace:
 
 
 def search_space(
-    data: DiscreteData | Any,
+    data: DiscreteData | ContinuousData | Any,
     *,
     score: Score | None = None,
     prior: StructurePrior | None = None,
@@ -201,9 +201,11 @@ def search_space(
 
     Parameters
     ----------
-    data : DiscreteData or pandas.DataFrame
+    data : DiscreteData, ContinuousData or pandas.DataFrame
+        For continuous data the start skeleton is a hill-climbing DAG's (the PC start uses
+        G² tests of discrete data).
     score : Score, optional
-        Default ``BDeu()``.
+        Default ``BDeu()`` for discrete data and ``BGe()`` for continuous data.
     prior : StructurePrior, optional
         A size-based prior; default ``Uniform()``.
     max_parents : int or None, default 3
@@ -260,9 +262,11 @@ def _search_space(data: Any, *, score: Any, prior: Any, max_parents: Any, max_ca
     t0 = time.perf_counter()
     method = check_choice(method, "method", METHODS)
     max_candidates = check_int(max_candidates, "max_candidates", minimum=1)
-    score = check_score(BDeu() if score is None else score)
+    data = as_data(data)
+    score = check_score(default_score(data) if score is None else score)
     prior = check_prior(Uniform() if prior is None else prior)
-    data = as_discrete_data(data)
+    if data.kind == "continuous" and isinstance(start, str) and start == "pc":
+        start = "hill_climb"  # the PC start's tests are G² tests of discrete data
     base = StructureConstraints(data.names, max_parents, blacklist, whitelist)
     cache = ScoreCache(data, score, prior)
     rng = np.random.default_rng(random_seed)
@@ -339,7 +343,7 @@ def _pc_skeleton(data: DiscreteData, max_order: int = _PC_MAX_ORDER) -> np.ndarr
 class _Grower:
     """The state of one expansion: candidates, the best DAG so far and the plus1 gains."""
 
-    def __init__(self, data: DiscreteData, cache: ScoreCache, base: StructureConstraints, max_candidates: int,
+    def __init__(self, data: DiscreteData | ContinuousData, cache: ScoreCache, base: StructureConstraints, max_candidates: int,
                  rng: np.random.Generator) -> None:
         n = base.n_vars
         self.data, self.cache, self.base, self.rng = data, cache, base, rng
