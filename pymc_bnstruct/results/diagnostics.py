@@ -338,7 +338,8 @@ def _judge(df: pd.DataFrame, values: np.ndarray, w: np.ndarray | None, kinds: li
         if stuck_rows:
             numbers["max_r_hat"] = float("inf")
             shown = ", ".join(stuck_rows[:3]) + (f" and {len(stuck_rows) - 3} more" if len(stuck_rows) > 3 else "")
-            failed.append(f"did not converge: R-hat is infinite for {len(stuck_rows)} quantities ({shown}): every "
+            what = "quantity" if len(stuck_rows) == 1 else "quantities"
+            failed.append(f"did not converge: R-hat is infinite for {len(stuck_rows)} {what} ({shown}): every "
                           f"chain is constant in them but the chains differ, so each chain is stuck in its own "
                           f"graph; {_REMEDY}")
         finite = np.isfinite(r_vary)
