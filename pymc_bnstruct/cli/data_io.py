@@ -150,20 +150,21 @@ def read_table(path: str | Path, *, sep: str | None = None, header: bool = True)
             raise CliError("--no-header applies to CSV and TSV files; a Parquet file always names its columns")
         df.columns = [f"V{i + 1}" for i in range(df.shape[1])]
         return df
+    df.columns = pd.RangeIndex(len(names))
+    _check_header(p, df, names)
     dup = _duplicates(names)
     if dup:
         raise CliError(f"data file '{p}' has duplicate column names: {', '.join(repr(d) for d in dup)}; "
                        "every variable needs its own name")
     df.columns = names
-    _check_header(p, df)
     return df
 
 
-def _check_header(path: Path, df: pd.DataFrame) -> None:
+def _check_header(path: Path, df: pd.DataFrame, names: list[str]) -> None:
     """Refuse a header whose every name is also a value of its own column: a file without a header."""
     if df.shape[1] < 2 or len(df) < 2:
         return
-    looks = [str(c) for c in df.columns if str(c) in set(df[c].dropna().astype(str).str.strip())]
+    looks = [name for i, name in enumerate(names) if name in set(df.iloc[:, i].dropna().astype(str).str.strip())]
     if len(looks) == df.shape[1]:
         shown = ", ".join(repr(c) for c in looks[:5]) + (", ..." if len(looks) > 5 else "")
         raise CliError(f"the first line of '{path}' looks like data, not a header: every name ({shown}) is also a value "

@@ -300,7 +300,7 @@ class Verdict:
 def _describe(numbers: dict[str, float]) -> str:
     parts = []
     if "max_r_hat" in numbers:
-        parts.append(f"max R-hat {numbers['max_r_hat']:.3f}")
+        parts.append(f"max R-hat {_r_hat(numbers['max_r_hat'])}")
     if "min_ess_bulk" in numbers:
         parts.append(f"min bulk ESS {numbers['min_ess_bulk']:,.0f}")
     if "max_chain_difference" in numbers:
@@ -308,6 +308,11 @@ def _describe(numbers: dict[str, float]) -> str:
     if "kish_ess" in numbers:
         parts.append(f"importance-weight ESS {numbers['kish_ess']:,.0f}")
     return ", ".join(parts) or "no problem found"
+
+
+def _r_hat(x: float) -> str:
+    """Three decimals near 1 (1.013 is not "1.01"), three digits for runaway values (4.15e+07)."""
+    return f"{x:.3f}" if x < 100 else f"{x:.3g}"
 
 
 def _per_chain_means(values: np.ndarray, w: np.ndarray | None) -> np.ndarray:
@@ -350,8 +355,8 @@ def _judge(df: pd.DataFrame, values: np.ndarray, w: np.ndarray | None, kinds: li
             ls = df.loc["log_score", "r_hat"] if "log_score" in df.index else np.nan
             if np.isfinite(ls):
                 numbers["log_score_r_hat"] = float(ls)
-            text = (f"the largest R-hat is {top:.3g} ({df.index[worst]})"
-                    + (f", R-hat of the log score {float(ls):.3g}" if np.isfinite(ls) else "")
+            text = (f"the largest R-hat is {_r_hat(top)} ({df.index[worst]})"
+                    + (f", R-hat of the log score {_r_hat(float(ls))}" if np.isfinite(ls) else "")
                     + f" (good <= {GOOD_R_HAT}, usable <= {USABLE_R_HAT})")
             if top > USABLE_R_HAT:
                 failed.append(f"did not converge: {text}; {_REMEDY}")
