@@ -504,7 +504,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     matplotlib.use("Agg")  # files only, never a window
     try:
-        return int(args.func(args) or 0)
+        with collect_warnings() as caught:  # shown once each, one line, whatever the command
+            try:
+                return int(args.func(args) or 0)
+            finally:
+                show_warnings(caught, everything=args.debug)
     except CliError as exc:
         if args.debug:
             raise

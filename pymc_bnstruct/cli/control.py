@@ -44,7 +44,8 @@ class RunControl:
     Parameters
     ----------
     total : int
-        Draws of all chains together (tuning included); 0 when the method reports none.
+        Draws of all chains together (tuning included); 0 when the method reports none
+        (then Ctrl-C is Python's KeyboardInterrupt, as usual).
     label : str
         What runs, for the progress line (``"order MCMC, 4 chains"``).
     progress : bool
@@ -80,7 +81,9 @@ class RunControl:
 
     def __enter__(self) -> RunControl:
         self._start = self._last = time.monotonic()
-        if threading.current_thread() is threading.main_thread():
+        # only a per-draw callback can stop the chains one by one; other methods keep Python's
+        # KeyboardInterrupt, which ends them at once
+        if self.total > 0 and threading.current_thread() is threading.main_thread():
             self._previous = signal.signal(signal.SIGINT, self._on_sigint)
         return self
 
