@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import xarray as xr
 
 from ..datasets import list_networks, load_network, read_bif
 from ..graph import to_adjacency
@@ -133,7 +134,7 @@ def tables(result: Result, top: int = 20, *, truth: Any = None) -> Tables:
     return out
 
 
-def read_truth(spec: str, names: list[str]) -> Any:
+def read_truth(spec: str, names: list[str]) -> xr.DataArray:
     """A true DAG from a bundled network name, a BIF file, or an edge-list file, labelled by its own variables.
 
     Variables of the result that the truth lacks, and the truth's variables the result
