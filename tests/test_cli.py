@@ -20,7 +20,7 @@ import pandas as pd
 import pytest
 
 import pymc_bnstruct as bns
-from pymc_bnstruct.cli import main
+from pymc_bnstruct.cli import load_result, main
 from pymc_bnstruct.cli.app import build_parser
 from pymc_bnstruct.cli.methods import EXACT_MAX_VARS, METHODS
 
@@ -362,3 +362,273 @@ def test_the_other_methods_in_process(tmp_path, monkeypatch, capsys):
         assert doc["settings"]["method"] == method
     assert main(["plot", "skeleton.nc", "--kind", "trace", "--out", "trace.png"]) == 0
     assert Path("trace.png").stat().st_size > 0
+
+
+# ----------------------------------------------------------------------------- the verdict
+def test_a_run_that_did_not_converge_says_so_everywhere(work, monkeypatch, capsys):
+    """Structure MCMC with one move per draw and no tuning: each chain stays near its own start."""
+    proc = run("learn", "asia.csv", "--method", "structure", "--chains", "2", "--draws", "100", "--tune", "0",
+               "--moves-per-draw", "1", "--seed", "2", "--strict", "--out", "stuck.nc", "--report", "stuck.html",
+               cwd=work)
+    assert proc.returncode == 3, proc.stderr
+    assert "wrote stuck.nc" in proc.stdout  # written, so that it can be looked at
+    lines = [ln for ln in proc.stderr.splitlines() if "did not converge" in ln]
+    assert lines and all(ln.startswith("bnstruct: did not converge: ") for ln in lines)
+    assert any("R-hat" in ln for ln in lines) and "Traceback" not in proc.stderr
+    report = (work / "stuck.html").read_text(encoding="utf-8")
+    assert 'class="banner failed"' in report and "did not converge" in report and "R-hat" in report
+    assert report.index("banner failed") < report.index(">Settings</h2>")  # at the top
+    monkeypatch.chdir(work)
+    assert main(["summary", "stuck.nc", "--top", "3"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "verdict: failed" and out[1].startswith("did not converge: ") and "R-hat" in "\n".join(out[1:5])
+    assert main(["summary", "stuck.nc", "--strict", "--format", "json"]) == 3
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["verdict"]["level"] == "failed" and doc["verdict"]["ok"] is False
+    assert any("R-hat" in p for p in doc["verdict"]["problems"])
+
+
+def test_a_converged_run_prints_no_such_line(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    bns.datasets.load_network("cancer").sample(300, random_seed=1).to_csv("c.csv", index=False)
+    rc = main(["learn", "c.csv", "--method", "order", "--chains", "4", "--draws", "400", "--tune", "50",
+               "--moves-per-draw", "20", "--seed", "1", "--strict", "--out", "c.nc", "--report", "c.html"])
+    err = capsys.readouterr().err
+    assert rc == 0, err
+    assert "did not converge" not in err and "not fully converged" not in err
+    assert "bnstruct: converged: max R-hat" in err
+    assert main(["summary", "c.nc", "--strict"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("verdict: good\nconverged: max R-hat") and "did not converge" not in out
+    assert 'class="banner good"' in Path("c.html").read_text(encoding="utf-8")
+
+
+# ----------------------------------------------------------------------------- Ctrl-C
+def test_sigint_stops_every_chain_writes_nothing_and_exits_130(tmp_path):
+    import signal
+    import threading
+    import time
+
+    bns.datasets.load_network("cancer").sample(200, random_seed=1).to_csv(tmp_path / "c.csv", index=False)
+    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""), "MPLBACKEND": "Agg"}
+    proc = subprocess.Popen([sys.executable, "-m", "pymc_bnstruct.cli", "learn", "c.csv", "--method", "order",
+                             "--chains", "3", "--draws", "1000000", "--tune", "0", "--moves-per-draw", "5",
+                             "--seed", "1", "--out", "r.nc"], cwd=tmp_path, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    lines: list[str] = []
+    reader = threading.Thread(target=lambda: lines.extend(iter(proc.stderr.readline, "")), daemon=True)
+    reader.start()
+    deadline = time.monotonic() + 240
+    while not any("draws (" in ln for ln in lines):  # sampling has started: a progress line off a terminal
+        assert proc.poll() is None and time.monotonic() < deadline, "".join(lines)
+        time.sleep(0.2)
+    sent = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    rc = proc.wait(timeout=120)
+    reader.join(timeout=10)
+    err = "".join(lines)
+    assert rc == 130, err
+    assert time.monotonic() - sent < 60  # the other chains did not run on
+    assert "about" in err and "left" in err  # the progress line tells the remaining time of the whole run
+    assert "interrupted: no result written" in err and "Traceback" not in err
+    assert not (tmp_path / "r.nc").exists()
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
+
+
+# ----------------------------------------------------------------------------- no overwriting
+def test_outputs_never_overwrite_inputs_or_each_other(work, monkeypatch, capsys):
+    monkeypatch.chdir(work)
+    before = (work / "asia.csv").read_bytes()
+
+    def fails(args: list[str], code: int, *parts: str) -> None:
+        try:
+            rc = main(args)
+        except SystemExit as exc:
+            rc = exc.code
+        err = capsys.readouterr().err
+        assert rc == code, err
+        for part in parts:
+            assert part in err, err
+
+    fails(["learn", "asia.csv", "--method", "hc", "--out", "asia.csv"], 2,
+          "--out 'asia.csv' is the data file: refusing to overwrite an input file")
+    fails(["learn", "asia.csv", "--method", "hc", "--out", "./asia.csv", "--force"], 2, "is the data file")
+    fails(["learn", "asia.csv", "--method", "hc", "--out", "new.nc", "--report", "new.nc"], 2,
+          "--out and --report are the same file 'new.nc'")
+    (work / "edges.txt").write_text("smoke,lung\n")
+    fails(["learn", "asia.csv", "--method", "hc", "--blacklist", "edges.txt", "--out", "edges.txt"], 2,
+          "is the blacklist file")
+    fails(["learn", "asia.csv", "--method", "hc", "--out", "hc.nc"], 1, "--out 'hc.nc' exists; pass --force")
+    (work / "old.png").write_bytes(b"an older picture")
+    fails(["plot", "hc.nc", "--out", "old.png"], 1, "--out 'old.png' exists; pass --force")
+    fails(["plot", "hc.nc", "--out", "hc.nc", "--force"], 2, "is the result file")
+    fails(["sample", "asia", "--rows", "5", "--out", "asia.csv"], 1, "--out 'asia.csv' exists; pass --force")
+    assert (work / "asia.csv").read_bytes() == before
+    assert (work / "old.png").read_bytes() == b"an older picture" and not (work / "new.nc").exists()
+    stamp = (work / "hc.nc").stat().st_mtime_ns
+    assert main(["learn", "asia.csv", "--method", "hc", "--seed", "5", "--score", "bic", "--out", "hc.nc",
+                 "--force"]) == 0
+    assert (work / "hc.nc").stat().st_mtime_ns != stamp
+
+
+def test_an_unwritable_folder_is_named(work, tmp_path, monkeypatch, capsys):
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o555)
+    if os.access(locked, os.W_OK):  # root writes into read-only folders: say it is not writable
+        real = os.access
+        monkeypatch.setattr(os, "access", lambda p, mode: False if Path(p) == locked else real(p, mode))
+    try:
+        monkeypatch.chdir(work)
+        assert main(["sample", "asia", "--rows", "5", "--out", str(locked / "s.csv")]) == 1
+        err = capsys.readouterr().err
+        assert f"cannot write to the folder '{locked}'" in err and ".s.csv." not in err
+    finally:
+        locked.chmod(0o755)
+
+
+# ----------------------------------------------------------------------------- strict input
+def _learn(args: list[str]) -> int:
+    try:
+        return main(["learn", "--method", "hc", *args])
+    except SystemExit as exc:
+        return int(exc.code)
+
+
+def test_bad_cells_and_headers_each_get_a_clear_message(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    df = bns.datasets.load_network("cancer").sample(60, random_seed=4).astype(str)
+    q = df.copy()
+    q.loc[[2, 7], "Smoker"] = "?"
+    q.loc[5, "Xray"] = "NA"
+    q.to_csv("q.csv", index=False)
+    assert _learn(["q.csv", "--out", "q.nc"]) == 1
+    err = capsys.readouterr().err
+    assert "3 rows of 60 have missing values (columns: 'Smoker' (2), 'Xray' (1)) written as '?' (2), 'NA' (1)" in err
+    assert not Path("q.nc").exists()
+    assert _learn(["q.csv", "--missing", "drop-rows", "--out", "q.nc"]) == 0
+    assert "dropped 3 rows with missing values" in capsys.readouterr().err
+    # --na-values replaces the markers: '?' is then a state (and this column has three)
+    assert _learn(["q.csv", "--na-values", "NA", "--missing", "drop-rows", "--out", "q2.nc"]) == 0
+    capsys.readouterr()
+    assert main(["summary", "q2.nc", "--format", "json"]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert info["facts"]["n_rows"] == 59
+
+    Path("dup.csv").write_text("a,b,a\n" + "1,2,3\n" * 20)
+    assert _learn(["dup.csv", "--out", "d.nc"]) == 1
+    assert "duplicate column names: 'a'" in capsys.readouterr().err
+
+    Path("two.csv").write_text("a,b,c\n1,2,1\n2,1,2\n")
+    assert _learn(["two.csv", "--out", "t.nc"]) == 1
+    err = capsys.readouterr().err
+    assert "only 2 rows for 3 variables: too few to learn a structure from" in err and "--force" in err
+
+    Path("nohead.csv").write_text("".join(f"{i % 2},{(i // 2) % 2},{i % 3 % 2}\n" for i in range(30)))
+    assert _learn(["nohead.csv", "--out", "n.nc"]) == 1
+    assert "looks like data, not a header" in capsys.readouterr().err
+    assert _learn(["nohead.csv", "--no-header", "--out", "n.nc"]) == 0
+    capsys.readouterr()
+    assert main(["summary", "n.nc", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["facts"]["n_rows"] == 30
+    assert not [p for p in Path(".").iterdir() if p.name in ("d.nc", "t.nc")]
+
+
+def test_separators_and_padded_states_are_said(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    df = bns.datasets.load_network("cancer").sample(60, random_seed=4)
+    df.to_csv("semi.csv", sep=";", index=False)
+    assert _learn(["semi.csv", "--out", "s.nc"]) == 0
+    assert "has no ',' in its header but ';' in every line: reading it as ';'-separated" in capsys.readouterr().err
+    assert main(["summary", "s.nc", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["facts"]["n_vars"] == 5
+    assert _learn(["semi.csv", "--sep", ";", "--out", "s2.nc"]) == 0
+    assert "separated" not in capsys.readouterr().err
+
+    padded = df.astype(str)
+    padded.loc[::3, "Cancer"] = " " + padded.loc[::3, "Cancer"] + "  "
+    padded.to_csv("pad.csv", index=False)
+    assert _learn(["pad.csv", "--out", "p.nc"]) == 0
+    assert "stripped surrounding whitespace from 20 cells (columns: 'Cancer' (20))" in capsys.readouterr().err
+    assert main(["summary", "p.nc", "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["facts"]["n_vars"] == 5
+    assert main(["learn", "pad.csv", "--method", "exact", "--out", "p2.nc"]) == 0
+    info = load_result("p2.nc").data_info
+    assert info["arities"] == [int(df[c].nunique()) for c in info["names"]]  # ' True ' and 'True': one state
+
+
+def test_numbers_out_of_range_are_usage_errors(work, monkeypatch, capsys):
+    monkeypatch.chdir(work)
+    for args, part in ((["--ess", "1e308"], "--ess: must be at most 1e+06"), (["--seed", "-1"], "--seed: must be >= 0"),
+                       (["--ess", "0"], "must be a positive number")):
+        with pytest.raises(SystemExit) as exc:
+            main(["learn", "asia.csv", "--method", "hc", "--out", "x.nc", *args])
+        assert exc.value.code == 2 and part in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exc:
+        main(["plot", "hc.nc", "--out", "x.png", "--threshold", "2"])
+    assert exc.value.code == 2 and "must be between 0 and 1" in capsys.readouterr().err
+
+
+# ----------------------------------------------------------------------------- truth, warnings, B-RAI
+def test_truth_with_a_dropped_constant_column(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    df = bns.datasets.load_network("asia").sample(300, random_seed=2)
+    df["asia"] = "no"  # constant: dropped before learning
+    df.to_csv("a.csv", index=False)
+    assert main(["learn", "a.csv", "--method", "exact", "--max-parents", "2", "--out", "a.nc", "--truth", "asia"]) == 0
+    captured = capsys.readouterr()
+    assert "comparing with 'asia' on the 7 variables both have; left out: asia" in captured.err
+    assert "truth_shd:" in captured.out and "truth_left_out: asia" in captured.out
+    assert main(["summary", "a.nc", "--truth", "asia", "--format", "json"]) == 0
+    facts = json.loads(capsys.readouterr().out)["facts"]
+    assert facts["truth_left_out"] == "asia" and facts["truth_shd"] >= 0
+    for kind in ("network", "roc"):
+        assert main(["plot", "a.nc", "--kind", kind, "--truth", "asia", "--out", f"{kind}.png"]) == 0
+    assert "left out: asia" in capsys.readouterr().err
+
+
+def test_warnings_are_shown_once_each_on_one_line():
+    import io
+    import warnings
+
+    from pymc_bnstruct.cli.control import collect_warnings, show_warnings
+
+    with collect_warnings() as caught:
+        for _ in range(3):
+            warnings.warn("the chains of the DAG 'dag' disagree:\n  edge a->b", UserWarning, stacklevel=1)
+        warnings.warn("internal", DeprecationWarning, stacklevel=1)
+    stream = io.StringIO()
+    lines = show_warnings(caught, stream=stream)
+    assert lines == ["bnstruct: warning: the chains of the DAG 'dag' disagree: edge a->b"]
+    assert stream.getvalue() == lines[0] + "\n" and ".py" not in stream.getvalue()
+
+
+@pytest.mark.slow
+def test_brai_on_76_variables_stays_under_1_gb_and_counts_its_graphs(tmp_path, monkeypatch, capsys):
+    rng = np.random.default_rng(0)
+    n_rows, n_vars = 500, 76
+    x = np.zeros((n_rows, n_vars), dtype=int)
+    x[:, 0] = rng.integers(0, 2, n_rows)
+    for j in range(1, n_vars):  # each variable a noisy copy of an earlier one
+        x[:, j] = np.where(rng.random(n_rows) < 0.8, x[:, rng.integers(0, j)], rng.integers(0, 3, n_rows))
+    pd.DataFrame(x, columns=[f"v{j}" for j in range(n_vars)]).to_csv(tmp_path / "wide.csv", index=False)
+    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""), "MPLBACKEND": "Agg"}
+    # a fresh parent process, so that RUSAGE_CHILDREN is the peak of this one run
+    probe = ("import resource, subprocess, sys\n"
+             "p = subprocess.run([sys.executable, '-m', 'pymc_bnstruct.cli', 'learn', 'wide.csv', '--method', 'brai',"
+             " '--draws', '1000', '--seed', '1', '--out', 'b.nc'], capture_output=True, text=True)\n"
+             "print(p.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+             "sys.stderr.write(p.stderr)\n")
+    proc = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=600)
+    rc, maxrss_kb = map(int, proc.stdout.split())
+    assert rc == 0, proc.stderr
+    assert maxrss_kb * 1024 < 1e9, f"peak memory {maxrss_kb / 1024:.0f} MB"
+    assert "the 1,000 draws hold" in proc.stderr and "distinct graph" in proc.stderr
+    monkeypatch.chdir(tmp_path)
+    assert main(["summary", "b.nc", "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["facts"]["distinct_graphs"] >= 1 and doc["settings"]["temperature"] == 1.0
+    assert main(["summary", "b.nc", "--top", "3"]) == 0
+    assert f"distinct_graphs: {doc['facts']['distinct_graphs']}" in capsys.readouterr().out

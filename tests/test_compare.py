@@ -127,3 +127,22 @@ def test_curve_errors():
     with pytest.raises(ValueError, match="both true and absent"):
         bns.roc_curve(probs, empty)
     assert math.isnan(bns.compare(dag([], NAMES), dag([], NAMES)).precision)
+
+
+def test_compare_on_shared_variables_lists_the_ones_left_out():
+    """A result learned without a constant column is compared on the variables it has."""
+    net = bns.datasets.load_network("asia")
+    truth = net.adjacency
+    names = [str(v) for v in truth.coords["parent"].values]
+    kept = [n for n in names if n != "asia"]  # 'asia' dropped before learning, say
+    learned = truth.sel(parent=kept, child=kept)
+    with pytest.warns(UserWarning, match="compared on the 7 variables both structures have; left out: asia"):
+        c = bns.compare(learned, truth)
+    assert c.left_out == ("asia",) and c.shd == 0 and c.n_true == net.n_edges - 1  # asia -> tub left out
+    with pytest.warns(UserWarning, match="left out: asia"):
+        assert bns.compare(truth, learned).left_out == ("asia",)
+    assert bns.compare(truth, truth).left_out == ()
+    other = xr.DataArray(np.zeros((2, 2), dtype=np.int8), dims=("parent", "child"),
+                         coords={"parent": ["asia", "q"], "child": ["asia", "q"]})
+    with pytest.raises(ValueError, match="share 1 variable"):
+        bns.compare(other, truth)

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import argparse
 import importlib.metadata
+import itertools
 import json
 import math
+import os
 import shlex
 import sys
 from collections.abc import Sequence
@@ -23,17 +25,27 @@ import pandas as pd
 
 from ..datasets import list_networks, load_network, read_bif
 from ..priors import EdgePenalty, FamilyCount, StructurePrior, Uniform
+from ..results.diagnostics import convergence_verdict
+from ..results.idata import get_group, has_group
 from ..scores import BIC, K2, BDeu, Score
-from .data_io import prepare_data, read_edge_file, read_table, write_table
+from .control import RunControl, collect_warnings, show_warnings
+from .data_io import NA_VALUES, prepare_data, read_edge_file, read_table, write_table
 from .errors import CliError, UsageError
 from .methods import METHODS, Settings, get_method
 from .report import write_report
 from .results import load_result, save_result
-from .views import PLOT_KINDS, figure, read_truth, save_figure, tables
+from .views import PLOT_KINDS, distinct_graphs, figure, read_truth, save_figure, tables, truth_facts
 
 __all__ = ["main", "build_parser"]
 
 PROG = "bnstruct"
+#: Exit code of ``--strict`` when the convergence verdict is not good.
+EXIT_NOT_CONVERGED = 3
+#: Exit code after Ctrl-C (128 + SIGINT, as shells report it).
+EXIT_INTERRUPTED = 130
+#: Largest ``--ess``: far beyond any useful BDeu prior (typical values are 1-10), and
+#: small enough that the score's log-gamma terms keep their precision.
+MAX_ESS = 1e6
 
 
 def _version() -> str:
@@ -64,6 +76,35 @@ def _positive_float(text: str) -> float:
     if not (value > 0 and math.isfinite(value)):
         raise argparse.ArgumentTypeError(f"must be a positive number, got {text}")
     return value
+
+
+def _ess(text: str) -> float:
+    value = _positive_float(text)
+    if value > MAX_ESS:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_ESS:g} (BDeu's equivalent sample size; typical "
+                                         f"values are 1 to 10), got {text}")
+    return value
+
+
+def _probability(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {text}")
+    return value
+
+
+def _na_values(text: str) -> tuple[str, ...]:
+    return tuple(t.strip() for t in text.split(","))
+
+
+def _sep(text: str) -> str:
+    sep = {"tab": "\t", "\\t": "\t"}.get(text, text)
+    if len(sep) != 1:
+        raise argparse.ArgumentTypeError(f"expected one character (or 'tab'), got {text!r}")
+    return sep
 
 
 def _prior(text: str) -> str:
@@ -104,7 +145,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog=PROG, parents=[common],
         description="Bayesian-network structure learning from discrete data (pymc_bnstruct).",
         epilog="Run 'bnstruct COMMAND --help' for the options of a command. Exit codes: 0 success, "
-               "1 failure, 2 usage error.")
+               "1 failure, 2 usage error, 3 not converged (with --strict), 130 interrupted.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
@@ -117,7 +158,7 @@ def build_parser() -> argparse.ArgumentParser:
     learn.add_argument("--out", required=True, metavar="RESULT.nc", help="result file to write (netCDF)")
     learn.add_argument("--report", metavar="REPORT.html", help="also write a self-contained HTML report")
     learn.add_argument("--score", choices=("bdeu", "k2", "bic"), default="bdeu", help="score (default bdeu)")
-    learn.add_argument("--ess", type=_positive_float, default=1.0, help="BDeu equivalent sample size (default 1)")
+    learn.add_argument("--ess", type=_ess, default=1.0, help=f"BDeu equivalent sample size, up to {MAX_ESS:g} (default 1)")
     learn.add_argument("--max-parents", type=_int_at_least(0), default=None,
                        help="in-degree bound, 0 .. n_vars-1 (default min(3, n_vars-1))")
     learn.add_argument("--prior", type=_prior, default="uniform",
@@ -131,14 +172,30 @@ def build_parser() -> argparse.ArgumentParser:
                        help="sampler moves per recorded draw (default 100)")
     learn.add_argument("--tabu-length", type=_int_at_least(1), default=10, help="tabu list length (default 10)")
     learn.add_argument("--n-bootstrap", type=_int_at_least(1), default=3, help="B-RAI bootstrap samples (default 3)")
-    learn.add_argument("--seed", type=int, default=None, help="random seed (searches, chains)")
+    learn.add_argument("--seed", type=_int_at_least(0), default=None, help="random seed, >= 0 (searches, chains)")
     learn.add_argument("--cores", type=_int_at_least(1), default=1, help="processes for the chains (default 1)")
     learn.add_argument("--missing", choices=("error", "drop-rows"), default="error",
                        help="rows with missing values: refuse (default) or drop them")
     learn.add_argument("--constant", choices=("error", "drop"), default="drop",
                        help="columns with one value: drop them with a warning (default) or refuse")
-    learn.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
-                       help="progress bar / lines on stderr (default: when stderr is a terminal)")
+    learn.add_argument("--na-values", type=_na_values, default=NA_VALUES, metavar="TOKENS",
+                       help="comma-separated cells that mean 'missing' (empty cells always do; default "
+                            f"{','.join(NA_VALUES[1:])})")
+    learn.add_argument("--sep", type=_sep, default=None,
+                       help="field separator (one character or 'tab'; default by extension, ';' or tab detected)")
+    learn.add_argument("--no-header", dest="header", action="store_false",
+                       help="the file has no header line: columns are named V1, V2, ...")
+    learn.add_argument("--truth", metavar="EDGES",
+                       help="known true network (bundled name, BIF or edge-list file): print the comparison")
+    learn.add_argument("--strict", action="store_true",
+                       help=f"exit {EXIT_NOT_CONVERGED} when the convergence verdict of a sampler is not good")
+    learn.add_argument("--keep-partial", action="store_true",
+                       help="after Ctrl-C, write the draws made so far (marked partial) instead of nothing")
+    learn.add_argument("--force", action="store_true",
+                       help="overwrite existing output files; learn from fewer than 10 rows (or fewer rows than variables)")
+    learn.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True,
+                       help="one progress line for all chains on stderr (redrawn on a terminal, a line every "
+                            "few seconds otherwise); --no-progress silences it")
     learn.set_defaults(func=cmd_learn)
 
     summ = _result_parser(sub, common, "summary", "print a result: edges, convergence",
@@ -147,6 +204,10 @@ def build_parser() -> argparse.ArgumentParser:
     summ.add_argument("--top", type=_int_at_least(0), default=20, help="rows to show (0 = all; default 20)")
     summ.add_argument("--format", choices=("table", "csv", "json"), default="table",
                       help="table (default), csv (the edge table) or json (everything)")
+    summ.add_argument("--truth", metavar="EDGES",
+                      help="known true network (bundled name, BIF or edge-list file): add the comparison")
+    summ.add_argument("--strict", action="store_true",
+                      help=f"exit {EXIT_NOT_CONVERGED} when the convergence verdict is not good")
     summ.set_defaults(func=cmd_summary)
 
     plot = _result_parser(sub, common, "plot", "draw a result",
@@ -156,7 +217,8 @@ def build_parser() -> argparse.ArgumentParser:
     plot.add_argument("--out", required=True, metavar="FILE", help="picture file: .png, .svg or .pdf")
     plot.add_argument("--truth", metavar="EDGES",
                       help="true network: a bundled name (e.g. asia), a BIF file, or an edge-list file")
-    plot.add_argument("--threshold", type=float, default=0.2,
+    plot.add_argument("--force", action="store_true", help="overwrite an existing picture")
+    plot.add_argument("--threshold", type=_probability, default=0.2,
                       help="network: draw edges with probability >= this (default 0.2)")
     plot.add_argument("--layout", default="dot", choices=("dot", "layered", "spring", "circular", "kamada_kawai"),
                       help="network layout (default dot: graphviz if installed, else layered)")
@@ -166,8 +228,9 @@ def build_parser() -> argparse.ArgumentParser:
                             description="Sample rows from a bundled network or a BIF file.")
     sample.add_argument("network", metavar="NETWORK", help="bundled network name (see 'bnstruct networks') or BIF path")
     sample.add_argument("--rows", type=_int_at_least(1), required=True, help="number of rows")
-    sample.add_argument("--seed", type=int, default=None, help="random seed")
+    sample.add_argument("--seed", type=_int_at_least(0), default=None, help="random seed, >= 0")
     sample.add_argument("--out", required=True, metavar="DATA.csv", help="output: .csv, .tsv or .parquet")
+    sample.add_argument("--force", action="store_true", help="overwrite an existing data file")
     sample.set_defaults(func=cmd_sample)
 
     nets = sub.add_parser("networks", parents=[common], help="list the bundled networks",
@@ -185,23 +248,81 @@ def _result_parser(sub: Any, common: argparse.ArgumentParser, name: str, help: s
 
 
 # ----------------------------------------------------------------------------- commands
-def _progress(flag: bool | None) -> bool:
-    return sys.stderr.isatty() if flag is None else bool(flag)
+def _same_file(a: str | Path, b: str | Path) -> bool:
+    pa, pb = Path(a), Path(b)
+    if pa.exists() and pb.exists():
+        return os.path.samefile(pa, pb)
+    return pa.resolve() == pb.resolve()
 
 
-def _check_out(path: str) -> None:
-    folder = Path(path).resolve().parent
-    if not folder.is_dir():
-        raise CliError(f"the folder of the output file '{path}' does not exist")
+def check_outputs(outputs: list[tuple[str, str]], inputs: list[tuple[str, str]], force: bool) -> None:
+    """Refuse output files that are an input, each other, or exist (unless ``force``); check their folders.
+
+    ``outputs``: (option, path); ``inputs``: (what, path). An output equal to an input or to
+    another output is a usage error (exit 2); an existing output without ``force``, a missing
+    or unwritable folder, an error naming the file or folder (exit 1).
+    """
+    for (option, path), (what, source) in itertools.product(outputs, inputs):
+        if _same_file(path, source):
+            raise UsageError(f"{option} '{path}' is the {what}: refusing to overwrite an input file")
+    for (o1, p1), (o2, p2) in itertools.combinations(outputs, 2):
+        if _same_file(p1, p2):
+            raise UsageError(f"{o1} and {o2} are the same file '{p1}': give each its own name")
+    for option, path in outputs:
+        target = Path(path)
+        folder = target.resolve().parent
+        if not folder.is_dir():
+            raise CliError(f"the folder '{folder}' of the output file '{path}' does not exist")
+        if not os.access(folder, os.W_OK | os.X_OK):
+            raise CliError(f"cannot write to the folder '{folder}' (of the output file '{path}'): permission denied")
+        if target.is_dir():
+            raise CliError(f"{option} '{path}' is a folder; give a file name")
+        if target.exists() and not force:
+            raise CliError(f"{option} '{path}' exists; pass --force to overwrite it")
+
+
+def _inputs(args: argparse.Namespace) -> list[tuple[str, str]]:
+    named = [("data file", getattr(args, "data", None)), ("blacklist file", getattr(args, "blacklist", None)),
+             ("whitelist file", getattr(args, "whitelist", None)), ("result file", getattr(args, "result", None)),
+             ("truth file", getattr(args, "truth", None))]
+    return [(what, p) for what, p in named if p and Path(p).exists()]
+
+
+def _settings_record(args: argparse.Namespace, method: Any, k: int) -> dict[str, Any]:
+    recorded = {"method": args.method, "score": args.score, "ess": args.ess, "max_parents": k, "prior": args.prior,
+                "blacklist": args.blacklist, "whitelist": args.whitelist, "seed": args.seed, "missing": args.missing,
+                "constant": args.constant, "na_values": list(args.na_values)}
+    if method.kind == "sampler":
+        recorded.update(chains=args.chains, draws=args.draws, tune=args.tune, moves_per_draw=args.moves_per_draw,
+                        cores=args.cores)
+    elif args.method == "tabu":
+        recorded["tabu_length"] = args.tabu_length
+    elif method.kind == "bootstrap":
+        recorded.update(n_bootstrap=args.n_bootstrap, draws=args.draws, temperature=1.0)
+    return recorded
+
+
+def _print_verdict(verdict: Any) -> None:
+    """One line per problem on stderr, or one line saying that the chains converged."""
+    for line in str(verdict).splitlines():
+        print(f"{PROG}: {line}", file=sys.stderr)
+
+
+def _partial_draws(idata: Any) -> tuple[int, int]:
+    """(chains, draws per chain) that sampler output holds; (0, 0) without a posterior."""
+    if idata is None or not has_group(idata, "posterior"):
+        return 0, 0
+    sizes = get_group(idata, "posterior").sizes
+    return int(sizes.get("chain", 0)), int(sizes.get("draw", 0))
 
 
 def cmd_learn(args: argparse.Namespace) -> int:
     """``bnstruct learn``: read and check the data, run the method, write the result (and report)."""
     method = get_method(args.method)  # an unavailable method fails before any work
-    for path in (args.out, args.report):
-        if path:
-            _check_out(path)
-    prepared = prepare_data(read_table(args.data), missing=args.missing, constant=args.constant)
+    outputs = [("--out", args.out)] + ([("--report", args.report)] if args.report else [])
+    check_outputs(outputs, _inputs(args), args.force)
+    prepared = prepare_data(read_table(args.data, sep=args.sep, header=args.header), missing=args.missing,
+                            constant=args.constant, na_values=args.na_values, force=args.force)
     data = prepared.data
     n = data.n_vars
     if args.max_parents is None:
@@ -214,29 +335,63 @@ def cmd_learn(args: argparse.Namespace) -> int:
     names = list(data.names)
     black = read_edge_file(args.blacklist, names, "blacklist") if args.blacklist else []
     white = read_edge_file(args.whitelist, names, "whitelist") if args.whitelist else []
-    settings = Settings(score=make_score(args.score, args.ess), prior=make_prior(args.prior), max_parents=k,
-                        blacklist=black, whitelist=white, chains=args.chains, draws=args.draws, tune=args.tune,
-                        seed=args.seed, cores=args.cores, moves_per_draw=args.moves_per_draw,
-                        tabu_length=args.tabu_length, n_bootstrap=args.n_bootstrap, progress=_progress(args.progress))
-    out = method.run(data, settings)
-    recorded = {"method": args.method, "score": args.score, "ess": args.ess, "max_parents": k, "prior": args.prior,
-                "blacklist": args.blacklist, "whitelist": args.whitelist, "seed": args.seed, "missing": args.missing,
-                "constant": args.constant}
-    if method.kind == "sampler":
-        recorded.update(chains=args.chains, draws=args.draws, tune=args.tune, moves_per_draw=args.moves_per_draw,
-                        cores=args.cores)
-    elif args.method == "tabu":
-        recorded["tabu_length"] = args.tabu_length
-    elif method.kind == "bootstrap":
-        recorded.update(n_bootstrap=args.n_bootstrap, draws=args.draws)
+    truth = read_truth(args.truth, names) if args.truth else None
+    sampler = method.kind == "sampler"
+    total = args.chains * (args.tune + args.draws) if sampler else 0
+    label = f"{args.method} ({args.chains} chain{'s' if args.chains > 1 else ''})"
+    with RunControl(total, label, progress=args.progress) as control, collect_warnings() as caught:
+        settings = Settings(score=make_score(args.score, args.ess), prior=make_prior(args.prior), max_parents=k,
+                            blacklist=black, whitelist=white, chains=args.chains, draws=args.draws, tune=args.tune,
+                            seed=args.seed, cores=args.cores, moves_per_draw=args.moves_per_draw,
+                            tabu_length=args.tabu_length, n_bootstrap=args.n_bootstrap,
+                            progress=args.progress and sys.stderr.isatty(),
+                            callback=control.callback if sampler else None)
+        out = method.run(data, settings)
+    show_warnings(caught, everything=args.debug)
+    recorded = _settings_record(args, method, k)
+    partial = control.interrupted
+    if partial:
+        chains, drawn = _partial_draws(out.idata)
+        if not args.keep_partial:
+            print(f"{PROG}: interrupted: no result written (pass --keep-partial to keep the draws made so far)",
+                  file=sys.stderr)
+            return EXIT_INTERRUPTED
+        if drawn == 0:
+            print(f"{PROG}: interrupted before any draw was recorded: no result written", file=sys.stderr)
+            return EXIT_INTERRUPTED
+        out.attrs.update(partial=1, partial_note=f"interrupted: {chains} of {args.chains} chains kept, with {drawn:,} "
+                                                 f"of {args.draws:,} draws each")
     data_info = {"file": str(args.data), **prepared.summary()}
     command = " ".join(shlex.quote(a) for a in [PROG, *sys.argv[1:]])
+    verdict = None
+    if sampler:
+        with collect_warnings() as caught:
+            verdict = convergence_verdict(out.idata)
+        show_warnings(caught, everything=args.debug)
+        out.attrs["verdict"] = verdict.level
     save_result(args.out, out, method=args.method, kind=method.kind, settings=recorded, data_info=data_info,
                 command=command, version=_version())
-    print(f"wrote {args.out} ({args.method} on {data.n_samples:,} rows x {n} variables)")
+    what = "partial result" if partial else args.method
+    print(f"wrote {args.out} ({what} on {data.n_samples:,} rows x {n} variables)")
     if args.report:
         write_report(load_result(args.out), args.report)
         print(f"wrote {args.report}")
+    if method.kind == "bootstrap":
+        n_graphs = distinct_graphs(load_result(args.out))
+        if n_graphs is not None:
+            print(f"{PROG}: the {args.draws:,} draws hold {n_graphs:,} distinct graph{'s' if n_graphs != 1 else ''}"
+                  + (": every edge probability is 0 or 1 (no uncertainty shown)" if n_graphs == 1 else ""),
+                  file=sys.stderr)
+    if truth is not None:
+        for key, value in truth_facts(load_result(args.out), truth).items():
+            print(f"{key}: {value:.4g}" if isinstance(value, float) else f"{key}: {value}")
+    if partial:
+        print(f"{PROG}: interrupted: wrote a partial result ({out.attrs['partial_note']})", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    if verdict is not None:
+        _print_verdict(verdict)
+        if args.strict and not verdict.ok:
+            return EXIT_NOT_CONVERGED
     return 0
 
 
@@ -263,17 +418,26 @@ def _records(df: pd.DataFrame | None, index: str | None = None) -> list[dict[str
 
 
 def cmd_summary(args: argparse.Namespace) -> int:
-    """``bnstruct summary``: the edge table, facts and diagnostics as a table, CSV or JSON."""
+    """``bnstruct summary``: the verdict, then the edge table, facts and diagnostics as a table, CSV or JSON."""
     result = load_result(args.result)
-    t = tables(result, args.top)
+    truth = read_truth(args.truth, result.names) if args.truth else None
+    t = tables(result, args.top, truth=truth)
+    verdict = t.verdict
+    code = EXIT_NOT_CONVERGED if args.strict and verdict is not None and not verdict.ok else 0
     if args.format == "csv":
         t.edges.to_csv(sys.stdout, index=False)
-        return 0
+        return code
     if args.format == "json":
-        doc = {"facts": t.facts, "settings": result.settings, "edges": _records(t.edges),
+        doc = {"verdict": None if verdict is None else {"level": verdict.level, "ok": verdict.ok,
+                                                         "problems": verdict.problems, "numbers": verdict.numbers},
+               "facts": t.facts, "settings": result.settings, "edges": _records(t.edges),
                "convergence": _records(t.convergence, "quantity"), "samc": _records(t.samc, "chain")}
         print(json.dumps(_clean(doc), indent=1))
-        return 0
+        return code
+    for line in t.headline:
+        print(line)
+    if t.headline:
+        print()
     for key, value in t.facts.items():
         print(f"{key}: {value:.6g}" if isinstance(value, float) else f"{key}: {value}")
     title = "Learned DAG" if result.kind == "search" else "Edge probabilities (most probable first)"
@@ -285,11 +449,12 @@ def cmd_summary(args: argparse.Namespace) -> int:
     if t.samc is not None:
         print("\nSAMC checks per chain:")
         print(t.samc.to_string(float_format=lambda x: f"{x:.4g}"))
-    return 0
+    return code
 
 
 def cmd_plot(args: argparse.Namespace) -> int:
     """``bnstruct plot``: draw one kind of picture of a result to a PNG / SVG / PDF file."""
+    check_outputs([("--out", args.out)], _inputs(args), args.force)
     result = load_result(args.result)
     truth = read_truth(args.truth, result.names) if args.truth else None
     fig = figure(result, args.kind, truth=truth, threshold=args.threshold, layout=args.layout)
@@ -307,7 +472,7 @@ def cmd_sample(args: argparse.Namespace) -> int:
         net = load_network(spec)
     else:
         raise CliError(f"'{spec}' is neither a bundled network ({', '.join(list_networks())}) nor a BIF file")
-    _check_out(args.out)
+    check_outputs([("--out", args.out)], [("network file", spec)] if Path(spec).exists() else [], args.force)
     df = net.sample(args.rows, random_seed=args.seed)
     write_table(df, args.out)
     print(f"wrote {args.out} ({args.rows:,} rows x {net.n_vars} variables from {net.name})")
@@ -339,7 +504,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     matplotlib.use("Agg")  # files only, never a window
     try:
-        return int(args.func(args) or 0)
+        with collect_warnings() as caught:  # shown once each, one line, whatever the command
+            try:
+                return int(args.func(args) or 0)
+            finally:
+                show_warnings(caught, everything=args.debug)
     except CliError as exc:
         if args.debug:
             raise
@@ -348,8 +517,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{PROG}: error: {_one_line(exc)}", file=sys.stderr)
         return exc.code
     except KeyboardInterrupt:
-        print(f"{PROG}: interrupted", file=sys.stderr)
-        return 130
+        print(f"{PROG}: interrupted: no result written", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:  # `bnstruct summary ... | head`: the reader left; say nothing more
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    except PermissionError as exc:  # an output folder that cannot be written: name it, not the temporary file
+        if args.debug:
+            raise
+        where = Path(exc.filename).parent if exc.filename else "the output folder"
+        print(f"{PROG}: error: cannot write to the folder '{where}': permission denied", file=sys.stderr)
+        return 1
     except Exception as exc:  # any other failure: one line unless --debug
         if args.debug:
             raise

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import importlib.util
+import io
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,7 +18,8 @@ from ..graph import find_cycle, to_adjacency
 from ..io import atomic_path
 from .errors import CliError, warn
 
-__all__ = ["read_table", "write_table", "prepare_data", "PreparedData", "read_edge_file", "TABLE_SUFFIXES"]
+__all__ = ["read_table", "write_table", "prepare_data", "PreparedData", "read_edge_file", "TABLE_SUFFIXES", "NA_VALUES",
+           "MIN_ROWS"]
 
 TABLE_SUFFIXES = {".csv": ",", ".tsv": "\t", ".tab": "\t", ".txt": ",", ".parquet": None, ".pq": None}
 # A column is "continuous" when more than this share of the rows hold distinct values
@@ -39,38 +41,90 @@ def _need_parquet(path: Path) -> None:
         raise CliError(f"reading or writing Parquet ('{path}') needs the pyarrow package: pip install pyarrow")
 
 
-def _scan_text(path: Path, sep: str) -> None:
-    """UTF-8, a header, at least one row, and every row as long as the header."""
+#: Cells that mean "no value" unless ``--na-values`` says otherwise (compared after stripping).
+NA_VALUES = ("", "?", "NA", "N/A", "NaN", "nan", "null", "NULL")
+#: Separators tried when a file read with its extension's separator has one column.
+_OTHER_SEPS = {";": "';'", "\t": "a tab", "|": "'|'", ",": "','"}
+#: Fewest rows ``learn`` accepts without ``--force`` (and never fewer than the variables).
+MIN_ROWS = 10
+
+
+@dataclass
+class TableNotes:
+    """What reading a text table noticed: the separator used, the header line."""
+
+    sep: str
+    header: list[str]
+    rows: list[list[str]]
+
+
+def _sep_name(sep: str) -> str:
+    return _OTHER_SEPS.get(sep, repr(sep))
+
+
+def _scan_text(path: Path, sep: str) -> TableNotes:
+    """UTF-8, a header, at least one row, and every row as long as the header.
+
+    A header of one field that another separator would split is read with that separator
+    (with a warning), so that a ``;``-separated ``.csv`` is not one long column.
+    """
     try:
         with open(path, encoding="utf-8", newline="") as fh:
-            reader = csv.reader(fh, delimiter=sep)
-            header = next(reader, None)
-            while header is not None and not any(h.strip() for h in header):
-                header = next(reader, None)  # leading blank lines
-            if header is None:
-                raise CliError(f"data file '{path}' is empty")
-            rows = 0
-            for row in reader:
-                if not row:
-                    continue
-                if len(row) != len(header):
-                    raise CliError(f"data file '{path}' has ragged rows: line {reader.line_num} has {len(row)} "
-                                   f"fields, the header has {len(header)}")
-                rows += 1
+            text = fh.read()
     except UnicodeDecodeError as exc:
         raise CliError(f"data file '{path}' is not UTF-8 text (invalid byte 0x{exc.object[exc.start]:02x}); "
                        "re-save it as UTF-8") from None
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    if not lines:
+        raise CliError(f"data file '{path}' is empty")
+    first = lines[0]
+    if sep not in first:
+        counts = {c: [ln.count(c) for ln in lines[:200]] for c in _OTHER_SEPS if c != sep}
+        found = [c for c, k in counts.items() if k[0] > 0 and len(set(k)) == 1]
+        if found:
+            warn(f"data file '{path}' has no {_sep_name(sep)} in its header but {_sep_name(found[0])} in every line: "
+                 f"reading it as {_sep_name(found[0])}-separated (pass --sep to choose)")
+            sep = found[0]
+    try:
+        reader = csv.reader(io.StringIO(text, newline=""), delimiter=sep)
+        header = next(reader, None)
+        while header is not None and not any(h.strip() for h in header):
+            header = next(reader, None)  # leading blank lines
+        if header is None:
+            raise CliError(f"data file '{path}' is empty")
+        rows = []
+        for row in reader:
+            if not row:
+                continue
+            if len(row) != len(header):
+                raise CliError(f"data file '{path}' has ragged rows: line {reader.line_num} has {len(row)} "
+                               f"fields, the header has {len(header)}")
+            rows.append(row)
     except csv.Error as exc:
         raise CliError(f"data file '{path}' is not valid CSV: {exc}") from None
-    if rows == 0:
+    if not rows:
         raise CliError(f"data file '{path}' has a header but no rows")
+    return TableNotes(sep, header, rows)
 
 
-def read_table(path: str | Path) -> pd.DataFrame:
-    """A CSV / TSV / Parquet file (by extension) as a DataFrame; CSV and TSV columns as text.
+def _duplicates(names: list[str]) -> list[str]:
+    seen: set[str] = set()
+    dup: list[str] = []
+    for n in names:
+        if n in seen and n not in dup:
+            dup.append(n)
+        seen.add(n)
+    return dup
 
-    Text cells are read as strings (labels stay as written: ``01`` and ``1`` are different
-    states); the usual missing markers (empty, ``NA``, ``NaN``, ``null``, ...) are missing.
+
+def read_table(path: str | Path, *, sep: str | None = None, header: bool = True) -> pd.DataFrame:
+    """A CSV / TSV / Parquet file (by extension) as a DataFrame of text cells, as written.
+
+    Labels stay as written (``01`` and ``1`` are different states); missing values and
+    surrounding whitespace are dealt with by :func:`prepare_data`. ``sep`` overrides the
+    extension's separator (a one-column header that another separator splits is read with
+    that one, with a warning). ``header=False``: the first line is data and the columns are
+    named ``V1``, ``V2``, .... Duplicate column names are an error naming them.
     """
     p = Path(path)
     if not p.exists():
@@ -85,10 +139,36 @@ def read_table(path: str | Path) -> pd.DataFrame:
         df = pd.read_parquet(p)
         if len(df) == 0:
             raise CliError(f"data file '{p}' has no rows")
+        names = [str(c).strip() for c in df.columns]
+    else:
+        notes = _scan_text(p, sep or TABLE_SUFFIXES[suffix])
+        rows = notes.rows if header else [notes.header, *notes.rows]
+        names = [h.strip() for h in notes.header]
+        df = pd.DataFrame(rows, columns=range(len(names)), dtype=object)
+    if not header:
+        if TABLE_SUFFIXES[suffix] is None:
+            raise CliError("--no-header applies to CSV and TSV files; a Parquet file always names its columns")
+        df.columns = [f"V{i + 1}" for i in range(df.shape[1])]
         return df
-    sep = TABLE_SUFFIXES[suffix]
-    _scan_text(p, sep)
-    return pd.read_csv(p, sep=sep, dtype=str, encoding="utf-8", skip_blank_lines=True)
+    df.columns = pd.RangeIndex(len(names))
+    _check_header(p, df, names)
+    dup = _duplicates(names)
+    if dup:
+        raise CliError(f"data file '{p}' has duplicate column names: {', '.join(repr(d) for d in dup)}; "
+                       "every variable needs its own name")
+    df.columns = names
+    return df
+
+
+def _check_header(path: Path, df: pd.DataFrame, names: list[str]) -> None:
+    """Refuse a header whose every name is also a value of its own column: a file without a header."""
+    if df.shape[1] < 2 or len(df) < 2:
+        return
+    looks = [name for i, name in enumerate(names) if name in set(df.iloc[:, i].dropna().astype(str).str.strip())]
+    if len(looks) == df.shape[1]:
+        shown = ", ".join(repr(c) for c in looks[:5]) + (", ..." if len(looks) > 5 else "")
+        raise CliError(f"the first line of '{path}' looks like data, not a header: every name ({shown}) is also a value "
+                       "of its column; pass --no-header if the file has no header (columns are then named V1, V2, ...)")
 
 
 def write_table(df: pd.DataFrame, path: str | Path) -> None:
@@ -124,28 +204,65 @@ def _plural(k: int, word: str) -> str:
     return f"{k:,} {word}{'' if k == 1 else 's'}"
 
 
-def prepare_data(df: pd.DataFrame, *, missing: str = "error", constant: str = "drop") -> PreparedData:
+def _counts(counts: dict[str, int]) -> str:
+    return ", ".join(f"'{c}' ({k:,})" for c, k in counts.items() if k)
+
+
+def _clean_cells(df: pd.DataFrame, na_values: tuple[str, ...]) -> tuple[pd.DataFrame, dict[str, int], dict[str, int]]:
+    """Text cells stripped of surrounding whitespace and missing-value tokens made missing.
+
+    Returns the frame, the stripped cells per column and the tokens found (token -> cells).
+    """
+    tokens = set(na_values) | {""}
+    stripped: dict[str, int] = {}
+    found: dict[str, int] = {}
+    for c in df.columns:
+        col = df[c]
+        if not (col.dtype == object or pd.api.types.is_string_dtype(col)):
+            continue
+        text = col.where(col.isna(), col.astype(str))
+        clean = text.str.strip()
+        stripped[str(c)] = int((clean != text).fillna(False).sum())
+        is_na = clean.isin(tokens)
+        for token, k in clean[is_na].value_counts().items():
+            found[str(token)] = found.get(str(token), 0) + int(k)
+        df[c] = clean.mask(is_na)
+    return df, stripped, found
+
+
+def prepare_data(df: pd.DataFrame, *, missing: str = "error", constant: str = "drop",
+                 na_values: tuple[str, ...] = NA_VALUES, force: bool = False) -> PreparedData:
     """Check a table and code it as :class:`~pymc_bnstruct.DiscreteData`.
 
-    ``missing="error"`` refuses rows with missing values (naming how many rows and which
-    columns), ``"drop-rows"`` drops them with a warning. ``constant="drop"`` drops columns
-    with one value (warning naming them), ``"error"`` refuses them. Columns that look
-    continuous (most values distinct) are refused with a hint to discretise them.
+    Text cells are stripped of surrounding whitespace (with a warning: ``" 0"`` and ``"0"``
+    are one state) and the cells in ``na_values`` (plus the empty cell) are missing.
+    ``missing="error"`` refuses rows with missing values (naming how many rows, which
+    columns and which markers), ``"drop-rows"`` drops them with a warning.
+    ``constant="drop"`` drops columns with one value (warning naming them), ``"error"``
+    refuses them. Columns that look continuous (most values distinct) are refused with a
+    hint to discretise them. Fewer than :data:`MIN_ROWS` rows, or fewer rows than
+    variables, are refused unless ``force``.
     """
     n_read = len(df)
     df = df.copy()
     df.columns = [str(c).strip() for c in df.columns]
+    df, stripped, tokens = _clean_cells(df, tuple(na_values))
+    if any(stripped.values()):
+        warn(f"stripped surrounding whitespace from {_plural(sum(stripped.values()), 'cell')} (columns: "
+             f"{_counts(stripped)}): ' 0' and '0' are the same state")
     na = df.isna()
     bad_rows = int(na.any(axis=1).sum())
     dropped_rows = 0
     if bad_rows:
-        cols = ", ".join(f"'{c}' ({int(k)})" for c, k in na.sum().items() if k)
+        cols = _counts({str(c): int(k) for c, k in na.sum().items()})
+        markers = (" written as " + ", ".join(f"{t!r} ({k:,})" if t else f"empty ({k:,})" for t, k in tokens.items())
+                   if tokens else "")
         if missing == "error":
-            raise CliError(f"{_plural(bad_rows, 'row')} of {n_read:,} have missing values (columns: {cols}); "
-                           "pass --missing drop-rows to drop them")
+            raise CliError(f"{_plural(bad_rows, 'row')} of {n_read:,} have missing values (columns: {cols}){markers}; "
+                           "pass --missing drop-rows to drop them (--na-values sets which cells are missing)")
         df = df.loc[~na.any(axis=1)]
         dropped_rows = bad_rows
-        warn(f"dropped {_plural(bad_rows, 'row')} with missing values (columns: {cols}); {len(df):,} rows left")
+        warn(f"dropped {_plural(bad_rows, 'row')} with missing values (columns: {cols}){markers}; {len(df):,} rows left")
         if len(df) < 2:
             raise CliError(f"fewer than 2 complete rows are left after dropping rows with missing values ({len(df)})")
     n = len(df)
@@ -164,6 +281,10 @@ def prepare_data(df: pd.DataFrame, *, missing: str = "error", constant: str = "d
         warn(f"dropped {_plural(len(constant_cols), 'constant column')} (one value in every row): {names}")
     if df.shape[1] < 2:
         raise CliError(f"structure learning needs at least 2 variables; the data have {df.shape[1]} usable column(s)")
+    if (n < MIN_ROWS or n < df.shape[1]) and not force:
+        raise CliError(f"only {_plural(n, 'row')} for {df.shape[1]} variables: too few to learn a structure from "
+                       f"(need at least {max(MIN_ROWS, df.shape[1])}, and at least as many rows as variables); "
+                       "pass --force to learn anyway")
     try:
         data = DiscreteData.from_frame(df.reset_index(drop=True))
     except ValueError as exc:

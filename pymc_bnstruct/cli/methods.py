@@ -10,7 +10,6 @@ from __future__ import annotations
 import logging
 import sys
 import time
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -58,6 +57,8 @@ class Settings:
     tabu_length: int = 10
     n_bootstrap: int = 3
     progress: bool = False
+    #: ``pm.sample``'s per-draw callback (the command's progress line and Ctrl-C; cli/control.py)
+    callback: Callable[..., None] | None = None
 
 
 @dataclass
@@ -118,12 +119,19 @@ def _skeleton(data: DiscreteData, s: Settings) -> RunOutput:
 
 
 def _sample(model: pm.Model, s: Settings, step: Any) -> Any:
-    """``pm.sample`` with the command's settings (PyMC's own progress bar)."""
-    logging.getLogger("pymc").setLevel(logging.WARNING if s.progress else logging.ERROR)
-    with model, warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    """``pm.sample`` with the command's settings.
+
+    The command's callback draws one progress line for all chains (PyMC's bar is per chain)
+    and stops every chain on Ctrl-C. PyMC's convergence check is off because the command
+    runs ``bns.convergence_verdict`` on the result (the same R-hat, plus the features', the
+    chains' agreement and SAMC's checks); warnings are left to the caller, which shows the
+    package's once each.
+    """
+    logging.getLogger("pymc").setLevel(logging.ERROR)
+    with model:
         return pm.sample(draws=s.draws, tune=s.tune, chains=s.chains, cores=s.cores, random_seed=s.seed,
-                         step=step, progressbar=s.progress, compute_convergence_checks=False)
+                         step=step, progressbar=s.progress and s.callback is None, callback=s.callback,
+                         compute_convergence_checks=False)
 
 
 def _sampler_output(idata: Any) -> RunOutput:

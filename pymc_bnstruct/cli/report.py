@@ -32,7 +32,15 @@ figure { margin: 1em 0; }
 figure img { max-width: 100%; border: 1px solid #ddd; }
 figcaption { font-size: 0.85em; color: #555; }
 .note { color: #555; font-size: 0.9em; }
+.banner { padding: .7em 1em; margin: 1em 0; border-radius: 4px; border-left: 6px solid; }
+.banner p { margin: .2em 0; }
+.banner.good { background: #e9f6ee; border-color: #009E73; }
+.banner.usable { background: #fdf5e6; border-color: #E69F00; }
+.banner.failed { background: #fbe9e7; border-color: #D55E00; }
 """
+
+_BANNER_TITLE = {"good": "The chains converged", "usable": "The chains converged only roughly",
+                 "failed": "The chains did not converge: do not trust these numbers"}
 
 
 def _png(fig: Any) -> str:
@@ -65,6 +73,17 @@ def _figure(src: str, caption: str) -> str:
     return f'<figure><img src="{src}" alt="{html.escape(caption)}"><figcaption>{html.escape(caption)}</figcaption></figure>'
 
 
+def _banner(t: Any) -> str:
+    """The verdict (or another headline, such as a partial result) as a coloured box at the top."""
+    if not t.headline:
+        return ""
+    level = t.verdict.level if t.verdict is not None else "usable"
+    lines = t.headline[1:] if t.verdict is not None else t.headline
+    title = _BANNER_TITLE[level] if t.verdict is not None else "Read this first"
+    body = "".join(f"<p>{html.escape(line)}</p>" for line in lines)
+    return f'<div class="banner {level}" role="status"><p><strong>{html.escape(title)}</strong></p>{body}</div>'
+
+
 def report_html(result: Result, *, top: int = 30) -> str:
     """The report of a result as one HTML page (every picture a base64 PNG data URI)."""
     t = tables(result, top)
@@ -73,7 +92,7 @@ def report_html(result: Result, *, top: int = 30) -> str:
              f'<p class="note">written {html.escape(str(result.group.attrs.get("created", "")))} by pymc_bnstruct '
              f'{html.escape(str(result.group.attrs.get("package_version", "")))}; command: '
              f'<code>{html.escape(str(result.group.attrs.get("command", "")))}</code></p>',
-             "<h2>Settings</h2>", _facts(result.settings)]
+             _banner(t), "<h2>Settings</h2>", _facts(result.settings)]
     data_rows = {k: info[k] for k in ("file", "n_rows_read", "n_rows", "n_vars", "dropped_rows") if k in info}
     data_rows["dropped constant columns"] = ", ".join(info.get("dropped_columns", [])) or "none"
     parts += ["<h2>Data</h2>", _facts(data_rows)]

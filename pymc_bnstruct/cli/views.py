@@ -9,20 +9,24 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import xarray as xr
 
 from ..datasets import list_networks, load_network, read_bif
 from ..graph import to_adjacency
 from ..io import atomic_path
 from ..results import samc_diagnostics
-from ..results.diagnostics import chain_agreement, summary
+from ..results.comparison import compare, shared_structures
+from ..results.diagnostics import Verdict, summary
+from ..results.features import resolve_source
+from ..results.idata import get_group
 from ..results.interop import as_structure
 from ..results.network_plots import plot_edge_heatmap, plot_network, plot_roc
 from ..results.plots import plot_chain_agreement, plot_score_trace
 from .data_io import read_edge_file
-from .errors import CliError
+from .errors import CliError, warn
 from .results import Result
 
-__all__ = ["Tables", "tables", "PLOT_KINDS", "figure", "save_figure", "read_truth"]
+__all__ = ["Tables", "tables", "PLOT_KINDS", "figure", "save_figure", "read_truth", "truth_facts", "distinct_graphs"]
 
 PLOT_KINDS = ("network", "heatmap", "trace", "agreement", "roc")
 
@@ -35,14 +39,46 @@ class Tables:
     facts: dict[str, Any] = field(default_factory=dict)
     convergence: pd.DataFrame | None = None
     samc: pd.DataFrame | None = None
+    verdict: Verdict | None = None
+    #: What to read first: the verdict (samplers), a partial result, a posterior on one graph.
+    headline: list[str] = field(default_factory=list)
 
 
 def _is_samc(result: Result) -> bool:
     return result.kind == "sampler" and result.method == "samc"
 
 
-def tables(result: Result, top: int = 20) -> Tables:
-    """Edge table (``top`` rows; 0 = all), facts and diagnostics of a result."""
+def distinct_graphs(result: Result) -> int | None:
+    """How many different graphs the draws of a DAG variable hold (None for other output)."""
+    if result.idata is None:
+        return None
+    try:
+        src = resolve_source(result.idata, "edge", None)
+    except ValueError:
+        return None
+    if src.kind != "dag":
+        return None
+    draws = np.asarray(get_group(result.idata, "posterior")[src.name].values)
+    flat = draws.reshape(-1, draws.shape[-2] * draws.shape[-1]).astype(np.int8)
+    return int(np.unique(flat, axis=0).shape[0])
+
+
+def truth_facts(result: Result, truth: Any) -> dict[str, Any]:
+    """The comparison with a known truth (labelled adjacency), on the variables both have."""
+    learned = result.dag if result.kind == "search" else result.edge_probabilities()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # left_out is reported below
+        c = compare(learned, truth)
+    facts: dict[str, Any] = {"truth_shd": c.shd, "truth_true_positives": c.tp, "truth_false_positives": c.fp,
+                             "truth_missed": c.fn, "truth_reversed": c.reversed, "truth_precision": c.precision,
+                             "truth_recall": c.recall}
+    if c.left_out:
+        facts["truth_left_out"] = ", ".join(c.left_out)
+    return facts
+
+
+def tables(result: Result, top: int = 20, *, truth: Any = None) -> Tables:
+    """Edge table (``top`` rows; 0 = all), facts, verdict and diagnostics of a result."""
     names = result.names
     facts: dict[str, Any] = {"method": result.method, "kind": result.kind}
     info = result.data_info
@@ -65,17 +101,29 @@ def tables(result: Result, top: int = 20) -> Tables:
         rows = rows[:top]
     edges = pd.DataFrame(rows, columns=["parent", "child", "probability"])
     out = Tables(edges, facts)
+    if int(result.group.attrs.get("partial", 0)):
+        out.headline.append(f"PARTIAL RESULT: {result.group.attrs.get('partial_note', 'interrupted')}; the numbers "
+                            "below come from the draws made before the interrupt")
+    n_graphs = distinct_graphs(result)
+    if n_graphs is not None:
+        n_draws = result.n_chains * int(get_group(result.idata, "posterior").sizes.get("draw", 0))
+        facts["distinct_graphs"] = n_graphs
+        if result.kind == "bootstrap" and n_graphs == 1:
+            out.headline.append(f"all {n_draws:,} draws are the same graph: the tree puts its whole posterior on "
+                                "it, so every edge probability is 0 or 1 and shows no uncertainty")
+    if truth is not None:
+        facts.update(truth_facts(result, truth))
     if result.kind == "sampler":
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
+            warnings.simplefilter("ignore")  # the verdict says what the warnings would
             conv = summary(result.idata, features=("log_score", "edge"))
-            facts["chains"] = result.n_chains
-            facts["max_r_hat"] = float(np.nanmax(conv["r_hat"].where(~conv["constant"]).to_numpy(dtype=float),
-                                                 initial=np.nan)) if (~conv["constant"]).any() else float("nan")
-            if "kish_ess" in conv.attrs:
-                facts["kish_ess"] = conv.attrs["kish_ess"]
-            if result.n_chains >= 2:
-                facts["max_chain_difference"] = float(chain_agreement(result.idata, "edge").max_difference)
+        verdict = conv.attrs["verdict"]
+        out.verdict = verdict
+        out.headline[:0] = [f"verdict: {verdict.level}"] + str(verdict).splitlines()
+        facts["chains"] = result.n_chains
+        for key in ("max_r_hat", "min_ess_bulk", "max_chain_difference", "kish_ess"):
+            if key in verdict.numbers:
+                facts[key] = verdict.numbers[key]
         cols = ["kind", "mean", "sd", "ess_bulk", "ess_tail", "r_hat", "constant"]
         out.convergence = conv[cols].head(top) if top else conv[cols]
         if _is_samc(result):
@@ -86,8 +134,13 @@ def tables(result: Result, top: int = 20) -> Tables:
     return out
 
 
-def read_truth(spec: str, names: list[str]) -> np.ndarray:
-    """A true DAG from a bundled network name, a BIF file, or an edge-list file; as an adjacency over ``names``."""
+def read_truth(spec: str, names: list[str]) -> xr.DataArray:
+    """A true DAG from a bundled network name, a BIF file, or an edge-list file, labelled by its own variables.
+
+    Variables of the result that the truth lacks, and the truth's variables the result
+    lacks (constant columns dropped before learning), are left out of the comparison with
+    a warning naming them; fewer than two shared variables is an error.
+    """
     path = Path(spec)
     if not path.exists() and spec.lower() in list_networks():
         adj = load_network(spec).adjacency
@@ -96,11 +149,16 @@ def read_truth(spec: str, names: list[str]) -> np.ndarray:
             raise CliError(f"truth file '{spec}' not found")
         adj = read_bif(path).adjacency
     else:
-        return to_adjacency(read_edge_file(path, names, "truth"), names)
-    missing = sorted(set(names) - {str(v) for v in adj.coords["parent"].values})
-    if missing:
-        raise CliError(f"the true network '{spec}' lacks the variables {', '.join(missing)}")
-    return adj.sel(parent=names, child=names).values.astype(np.int8)
+        adj = as_structure(to_adjacency(read_edge_file(path, names, "truth"), names), names=names).to_dataarray()
+    own = [str(v) for v in adj.coords["parent"].values]
+    shared = [n for n in names if n in set(own)]
+    if len(shared) < 2:
+        raise CliError(f"the true network '{spec}' shares {len(shared)} variable(s) with the result; its variables "
+                       f"are {', '.join(own[:10])}{', ...' if len(own) > 10 else ''}")
+    left = [n for n in own if n not in set(names)] + [n for n in names if n not in set(own)]
+    if left:
+        warn(f"comparing with '{spec}' on the {len(shared)} variables both have; left out: {', '.join(left)}")
+    return adj
 
 
 def figure(result: Result, kind: str, *, truth: np.ndarray | None = None, threshold: float = 0.2,
@@ -111,7 +169,13 @@ def figure(result: Result, kind: str, *, truth: np.ndarray | None = None, thresh
     if kind not in PLOT_KINDS:
         raise CliError(f"unknown plot kind {kind!r}; choose from {', '.join(PLOT_KINDS)}")
     names = result.names
-    truth_da = None if truth is None else as_structure(truth, names=names)
+    structure = result.structure
+    truth_da = None
+    if truth is not None:
+        view, truth_da, left = shared_structures(structure, truth)
+        if left:
+            names = view.names
+            structure = structure.sel(parent=names, child=names)
     if kind == "roc":
         if truth_da is None:
             raise CliError("--kind roc needs --truth (a bundled network, a BIF file or an edge-list file)")
@@ -125,11 +189,11 @@ def figure(result: Result, kind: str, *, truth: np.ndarray | None = None, thresh
     size = {"network": (max(6.0, 0.45 * n), max(5.0, 0.4 * n)), "heatmap": (max(6.0, 0.3 * n + 3), max(5.0, 0.3 * n + 2))}
     fig, ax = plt.subplots(figsize=size.get(kind, (7.0, 5.0)))
     if kind == "network":
-        plot_network(result.structure, threshold=threshold, layout=layout, truth=truth_da, ax=ax)
+        plot_network(structure, threshold=threshold, layout=layout, truth=truth_da, ax=ax)
     elif kind == "heatmap":
-        plot_edge_heatmap(result.structure, truth=truth_da, ax=ax)
+        plot_edge_heatmap(structure, truth=truth_da, ax=ax)
     elif kind == "roc":
-        plot_roc(result.edge_probabilities(), truth_da, ax=ax)
+        plot_roc(structure, truth_da, ax=ax)
     elif kind == "agreement":
         plot_chain_agreement(result.idata, "edge", ax=ax)
     elif result.kind == "sampler":

@@ -30,7 +30,7 @@ from . import (
     weights,
 )
 from .comparison import Comparison, PrCurve, RocCurve, compare, pr_curve, roc_curve
-from .diagnostics import ChainAgreement, chain_agreement, summary
+from .diagnostics import ChainAgreement, Verdict, chain_agreement, convergence_verdict, summary
 from .examples import example_idata
 from .features import edge_probabilities, markov_blanket_probabilities, order_names, path_probabilities
 from .interop import from_adjacency_frame, from_networkx, to_adjacency_frame, to_dot, to_networkx, to_pgmpy
@@ -43,7 +43,7 @@ __all__ = [
     "comparison", "diagnostics", "examples", "features", "idata", "interop", "network_plots", "plots",
     "samc", "samc_plots", "sampling_checks", "weights",
     "Comparison", "PrCurve", "RocCurve", "compare", "pr_curve", "roc_curve",
-    "ChainAgreement", "chain_agreement", "summary", "example_idata",
+    "ChainAgreement", "chain_agreement", "summary", "Verdict", "convergence_verdict", "example_idata",
     "edge_probabilities", "markov_blanket_probabilities", "order_names", "path_probabilities",
     "from_adjacency_frame", "from_networkx", "to_adjacency_frame", "to_dot", "to_networkx", "to_pgmpy",
     "plot_edge_heatmap", "plot_network", "plot_roc", "plot_chain_agreement", "plot_score_trace",

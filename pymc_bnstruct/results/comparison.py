@@ -13,16 +13,17 @@ structural Hamming distance is ``SHD = FP + FN + reversed``.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+import warnings
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
 
 from ..graph import find_cycle, markov_blankets, shd, to_cpdag
 from .features import markov_blanket_probabilities
-from .interop import as_structure, is_sampler_output
+from .interop import Structure, as_structure, is_sampler_output
 
-__all__ = ["Comparison", "compare", "RocCurve", "PrCurve", "roc_curve", "pr_curve", "CURVE_KINDS"]
+__all__ = ["Comparison", "compare", "shared_structures", "RocCurve", "PrCurve", "roc_curve", "pr_curve", "CURVE_KINDS"]
 
 #: What a curve ranks: directed edges, adjacencies (either direction), Markov-blanket pairs.
 CURVE_KINDS = ("edge", "skeleton", "markov_blanket")
@@ -34,7 +35,8 @@ class Comparison:
 
     ``shd_cpdag`` compares the equivalence classes (both graphs turned into CPDAGs first,
     so Markov-equivalent DAGs are at distance 0); it is NaN when the learned graph is not
-    a DAG or CPDAG (thresholded probabilities can form a cycle).
+    a DAG or CPDAG (thresholded probabilities can form a cycle). ``left_out`` names the
+    variables of one graph that the other lacks (the comparison is on the shared ones).
 
     Examples
     --------
@@ -55,8 +57,9 @@ class Comparison:
     f1: float
     n_learned: int
     n_true: int
+    left_out: tuple[str, ...] = field(default=())
 
-    def as_dict(self) -> dict[str, float]:
+    def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
@@ -83,6 +86,38 @@ def _is_cpdag_like(g: np.ndarray) -> bool:
     return bool(np.any(g & g.T)) and find_cycle(directed) is None
 
 
+def _restrict(s: Structure, names: list[str]) -> Structure:
+    idx = [s.names.index(n) for n in names]
+    return Structure(s.matrix[np.ix_(idx, idx)], list(names), s.kind, s.feature)
+
+
+def shared_structures(learned: Any, truth: Any) -> tuple[Structure, Structure, tuple[str, ...]]:
+    """Both structures over the variables they share (in the truth's order), and the ones left out.
+
+    Unlabelled input takes the other structure's names. A learned structure over fewer
+    variables than the truth (constant columns dropped before learning, say) is compared
+    on the variables it has, and so is the opposite case; fewer than two shared variables
+    is an error.
+
+    Raises
+    ------
+    ValueError
+        If the two share fewer than two variables.
+    """
+    t = as_structure(truth)
+    s = as_structure(learned)
+    if s.names == t.names:
+        return s, t, ()
+    if set(s.names) == set(t.names) or not (set(s.names) & set(t.names)):
+        return as_structure(learned, names=t.names), t, ()  # reordered, or unlabelled: the truth's names
+    shared = [n for n in t.names if n in set(s.names)]
+    left = tuple([n for n in t.names if n not in set(shared)] + [n for n in s.names if n not in set(t.names)])
+    if len(shared) < 2:
+        raise ValueError(f"the learned structure and the truth share {len(shared)} variable(s); the learned one is "
+                         f"over {s.names}, the truth over {t.names}")
+    return _restrict(s, shared), _restrict(t, shared), left
+
+
 def compare(learned: Any, truth: Any, *, threshold: float = 0.5) -> Comparison:
     """Count how a learned structure differs from the true one.
 
@@ -93,14 +128,26 @@ def compare(learned: Any, truth: Any, *, threshold: float = 0.5) -> Comparison:
         both directions above it is an undirected edge) — anything
         :func:`pymc_bnstruct.results.interop.as_structure` accepts, sampler output included.
     truth : structure
-        The true DAG or CPDAG (a ``BayesianNetwork`` works), over the same variables.
+        The true DAG or CPDAG (a ``BayesianNetwork`` works). When the two name different
+        variables (the command drops constant columns before learning), they are compared
+        on the shared variables, with a warning naming the others (``left_out``).
     threshold : float, default 0.5
 
     Returns
     -------
     Comparison
         ``tp``, ``fp``, ``fn``, ``reversed``, ``shd``, ``shd_cpdag``, ``precision``,
-        ``recall``, ``f1``, and the edge counts of both graphs.
+        ``recall``, ``f1``, the edge counts of both graphs and ``left_out``.
+
+    Raises
+    ------
+    ValueError
+        Fewer than two shared variables, or a true graph with a directed cycle.
+
+    Warns
+    -----
+    UserWarning
+        When variables of one graph are missing from the other (naming them).
 
 
     References
@@ -118,8 +165,11 @@ def compare(learned: Any, truth: Any, *, threshold: float = 0.5) -> Comparison:
     >>> c.shd >= 0
     True
     """
-    t = as_structure(truth)
-    s = as_structure(learned, names=t.names)
+    s, t, left = shared_structures(learned, truth)
+    if left:
+        shown = ", ".join(left[:10]) + (f", ... ({len(left)} in all)" if len(left) > 10 else "")
+        warnings.warn(f"compared on the {t.n_vars} variables both structures have; left out: {shown}",
+                      UserWarning, stacklevel=2)
     a, b = s.graph(threshold), t.graph()
     la, lb = _pair_states(a), _pair_states(b)
     both = (la != 0) & (lb != 0)
@@ -135,7 +185,7 @@ def compare(learned: Any, truth: Any, *, threshold: float = 0.5) -> Comparison:
     shd_cpdag = float("nan") if ca is None else float(shd(ca, cb, cpdag=False))
     return Comparison(tp=tp, fp=fp, fn=fn, reversed=rev, shd=fp + fn + rev, shd_cpdag=shd_cpdag,
                       precision=precision, recall=recall, f1=f1 if not math.isnan(f1) else 0.0,
-                      n_learned=int(np.sum(la != 0)), n_true=int(np.sum(lb != 0)))
+                      n_learned=int(np.sum(la != 0)), n_true=int(np.sum(lb != 0)), left_out=left)
 
 
 # ----------------------------------------------------------------------------- curves

@@ -1,6 +1,6 @@
-"""Convergence diagnostics for structure samplers: an R-hat table and chain agreement.
+"""Convergence diagnostics for structure samplers: an R-hat table, chain agreement and a verdict.
 
-Both read ``pm.sample`` output through the dims contract described in
+All read ``pm.sample`` output through the dims contract described in
 :mod:`pymc_bnstruct.results.features`, so they work for every sampler in the package.
 """
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import arviz as az
@@ -20,10 +20,28 @@ from ..contract import FEATURE_DIMS, FEATURES, LOG_SCORE
 from .excluded import recorded_excluded_mass
 from .features import feature_draws, occam_weights, resolve_source, summarise_feature
 from .idata import get_group, has_group, select_draws
-from .sampling_checks import MIN_DRAWS, check_structure_draws, warn_if_chains_disagree
+from .samc import samc_diagnostics, samc_stats
+from .sampling_checks import DISAGREEMENT, MIN_DRAWS, check_structure_draws, warn_if_chains_disagree
 from .weights import draw_weights, kish_ess
 
-__all__ = ["summary", "chain_agreement", "ChainAgreement"]
+__all__ = ["summary", "chain_agreement", "ChainAgreement", "Verdict", "convergence_verdict", "LEVELS",
+           "GOOD_R_HAT", "USABLE_R_HAT", "GOOD_ESS", "USABLE_ESS", "GOOD_AGREEMENT"]
+
+#: The verdicts, best first.
+LEVELS = ("good", "usable", "failed")
+#: Rank-normalised split R-hat bounds of Vehtari et al. (2021): at most 1.01 is good, at most
+#: 1.05 usable, above it the chains have not converged.
+GOOD_R_HAT, USABLE_R_HAT = 1.01, 1.05
+#: Bulk (and SAMC's importance-weight Kish) effective sample size: Vehtari et al. ask for 400
+#: before R-hat and the Monte Carlo error can be trusted; below 100 the estimate is noise.
+GOOD_ESS, USABLE_ESS = 400.0, 100.0
+#: Largest difference of a feature probability between two chains for a good verdict; above
+#: :data:`~pymc_bnstruct.results.sampling_checks.DISAGREEMENT` the verdict is "failed".
+GOOD_AGREEMENT = 0.1
+# Features this close to 0 or 1 have too few changes for a meaningful ESS (their R-hat counts).
+_ESS_MARGIN = 0.05
+_REMEDY = ("run longer chains (more draws, more moves per draw) or more of them, use tempering, or another "
+           "method (order MCMC mixes fastest)")
 
 _SUMMARY_FEATURES = ("log_score", *FEATURES)
 _ALIASES = {"mb": "markov_blanket", "markov-blanket": "markov_blanket", "edges": "edge", "paths": "path"}
@@ -238,7 +256,229 @@ def summary(
         df.attrs["kish_ess"] = kish_ess(w)
     if (excluded := recorded_excluded_mass(idata, var_name=var_name, burn_in=burn_in)) is not None:
         df.attrs["excluded_mass"] = excluded
+    df.attrs["verdict"] = _judge(df, values, w, kinds, labels, idata, burn_in)
     return df
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Whether sampler output can be trusted: :func:`convergence_verdict` (also ``bns.summary(...).attrs["verdict"]``).
+
+    Attributes
+    ----------
+    level : {"good", "usable", "failed"}
+        ``"good"``: every check passes. ``"usable"``: no check fails outright but some are
+        only roughly met (R-hat in (1.01, 1.05], an ESS between 100 and 400, one chain).
+        ``"failed"``: the chains did not converge; the numbers are not reliable.
+    problems : list of str
+        One sentence per problem, with its numbers and what to do; each starts with
+        ``"did not converge: "`` (a failed check) or ``"not fully converged: "``. Empty when good.
+    numbers : dict of str to float
+        What was measured: ``max_r_hat``, ``log_score_r_hat``, ``min_ess_bulk``,
+        ``max_chain_difference``, ``kish_ess`` (SAMC), ``chains``, ``draws`` (each when
+        it applies; ``inf`` for R-hat of chains stuck at different values).
+
+    ``ok`` is ``level == "good"``; ``str(verdict)`` is one line per problem, or one line
+    saying that the run converged with its numbers.
+
+    References
+    ----------
+    .. [1] Vehtari et al. (2021), "Rank-normalization, folding, and localization: an improved R-hat", Bayesian Analysis 16, 667-718.
+
+    Examples
+    --------
+    >>> verdict = bns.convergence_verdict(bns.results.example_idata("order"))
+    >>> verdict.level in ("good", "usable", "failed"), verdict.ok == (verdict.level == "good")
+    (True, True)
+    """
+
+    level: str
+    problems: list[str] = field(default_factory=list)
+    numbers: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return self.level == "good"
+
+    def __str__(self) -> str:
+        if self.problems:
+            return "\n".join(self.problems)
+        return "converged: " + _describe(self.numbers)
+
+
+def _describe(numbers: dict[str, float]) -> str:
+    parts = []
+    if "max_r_hat" in numbers:
+        parts.append(f"max R-hat {_r_hat(numbers['max_r_hat'])}")
+    if "min_ess_bulk" in numbers:
+        parts.append(f"min bulk ESS {numbers['min_ess_bulk']:,.0f}")
+    if "max_chain_difference" in numbers:
+        parts.append(f"chains agree within {numbers['max_chain_difference']:.2f}")
+    if "kish_ess" in numbers:
+        parts.append(f"importance-weight ESS {numbers['kish_ess']:,.0f}")
+    return ", ".join(parts) or "no problem found"
+
+
+def _r_hat(x: float) -> str:
+    """Three decimals near 1 (1.013 is not "1.01"), three digits for runaway values (4.15e+07)."""
+    return f"{x:.3f}" if x < 100 else f"{x:.3g}"
+
+
+def _per_chain_means(values: np.ndarray, w: np.ndarray | None) -> np.ndarray:
+    """(chain, draw, rows) -> (chain, rows), weighted within each chain when ``w`` is given."""
+    if w is None:
+        return values.mean(axis=1)
+    wc = w / w.sum(axis=1, keepdims=True)
+    return np.einsum("cd,cdr->cr", wc, values)
+
+
+def _judge(df: pd.DataFrame, values: np.ndarray, w: np.ndarray | None, kinds: list[str], labels: list[str],
+           idata: Any, burn_in: int) -> Verdict:
+    """The verdict of :func:`summary`'s table (see :class:`Verdict` and the module's bounds)."""
+    n_chains, n_draws = values.shape[:2]
+    failed: list[str] = []
+    rough: list[str] = []
+    numbers: dict[str, float] = {"chains": float(n_chains), "draws": float(n_draws)}
+    vary = ~df["constant"].to_numpy(dtype=bool)
+    if n_chains < 2:
+        rough.append("not fully converged: one chain only, and R-hat and the agreement of chains need at "
+                     "least two; run 4 chains")
+    else:
+        r_vary = np.where(vary, df["r_hat"].to_numpy(dtype=float), np.nan)
+        flat = values.reshape(-1, values.shape[2])
+        moving = flat.max(axis=0) != flat.min(axis=0)
+        in_chain = (values.max(axis=1) == values.min(axis=1)).all(axis=0)
+        stuck_rows = [labels[i] for i in np.flatnonzero(moving & in_chain)]
+        if stuck_rows:
+            numbers["max_r_hat"] = float("inf")
+            shown = ", ".join(stuck_rows[:3]) + (f" and {len(stuck_rows) - 3} more" if len(stuck_rows) > 3 else "")
+            what = "quantity" if len(stuck_rows) == 1 else "quantities"
+            failed.append(f"did not converge: R-hat is infinite for {len(stuck_rows)} {what} ({shown}): every "
+                          f"chain is constant in them but the chains differ, so each chain is stuck in its own "
+                          f"graph; {_REMEDY}")
+        finite = np.isfinite(r_vary)
+        if finite.any():
+            worst = int(np.nanargmax(np.where(finite, r_vary, -np.inf)))
+            top = float(r_vary[worst])
+            numbers.setdefault("max_r_hat", top)
+            ls = df.loc["log_score", "r_hat"] if "log_score" in df.index else np.nan
+            if np.isfinite(ls):
+                numbers["log_score_r_hat"] = float(ls)
+            text = (f"the largest R-hat is {_r_hat(top)} ({df.index[worst]})"
+                    + (f", R-hat of the log score {_r_hat(float(ls))}" if np.isfinite(ls) else "")
+                    + f" (good <= {GOOD_R_HAT}, usable <= {USABLE_R_HAT})")
+            if top > USABLE_R_HAT:
+                failed.append(f"did not converge: {text}; {_REMEDY}")
+            elif top > GOOD_R_HAT:
+                rough.append(f"not fully converged: {text}; run longer chains")
+        elif "max_r_hat" not in numbers and vary.any():
+            numbers["max_r_hat"] = float("nan")
+    # bulk ESS of the log score and of the features that are neither nearly 0 nor nearly 1
+    mean = df["mean"].to_numpy(dtype=float)
+    is_ls = df.index.to_numpy() == "log_score"
+    ess_rows = vary & (is_ls | ((mean >= _ESS_MARGIN) & (mean <= 1 - _ESS_MARGIN)))
+    ess = df["ess_bulk"].to_numpy(dtype=float)[ess_rows]
+    if ess.size and np.isfinite(ess).any():
+        low = int(np.nanargmin(np.where(np.isfinite(ess), ess, np.inf)))
+        numbers["min_ess_bulk"] = float(ess[low])
+        text = (f"the smallest bulk ESS is {ess[low]:,.0f} ({df.index[ess_rows][low]}; good >= {GOOD_ESS:.0f}, "
+                f"usable >= {USABLE_ESS:.0f})")
+        if ess[low] < USABLE_ESS:
+            failed.append(f"did not converge: {text}; run more draws or more moves per draw")
+        elif ess[low] < GOOD_ESS:
+            rough.append(f"not fully converged: {text}; run more draws")
+    # disagreement of the chains' feature probabilities
+    feat_rows = [i for i, k in enumerate(kinds) if k in ("edge", "markov_blanket")]
+    if n_chains >= 2 and feat_rows:
+        p = _per_chain_means(values[:, :, feat_rows], w)
+        spread = p.max(axis=0) - p.min(axis=0)
+        i = int(np.argmax(spread))
+        diff = float(spread[i])
+        numbers["max_chain_difference"] = diff
+        text = (f"the chains disagree by up to {diff:.2f} on a feature probability ({labels[feat_rows[i]]}: "
+                f"{p[:, i].min():.2f} in one chain, {p[:, i].max():.2f} in another; good <= {GOOD_AGREEMENT}, "
+                f"usable <= {DISAGREEMENT})")
+        if diff > DISAGREEMENT:
+            failed.append(f"did not converge: {text}; {_REMEDY}")
+        elif diff > GOOD_AGREEMENT:
+            rough.append(f"not fully converged: {text}; run longer chains")
+    if w is not None:
+        kish = kish_ess(w)
+        numbers["kish_ess"] = float(kish)
+        text = f"the importance weights' effective sample size is {kish:,.0f} (good >= {GOOD_ESS:.0f}, usable >= {USABLE_ESS:.0f})"
+        if kish < USABLE_ESS:
+            failed.append(f"did not converge: {text}; run SAMC longer")
+        elif kish < GOOD_ESS:
+            rough.append(f"not fully converged: {text}; run SAMC longer")
+        try:
+            samc_stats(idata)
+        except ValueError:
+            pass  # weighted, but not SAMC's stats: nothing more to check
+        else:
+            for reason in samc_diagnostics(idata, burn_in=burn_in).reasons:
+                failed.append(f"did not converge: SAMC {reason}")
+    level = "failed" if failed else "usable" if rough else "good"
+    return Verdict(level, failed + rough, numbers)
+
+
+def convergence_verdict(idata: Any, *, var_name: str | None = None, burn_in: int = 0) -> Verdict:
+    """Whether the chains of sampler output converged: "good", "usable" or "failed", with the reasons.
+
+    Checks, each with the bounds of the module (:data:`GOOD_R_HAT` ...): the rank-normalised
+    split R-hat of the log score and of the edge probabilities (or Markov-blanket ones when
+    the output has no edges); the bulk ESS of the log score and of the features whose
+    probability is between 0.05 and 0.95; the largest difference of a feature probability
+    between two chains; for importance-weighted output (SAMC) the Kish ESS of the weights
+    and SAMC's own checks (:func:`~pymc_bnstruct.samc_diagnostics`: regions visited by
+    every chain, ε_f, open-ended regions). Chains that are each constant but differ
+    (R-hat infinite, "NaN" in some tools) are "failed". The warnings these checks raise
+    elsewhere (chains that disagree, one chain) are folded into the verdict, not repeated.
+
+    Parameters
+    ----------
+    idata : arviz.InferenceData or xarray.DataTree
+        Output of ``pm.sample`` with one of the package's structure variables.
+    var_name : str, optional
+        The structure variable, needed only when several qualify.
+    burn_in : int, default 0
+        Recorded draws to drop from the start of every chain.
+
+    Returns
+    -------
+    Verdict
+        ``level``, ``ok``, ``problems`` (sentences with numbers and what to do) and
+        ``numbers``; ``str(verdict)`` is what the ``bnstruct`` command prints.
+
+    Raises
+    ------
+    ValueError
+        Output without a structure variable or ``log_score`` statistic (see :func:`summary`).
+
+    References
+    ----------
+    .. [1] Vehtari et al. (2021), "Rank-normalization, folding, and localization: an improved R-hat", Bayesian Analysis 16, 667-718.
+    .. [2] Liang & Zhang (2009), "Learning Bayesian networks for discrete data", Comput. Stat. Data Anal. 53, 865-876.
+
+    Examples
+    --------
+    >>> verdict = bns.convergence_verdict(bns.results.example_idata("dag"))
+    >>> verdict.level in bns.results.diagnostics.LEVELS
+    True
+    >>> str(verdict).startswith(("converged", "did not converge", "not fully converged"))
+    True
+    """
+    features = ["log_score"]
+    for feature in ("edge", "markov_blanket"):
+        try:
+            resolve_source(idata, feature, var_name)
+        except ValueError:
+            continue
+        features.append(feature)
+        break
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # the verdict says what these warnings say
+        table = summary(idata, var_name=var_name, features=features, burn_in=burn_in)
+    return table.attrs["verdict"]
 
 
 @dataclass(frozen=True)

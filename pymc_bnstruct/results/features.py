@@ -361,7 +361,8 @@ def _average(per_draw: xr.DataArray, weights: xr.DataArray | None, by_chain: boo
     if weights is None:
         return per_draw.mean(dims)
     w = weights / weights.sum(dims)
-    return (per_draw * w).sum(dims)
+    # a weighted mean of probabilities can leave [0, 1] by rounding (1.0000000000000255)
+    return (per_draw * w).sum(dims).clip(0.0, 1.0)
 
 
 def occam_weights(idata: Any, occam_window: float, *, var_name: str | None = None, burn_in: int = 0,
