@@ -75,9 +75,12 @@ def test_learn_passes_variable_and_step_keywords(asia):
 
 
 def test_pm_sample_keywords_pass_through(asia):
-    seen = []
-    bns.learn(asia, random_seed=1, cores=1, callback=lambda trace, draw: seen.append(draw.chain), **SHORT)
+    seen, plans = [], []
+    bns.learn(asia, random_seed=1, cores=1, callback=lambda trace, draw: seen.append(draw.chain),
+              on_plan=plans.append, **SHORT)
     assert sorted(set(seen)) == [0, 1] and len(seen) == 2 * (SHORT["draws"] + SHORT["tune"])
+    (plan,) = plans
+    assert (plan.draws, plan.tune, plan.moves_per_draw) == (SHORT["draws"], SHORT["tune"], 100)
     with ProcessPoolExecutor(1) as pool, pytest.raises(TypeError, match="this process only"):
         bns.learn(asia, executor=pool, callback=print, **SHORT)
 

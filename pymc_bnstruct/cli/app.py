@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ..datasets import list_networks, load_network, read_bif
+from ..learning.budget import DEFAULT_DRAWS, parse_budget
 from ..priors import EdgePenalty, FamilyCount, StructurePrior, Uniform
 from ..results.diagnostics import convergence_verdict
 from ..results.idata import get_group, has_group
@@ -84,6 +85,13 @@ def _ess(text: str) -> float:
         raise argparse.ArgumentTypeError(f"must be at most {MAX_ESS:g} (BDeu's equivalent sample size; typical "
                                          f"values are 1 to 10), got {text}")
     return value
+
+
+def _budget(text: str) -> float:
+    try:
+        return parse_budget(text)
+    except (TypeError, ValueError) as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
 
 
 def _probability(text: str) -> float:
@@ -153,8 +161,8 @@ def build_parser() -> argparse.ArgumentParser:
                            description="Learn a Bayesian-network structure from a CSV / TSV / Parquet file "
                                        "(every column discrete) and write a netCDF result file.")
     learn.add_argument("data", metavar="DATA", help="data file: .csv, .tsv or .parquet (by extension)")
-    learn.add_argument("--method", required=True, choices=list(METHODS),
-                       help="; ".join(f"{m.name}: {m.help}" for m in METHODS.values()))
+    learn.add_argument("--method", default="order", choices=list(METHODS),
+                       help="default order; " + "; ".join(f"{m.name}: {m.help}" for m in METHODS.values()))
     learn.add_argument("--out", required=True, metavar="RESULT.nc", help="result file to write (netCDF)")
     learn.add_argument("--report", metavar="REPORT.html", help="also write a self-contained HTML report")
     learn.add_argument("--score", choices=("bdeu", "k2", "bic"), default="bdeu", help="score (default bdeu)")
@@ -166,14 +174,27 @@ def build_parser() -> argparse.ArgumentParser:
     learn.add_argument("--blacklist", metavar="FILE", help="forbidden edges, one 'parent,child' per line")
     learn.add_argument("--whitelist", metavar="FILE", help="required edges, one 'parent,child' per line")
     learn.add_argument("--chains", type=_int_at_least(1), default=4, help="MCMC chains (default 4)")
-    learn.add_argument("--draws", type=_int_at_least(1), default=1000, help="recorded draws per chain (default 1000)")
-    learn.add_argument("--tune", type=_int_at_least(0), default=200, help="discarded draws per chain (default 200)")
-    learn.add_argument("--moves-per-draw", type=_int_at_least(1), default=100,
-                       help="sampler moves per recorded draw (default 100)")
+    learn.add_argument("--draws", type=_int_at_least(1), default=None,
+                       help="recorded draws per chain (default 1000; fewer on very large networks)")
+    learn.add_argument("--tune", type=_int_at_least(0), default=None,
+                       help="discarded draws per chain (default max(100, draws / 5))")
+    learn.add_argument("--moves-per-draw", type=_int_at_least(1), default=None,
+                       help="sampler moves per recorded draw (default: sized to the network and the sampler's "
+                            "measured speed, see bns.learn)")
+    learn.add_argument("--search-space", choices=("auto", "full"), default="auto",
+                       help="candidate parents of the samplers and exact: auto (the full space up to 20 variables "
+                            "or 20,000 families, else a learned space, bns.search_space) or full (default auto)")
+    learn.add_argument("--max-candidates", type=_int_at_least(1), default=20,
+                       help="most candidate parents per node in a learned space (default 20)")
+    learn.add_argument("--budget", type=_budget, default=None, metavar="TIME",
+                       help="wall-clock time for the run, e.g. 90s, 5min, 1h: the moves per draw fill it "
+                            "(default: sized to the network, at most 10 minutes of sampling)")
     learn.add_argument("--tabu-length", type=_int_at_least(1), default=10, help="tabu list length (default 10)")
     learn.add_argument("--n-bootstrap", type=_int_at_least(1), default=3, help="B-RAI bootstrap samples (default 3)")
     learn.add_argument("--seed", type=_int_at_least(0), default=None, help="random seed, >= 0 (searches, chains)")
-    learn.add_argument("--cores", type=_int_at_least(1), default=1, help="processes for the chains (default 1)")
+    learn.add_argument("--cores", type=_int_at_least(1), default=None,
+                       help="processes for the chains (default: what PyMC uses); the same seed gives the same "
+                            "draws for any number")
     learn.add_argument("--missing", choices=("error", "drop-rows"), default="error",
                        help="rows with missing values: refuse (default) or drop them")
     learn.add_argument("--constant", choices=("error", "drop"), default="drop",
@@ -288,18 +309,22 @@ def _inputs(args: argparse.Namespace) -> list[tuple[str, str]]:
     return [(what, p) for what, p in named if p and Path(p).exists()]
 
 
-def _settings_record(args: argparse.Namespace, method: Any, k: int) -> dict[str, Any]:
+def _settings_record(args: argparse.Namespace, method: Any, k: int, planned: dict[str, int]) -> dict[str, Any]:
     recorded = {"method": args.method, "score": args.score, "ess": args.ess, "max_parents": k, "prior": args.prior,
                 "blacklist": args.blacklist, "whitelist": args.whitelist, "seed": args.seed, "missing": args.missing,
                 "constant": args.constant, "na_values": list(args.na_values)}
     if method.kind == "sampler":
-        recorded.update(chains=args.chains, draws=args.draws, tune=args.tune, moves_per_draw=args.moves_per_draw,
-                        cores=args.cores)
+        recorded.update(chains=args.chains, cores=args.cores, search_space=args.search_space,
+                        max_candidates=args.max_candidates, budget=args.budget, **planned)
     elif args.method == "tabu":
         recorded["tabu_length"] = args.tabu_length
     elif method.kind == "bootstrap":
-        recorded.update(n_bootstrap=args.n_bootstrap, draws=args.draws, temperature=1.0)
+        recorded.update(n_bootstrap=args.n_bootstrap, draws=_brai_draws(args), temperature=1.0)
     return recorded
+
+
+def _brai_draws(args: argparse.Namespace) -> int:
+    return DEFAULT_DRAWS if args.draws is None else args.draws
 
 
 def _print_verdict(verdict: Any) -> None:
@@ -337,18 +362,24 @@ def cmd_learn(args: argparse.Namespace) -> int:
     white = read_edge_file(args.whitelist, names, "whitelist") if args.whitelist else []
     truth = read_truth(args.truth, names) if args.truth else None
     sampler = method.kind == "sampler"
-    total = args.chains * (args.tune + args.draws) if sampler else 0
     label = f"{args.method} ({args.chains} chain{'s' if args.chains > 1 else ''})"
-    with RunControl(total, label, progress=args.progress) as control, collect_warnings() as caught:
+    planned: dict[str, int] = {}
+
+    with RunControl(0, label, progress=args.progress, stoppable=sampler) as control, collect_warnings() as caught:
+        def on_plan(size: Any) -> None:  # bns.learn sized the run: the progress line's total
+            planned.update(draws=size.draws, tune=size.tune, moves_per_draw=size.moves_per_draw)
+            control.set_total(args.chains * (size.draws + size.tune))
+
         settings = Settings(score=make_score(args.score, args.ess), prior=make_prior(args.prior), max_parents=k,
                             blacklist=black, whitelist=white, chains=args.chains, draws=args.draws, tune=args.tune,
                             seed=args.seed, cores=args.cores, moves_per_draw=args.moves_per_draw,
+                            search_space=args.search_space, max_candidates=args.max_candidates, budget=args.budget,
                             tabu_length=args.tabu_length, n_bootstrap=args.n_bootstrap,
                             progress=args.progress and sys.stderr.isatty(),
-                            callback=control.callback if sampler else None)
+                            callback=control.callback if sampler else None, on_plan=on_plan if sampler else None)
         out = method.run(data, settings)
     show_warnings(caught, everything=args.debug)
-    recorded = _settings_record(args, method, k)
+    recorded = _settings_record(args, method, k, planned)
     partial = control.interrupted
     if partial:
         chains, drawn = _partial_draws(out.idata)
@@ -360,7 +391,7 @@ def cmd_learn(args: argparse.Namespace) -> int:
             print(f"{PROG}: interrupted before any draw was recorded: no result written", file=sys.stderr)
             return EXIT_INTERRUPTED
         out.attrs.update(partial=1, partial_note=f"interrupted: {chains} of {args.chains} chains kept, with {drawn:,} "
-                                                 f"of {args.draws:,} draws each")
+                                                 f"of {planned.get('draws', 0):,} draws each")
     data_info = {"file": str(args.data), **prepared.summary()}
     command = " ".join(shlex.quote(a) for a in [PROG, *sys.argv[1:]])
     verdict = None
@@ -379,7 +410,7 @@ def cmd_learn(args: argparse.Namespace) -> int:
     if method.kind == "bootstrap":
         n_graphs = distinct_graphs(load_result(args.out))
         if n_graphs is not None:
-            print(f"{PROG}: the {args.draws:,} draws hold {n_graphs:,} distinct graph{'s' if n_graphs != 1 else ''}"
+            print(f"{PROG}: the {_brai_draws(args):,} draws hold {n_graphs:,} distinct graph{'s' if n_graphs != 1 else ''}"
                   + (": every edge probability is 0 or 1 (no uncertainty shown)" if n_graphs == 1 else ""),
                   file=sys.stderr)
     if truth is not None:

@@ -53,14 +53,19 @@ class RunControl:
     stream : file, default ``sys.stderr``
     every : float, optional
         Seconds between lines; default :data:`PROGRESS_EVERY` off a terminal, 0.2 s on one.
+    stoppable : bool, optional
+        Take SIGINT over (a sampler's per-draw callback stops the chains); default: when
+        ``total > 0``. :meth:`set_total` gives the total later.
     """
 
     def __init__(self, total: int, label: str, *, progress: bool, stream: TextIO | None = None,
-                 every: float | None = None) -> None:
+                 every: float | None = None, stoppable: bool | None = None) -> None:
         self.total = int(total)
         self.label = label
         self.stream = stream if stream is not None else sys.stderr
-        self.progress = bool(progress) and self.total > 0
+        self._want_progress = bool(progress)
+        self.progress = self._want_progress and self.total > 0
+        self.stoppable = self.total > 0 if stoppable is None else bool(stoppable)
         self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
         self.every = every if every is not None else (_TTY_EVERY if self.tty else PROGRESS_EVERY)
         self.done = 0
@@ -83,7 +88,7 @@ class RunControl:
         self._start = self._last = time.monotonic()
         # only a per-draw callback can stop the chains one by one; other methods keep Python's
         # KeyboardInterrupt, which ends them at once
-        if self.total > 0 and threading.current_thread() is threading.main_thread():
+        if self.stoppable and threading.current_thread() is threading.main_thread():
             self._previous = signal.signal(signal.SIGINT, self._on_sigint)
         return self
 
@@ -94,6 +99,11 @@ class RunControl:
         if self.progress and not self.interrupted and exc[0] is None and self.done:
             self._line(final=True)
         self._end_line()
+
+    def set_total(self, total: int) -> None:
+        """The draws of all chains, once known (``bns.learn`` sizes the run after it starts)."""
+        self.total = int(total)
+        self.progress = self._want_progress and self.total > 0
 
     # ------------------------------------------------------------------ pm.sample's callback
     def callback(self, *args: Any, **kwargs: Any) -> None:

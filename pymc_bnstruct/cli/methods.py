@@ -15,18 +15,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import pymc as pm
 import xarray as xr
 
-from .. import brai, exact
+from .. import exact
 from ..contract import EDGE_DIMS
 from ..data import DiscreteData
-from ..model.variables import DAG, NodeOrder, NodePartition
+from ..learning import learn
+from ..learning.budget import DEFAULT_DRAWS
 from ..priors import StructurePrior
 from ..results.features import edge_probabilities
 from ..scores import Score
-from ..search import hill_climb, skeleton_search
-from ..step_methods import SAMC, OrderMetropolis, PartitionMetropolis, StructureMetropolis
 from .errors import CliError
 
 __all__ = ["Settings", "RunOutput", "Method", "METHODS", "EXACT_MAX_VARS", "KINDS"]
@@ -41,7 +39,7 @@ EXACT_MAX_VARS = 20
 
 @dataclass
 class Settings:
-    """The options of ``bnstruct learn`` that methods read."""
+    """The options of ``bnstruct learn`` that methods read (None: ``bns.learn`` decides)."""
 
     score: Score
     prior: StructurePrior
@@ -49,16 +47,21 @@ class Settings:
     blacklist: list[tuple[str, str]] = field(default_factory=list)
     whitelist: list[tuple[str, str]] = field(default_factory=list)
     chains: int = 4
-    draws: int = 1000
-    tune: int = 200
+    draws: int | None = None
+    tune: int | None = None
     seed: int | None = None
-    cores: int = 1
-    moves_per_draw: int = 100
+    cores: int | None = None
+    moves_per_draw: int | None = None
+    search_space: str = "auto"
+    max_candidates: int = 20
+    budget: float | None = None
     tabu_length: int = 10
     n_bootstrap: int = 3
     progress: bool = False
     #: ``pm.sample``'s per-draw callback (the command's progress line and Ctrl-C; cli/control.py)
     callback: Callable[..., None] | None = None
+    #: called with the sized run before sampling (the progress line's total)
+    on_plan: Callable[[Any], None] | None = None
 
 
 @dataclass
@@ -83,8 +86,11 @@ class Method:
     missing: Callable[[], str | None] = lambda: None  # None when available, else what is missing
 
 
-def _lists(s: Settings) -> dict[str, Any]:
-    return {"blacklist": s.blacklist or None, "whitelist": s.whitelist or None}
+def _learn(data: DiscreteData, s: Settings, method: str, **extra: Any) -> Any:
+    """``bns.learn`` with the command's settings: every method goes through it."""
+    return learn(data, method=method, score=s.score, prior=s.prior, max_parents=s.max_parents,
+                 random_seed=s.seed, progressbar=s.progress, blacklist=s.blacklist or None,
+                 whitelist=s.whitelist or None, **extra)
 
 
 def _search_output(res: Any) -> RunOutput:
@@ -93,78 +99,34 @@ def _search_output(res: Any) -> RunOutput:
                      attrs={"score": res.score, "n_evaluations": res.n_evaluations, "search": res.method})
 
 
-def _stderr(message: str, s: Settings) -> None:
-    if s.progress:
-        print(message, file=sys.stderr, flush=True)
+def _search(name: str, label: str, **extra: Callable[[Settings], Any]) -> Callable[[DiscreteData, Settings], RunOutput]:
+    def run(data: DiscreteData, s: Settings) -> RunOutput:
+        if s.progress:
+            print(f"{label} over {data.n_vars} variables ...", file=sys.stderr, flush=True)
+        t0 = time.perf_counter()
+        res = _learn(data, s, name, **{k: get(s) for k, get in extra.items()})
+        if s.progress:
+            print(f"{label}: done in {time.perf_counter() - t0:.1f} s, {res.n_edges} edges", file=sys.stderr,
+                  flush=True)
+        return _search_output(res)
+    return run
 
 
-def _run_search(fn: Callable[..., Any], label: str, data: DiscreteData, s: Settings, **extra: Any) -> RunOutput:
-    _stderr(f"{label} over {data.n_vars} variables ...", s)
-    t0 = time.perf_counter()
-    res = fn(data, score=s.score, prior=s.prior, max_parents=s.max_parents, random_seed=s.seed, **_lists(s), **extra)
-    _stderr(f"{label}: done in {time.perf_counter() - t0:.1f} s, {res.n_edges} edges", s)
-    return _search_output(res)
-
-
-def _hc(data: DiscreteData, s: Settings) -> RunOutput:
-    return _run_search(hill_climb, "hill climbing", data, s)
-
-
-def _tabu(data: DiscreteData, s: Settings) -> RunOutput:
-    return _run_search(hill_climb, "tabu search", data, s, tabu_length=s.tabu_length)
-
-
-def _skeleton(data: DiscreteData, s: Settings) -> RunOutput:
-    return _run_search(skeleton_search, "skeleton search", data, s)
-
-
-def _sample(model: pm.Model, s: Settings, step: Any) -> Any:
-    """``pm.sample`` with the command's settings.
+def _sampler(name: str, **variable: Any) -> Callable[[DiscreteData, Settings], RunOutput]:
+    """A sampler through ``bns.learn``: the search space and run size are its, unless given.
 
     The command's callback draws one progress line for all chains (PyMC's bar is per chain)
-    and stops every chain on Ctrl-C. PyMC's convergence check is off because the command
-    runs ``bns.convergence_verdict`` on the result (the same R-hat, plus the features', the
-    chains' agreement and SAMC's checks); warnings are left to the caller, which shows the
-    package's once each.
+    and stops every chain on Ctrl-C; the command judges convergence itself
+    (``bns.convergence_verdict``) and shows the warnings once each.
     """
-    logging.getLogger("pymc").setLevel(logging.ERROR)
-    with model:
-        return pm.sample(draws=s.draws, tune=s.tune, chains=s.chains, cores=s.cores, random_seed=s.seed,
-                         step=step, progressbar=s.progress and s.callback is None, callback=s.callback,
-                         compute_convergence_checks=False)
-
-
-def _sampler_output(idata: Any) -> RunOutput:
-    return RunOutput(idata=idata, edge_probability=edge_probabilities(idata))
-
-
-def _order(data: DiscreteData, s: Settings) -> RunOutput:
-    with pm.Model() as model:
-        NodeOrder("order", data, score=s.score, prior=s.prior, max_parents=s.max_parents,
-                  features=("edge", "markov_blanket"), **_lists(s))
-    with model:
-        step = OrderMetropolis(moves_per_draw=s.moves_per_draw)
-    return _sampler_output(_sample(model, s, step))
-
-
-def _dag_model(data: DiscreteData, s: Settings) -> pm.Model:
-    with pm.Model() as model:
-        DAG("dag", data, score=s.score, prior=s.prior, max_parents=s.max_parents, **_lists(s))
-    return model
-
-
-def _structure(data: DiscreteData, s: Settings) -> RunOutput:
-    model = _dag_model(data, s)
-    with model:
-        step = StructureMetropolis(moves_per_draw=s.moves_per_draw)
-    return _sampler_output(_sample(model, s, step))
-
-
-def _samc(data: DiscreteData, s: Settings) -> RunOutput:
-    model = _dag_model(data, s)
-    with model:
-        step = SAMC(moves_per_draw=s.moves_per_draw)
-    return _sampler_output(_sample(model, s, step))
+    def run(data: DiscreteData, s: Settings) -> RunOutput:
+        logging.getLogger("pymc").setLevel(logging.ERROR)
+        given = {k: v for k, v in (("moves_per_draw", s.moves_per_draw),) if v is not None}
+        idata = _learn(data, s, name, search_space=s.search_space, max_candidates=s.max_candidates,
+                       chains=s.chains, cores=s.cores, draws=s.draws, tune=s.tune, budget=s.budget,
+                       callback=s.callback, on_plan=s.on_plan, **variable, **given)
+        return RunOutput(idata=idata, edge_probability=edge_probabilities(idata))
+    return run
 
 
 def _fmt_bytes(b: float) -> str:
@@ -182,40 +144,37 @@ def _exact(data: DiscreteData, s: Settings) -> RunOutput:
         raise CliError(f"--method exact handles at most {EXACT_MAX_VARS} variables, the data have {n}: the exact "
                        f"DAG dynamic programme would need about {_fmt_bytes(need)} of memory and O(n 3^n) time; "
                        "use --method order (MCMC) instead")
-    post = exact.posterior(data, score=s.score, prior=s.prior, max_parents=s.max_parents, modularity="dag",
-                           progressbar=s.progress, **_lists(s))
+    post = _learn(data, s, "exact", modularity="dag", search_space="full")
     dag, log_score = post.map_dag()
     diag = {f"diagnostics_{k}": (int(v) if isinstance(v, bool) else v) for k, v in post.diagnostics.items()}
     return RunOutput(dag=dag.astype(np.int8), edge_probability=post.edge_probabilities,
                      attrs={"log_evidence": post.log_evidence, "map_log_score": float(log_score), **diag})
 
 
-def _partition(data: DiscreteData, s: Settings) -> RunOutput:
-    with pm.Model() as model:
-        NodePartition("partition", data, score=s.score, prior=s.prior, max_parents=s.max_parents,
-                      features=("edge", "markov_blanket"), **_lists(s))
-        step = PartitionMetropolis(moves_per_draw=s.moves_per_draw)
-    return _sampler_output(_sample(model, s, step))
-
-
 def _brai(data: DiscreteData, s: Settings) -> RunOutput:
-    tree = brai.fit(data, n_bootstrap=s.n_bootstrap, score=s.score, prior=s.prior, random_seed=s.seed,
-                    progressbar=s.progress, **_lists(s))
-    idata = tree.to_inference_data(s.draws, s.seed)
+    tree = _learn(data, s, "brai", n_bootstrap=s.n_bootstrap)
+    idata = tree.to_inference_data(DEFAULT_DRAWS if s.draws is None else s.draws, s.seed)
     map_dag, _ = tree.map_dag()
     dag = xr.DataArray(np.asarray(map_dag, dtype=np.int8), dims=EDGE_DIMS,
                        coords={EDGE_DIMS[0]: list(data.names), EDGE_DIMS[1]: list(data.names)})
     return RunOutput(idata=idata, dag=dag, edge_probability=edge_probabilities(idata))
 
 
+_FEATURES = {"features": ("edge", "markov_blanket")}
+
+
 METHODS: dict[str, Method] = {m.name: m for m in (
-    Method("hc", "search", "greedy hill climbing (bns.search.hill_climb)", _hc),
-    Method("tabu", "search", "tabu search (hill_climb with --tabu-length)", _tabu),
-    Method("skeleton", "search", "Steck's skeleton search (bns.search.skeleton_search)", _skeleton),
-    Method("order", "sampler", "order MCMC (bns.NodeOrder + bns.OrderMetropolis)", _order),
-    Method("partition", "sampler", "partition MCMC (bns.NodePartition + bns.PartitionMetropolis)", _partition),
-    Method("structure", "sampler", "structure MCMC (bns.DAG + bns.StructureMetropolis)", _structure),
-    Method("samc", "sampler", "SAMC over DAGs (bns.DAG + bns.SAMC)", _samc),
+    Method("hc", "search", "greedy hill climbing (bns.search.hill_climb)", _search("hc", "hill climbing")),
+    Method("tabu", "search", "tabu search (hill_climb with --tabu-length)",
+           _search("tabu", "tabu search", tabu_length=lambda s: s.tabu_length)),
+    Method("skeleton", "search", "Steck's skeleton search (bns.search.skeleton_search)",
+           _search("skeleton", "skeleton search")),
+    Method("order", "sampler", "order MCMC (bns.NodeOrder + bns.OrderMetropolis; the default)",
+           _sampler("order", **_FEATURES)),
+    Method("partition", "sampler", "partition MCMC (bns.NodePartition + bns.PartitionMetropolis)",
+           _sampler("partition", **_FEATURES)),
+    Method("structure", "sampler", "structure MCMC (bns.DAG + bns.StructureMetropolis)", _sampler("structure")),
+    Method("samc", "sampler", "SAMC over DAGs (bns.DAG + bns.SAMC)", _sampler("samc")),
     Method("exact", "exact", f"exact DAG posterior (bns.exact.posterior, up to {EXACT_MAX_VARS} variables)", _exact),
     Method("brai", "bootstrap", "B-RAI bootstrap (bns.brai.fit)", _brai),
 )}

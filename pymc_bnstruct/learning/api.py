@@ -15,7 +15,7 @@ import math
 import sys
 import time
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Executor
 from typing import Any
 
@@ -34,6 +34,7 @@ from ..search import SearchSpace, hill_climb, search_space, skeleton_search
 from ..validation import ArgumentTypeError, check_int
 from .budget import (
     DEFAULT_CAP_SECONDS,
+    RunSize,
     draw_seconds,
     moves_per_second,
     parallel_chains,
@@ -80,6 +81,7 @@ def learn(
     budget: float | str | None = None,
     progressbar: bool = True,
     executor: Executor | None = None,
+    on_plan: Callable[[RunSize], None] | None = None,
     **sampler_kwargs: Any,
 ) -> Any:
     """Learn the posterior over network structures in one call.
@@ -142,6 +144,10 @@ def learn(
         Run one chain per task on it (a process pool, or
         ``dask.distributed.Client(...).get_executor()``); each worker builds its own score
         table. Same draws as without it.
+    on_plan : callable, optional
+        Called with the :class:`~pymc_bnstruct.learning.budget.RunSize` (draws, tune,
+        moves per draw, estimated seconds) once the run is sized, before sampling starts:
+        e.g. to set up a progress display or log the plan.
     **sampler_kwargs
         Keywords of the model variable (``blacklist``, ``whitelist``, ``features``,
         ``initval``, ``cache_size``, ``prune``, ...) and of the step method
@@ -261,6 +267,8 @@ def learn(
                       f"smallest run ({size.draws} draws of {size.moves_per_draw} moves) takes about "
                       f"{_fmt_seconds(size.seconds)}; fewer chains or a larger budget", UserWarning, stacklevel=2)
     step.moves_per_draw = size.moves_per_draw
+    if on_plan is not None:
+        on_plan(size)
     recipe = Recipe(data=data, method=method, variable_kwargs=variable_kwargs,
                     step_kwargs={**step_kwargs, "moves_per_draw": size.moves_per_draw},
                     sample_kwargs=sample_kwargs, draws=size.draws,
