@@ -6,14 +6,15 @@
   learned from bootstrap samples of the full data, leaves scored with the package's score.
 - :class:`GraphGenerativeTree` — MAP CPDAG / DAG, CPDAG sampling (Algorithm 2), k best,
   structural features, ``to_inference_data``.
-- :mod:`.ci_tests` — :class:`GSquare` (default), :class:`PluginCMI`, or any callable.
+- :mod:`.ci_tests` — :class:`GSquare` (default), :class:`PluginCMI`, or any callable;
+  :class:`FisherZ` for continuous data (the PC start of ``search_space``).
 """
 
 from . import ci_tests
-from .ci_tests import CorrectedCMI, GSquare, PluginCMI, ci_statistic
+from .ci_tests import CorrectedCMI, FisherZ, GSquare, PluginCMI, ci_statistic
 from .evaluate import cpdag_to_dag, log_predictive
 from .rai import fit, rai
 from .tree import GraphGenerativeTree, member_dags
 
-__all__ = ["fit", "rai", "GraphGenerativeTree", "GSquare", "PluginCMI", "CorrectedCMI", "ci_statistic", "ci_tests", "member_dags",
-           "log_predictive", "cpdag_to_dag"]
+__all__ = ["fit", "rai", "GraphGenerativeTree", "GSquare", "PluginCMI", "CorrectedCMI", "FisherZ", "ci_statistic",
+           "ci_tests", "member_dags", "log_predictive", "cpdag_to_dag"]

@@ -1,4 +1,5 @@
-"""Reference Bayesian networks (BIF files from the bnlearn repository) and a BIF reader.
+"""Reference Bayesian networks (BIF files from the bnlearn repository), a BIF reader and
+linear-Gaussian networks for continuous data.
 
 >>> from pymc_bnstruct.datasets import load_network
 >>> net = load_network("asia")
@@ -8,5 +9,7 @@ BayesianNetwork('asia', 8 variables, 8 edges)
 """
 
 from .bif import BayesianNetwork, fit_network, list_networks, load_network, read_bif, write_bif
+from .gaussian import LinearGaussianNetwork, linear_gaussian
 
-__all__ = ["BayesianNetwork", "list_networks", "load_network", "read_bif", "write_bif", "fit_network"]
+__all__ = ["BayesianNetwork", "list_networks", "load_network", "read_bif", "write_bif", "fit_network",
+           "LinearGaussianNetwork", "linear_gaussian"]

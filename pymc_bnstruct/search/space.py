@@ -63,6 +63,27 @@ little to it; the PC skeleton misses different edges, which the expansion then f
 recall after the expansion: PC 0.806, hill climbing 0.780, skeleton search 0.778, at the same
 size (about 3 candidates per node) and time (0.2-0.4 s). PC is the default.
 
+On continuous data (linear-Gaussian versions of the networks,
+:func:`~pymc_bnstruct.datasets.linear_gaussian` with its default random weights and the
+same seed for weights and rows, BGe, otherwise as above) the PC start uses Fisher's z tests
+(:class:`~pymc_bnstruct.brai.FisherZ`, level 0.05):
+
+=========  ===============  ===============  ==================  ======
+network    start            start alone      expanded            rounds
+=========  ===============  ===============  ==================  ======
+child      hill_climb       0.973 / 2.77     **1.000** / 3.02    1.0
+child      pc               0.907 / 2.33     **1.000** / 2.90    2.0
+insurance  hill_climb       0.840 / 4.40     **0.897** / 4.94    1.3
+insurance  pc               0.724 / 3.01     0.885 / 4.27        3.0
+alarm      hill_climb       0.971 / 3.03     **0.971** / 3.83    1.0
+alarm      pc               0.913 / 2.50     0.964 / 3.55        3.0
+=========  ===============  ===============  ==================  ======
+
+Mean recall after the expansion: hill climbing 0.956, PC 0.950; the PC space is about 10 %
+smaller and its search 1-2 s slower (more rounds). BGe's hill climb already finds almost
+every parent of linear-Gaussian data, so hill climbing is the default start for continuous
+data (``start="pc"`` remains available to the measurement code).
+
 References
 ----------
 Kuipers, J., Suter, P. and Moffa, G. (2022). Efficient sampling and structure learning of
@@ -86,7 +107,7 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
-from ..brai.ci_tests import BoundTest, GSquare
+from ..brai.ci_tests import BoundTest, FisherZ, GSquare
 from ..constraints import DEFAULT_MAX_PARENTS, StructureConstraints
 from ..data import ContinuousData, DiscreteData, as_data
 from ..graph import adjacency_dataarray
@@ -107,6 +128,8 @@ METHODS = ("iterative", "skeleton")
 #: skeleton search, or a PC skeleton from G² tests (orders 0-2).
 STARTS = ("hill_climb", "skeleton_search", "pc")
 DEFAULT_START = "pc"
+#: The default start on continuous data (Fisher's z PC start measured slightly worse; module docstring).
+DEFAULT_START_CONTINUOUS = "hill_climb"
 
 _TABU = 10  # tabu list of the climbs (BiDAG's starting climb uses none; 10 escapes small plateaus)
 _RESTARTS = 3  # random restarts of each expansion climb
@@ -202,8 +225,8 @@ def search_space(
     Parameters
     ----------
     data : DiscreteData, ContinuousData or pandas.DataFrame
-        For continuous data the start skeleton is a hill-climbing DAG's (the PC start uses
-        G² tests of discrete data).
+        For continuous data the start skeleton is a hill-climbing DAG's (a PC start from
+        Fisher's z tests found slightly fewer true parents; module docstring).
     score : Score, optional
         Default ``BDeu()`` for discrete data and ``BGe()`` for continuous data.
     prior : StructurePrior, optional
@@ -256,17 +279,18 @@ def search_space(
 
 def _search_space(data: Any, *, score: Any, prior: Any, max_parents: Any, max_candidates: Any, method: Any,
                   blacklist: Any, whitelist: Any, random_seed: Any, progressbar: bool,
-                  start: str | np.ndarray = DEFAULT_START) -> SearchSpace:
-    """:func:`search_space` with the start as a choice: a name from :data:`STARTS` or an
-    ``(n, n)`` boolean skeleton (used by the tests and the start measurement)."""
+                  start: str | np.ndarray | None = None) -> SearchSpace:
+    """:func:`search_space` with the start as a choice: a name from :data:`STARTS`, an
+    ``(n, n)`` boolean skeleton (used by the tests and the start measurement) or None (the
+    default of the data's kind)."""
     t0 = time.perf_counter()
     method = check_choice(method, "method", METHODS)
     max_candidates = check_int(max_candidates, "max_candidates", minimum=1)
     data = as_data(data)
     score = check_score(default_score(data) if score is None else score)
     prior = check_prior(Uniform() if prior is None else prior)
-    if data.kind == "continuous" and isinstance(start, str) and start == "pc":
-        start = "hill_climb"  # the PC start's tests are G² tests of discrete data
+    if start is None:
+        start = DEFAULT_START_CONTINUOUS if data.kind == "continuous" else DEFAULT_START
     base = StructureConstraints(data.names, max_parents, blacklist, whitelist)
     cache = ScoreCache(data, score, prior)
     rng = np.random.default_rng(random_seed)
@@ -320,10 +344,14 @@ def _start_skeleton(grower: _Grower, start: str | np.ndarray) -> tuple[np.ndarra
     return _pc_skeleton(grower.data), base.empty_graph(), start
 
 
-def _pc_skeleton(data: DiscreteData, max_order: int = _PC_MAX_ORDER) -> np.ndarray:
-    """PC-stable skeleton from G² tests (alpha 0.05), condition sets up to ``max_order``."""
+def _pc_skeleton(data: DiscreteData | ContinuousData, max_order: int = _PC_MAX_ORDER) -> np.ndarray:
+    """PC-stable skeleton from G² tests (discrete data) or Fisher's z tests (continuous
+    data), level 0.05, condition sets up to ``max_order``."""
     n = data.n_vars
-    test = BoundTest(GSquare(), data.columns, data.arities, data.names)
+    if isinstance(data, ContinuousData):
+        test = BoundTest(FisherZ().bind(data), None, np.zeros(n, dtype=np.int64), data.names)
+    else:
+        test = BoundTest(GSquare(), data.columns, data.arities, data.names)
     adj = ~np.eye(n, dtype=bool)
     for order in range(max_order + 1):
         pairs = [(x, y) for x in range(n) for y in range(x + 1, n) if adj[x, y]]
