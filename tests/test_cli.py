@@ -235,6 +235,14 @@ def _bad_inputs(d: Path) -> tuple[Cases, Cases]:
         "bad plot suffix": (["plot", "order.nc", "--out", "x.gif"], 1, ["must end in .png, .svg or .pdf"]),
         "unknown network": (["sample", "nowhere", "--rows", "5", "--out", "s.csv"], 1, ["neither a bundled network"]),
         "output folder missing": (["sample", "asia", "--rows", "5", "--out", "no/s.csv"], 1, ["does not exist"]),
+        "unreadable budget": (["learn", "asia.csv", "--budget", "soon", "--out", "out.nc"], 2,
+                              ["argument --budget: cannot read budget 'soon'"]),
+        "zero budget": (["learn", "asia.csv", "--budget", "0s", "--out", "out.nc"], 2,
+                        ["argument --budget: budget must be a positive"]),
+        "unknown space": (["learn", "asia.csv", "--search-space", "tiny", "--out", "out.nc"], 2,
+                          ["invalid choice: 'tiny'"]),
+        "no candidates": (["learn", "asia.csv", "--max-candidates", "0", "--out", "out.nc"], 2,
+                          ["must be >= 1, got 0"]),
     }
     return cases, more
 
@@ -337,6 +345,33 @@ def test_report_opens_in_headless_chromium(work):
     assert (grey < 0.5).mean() > 0.01  # dark pixels: text and drawings
     # the pictures show: many distinct colours, not only black text on white
     assert len(np.unique((img[..., :3] * 16).astype(int).reshape(-1, 3), axis=0)) > 50
+
+
+def test_learn_by_default_is_bns_learn_order(tmp_path, monkeypatch, capsys):
+    """No --method: order MCMC through bns.learn, sized by it, the same draws as the API call."""
+    monkeypatch.chdir(tmp_path)
+    df = bns.datasets.load_network("cancer").sample(150, random_seed=1)
+    df.to_csv("c.csv", index=False)
+    assert main(["learn", "c.csv", "--seed", "4", "--chains", "2", "--draws", "40", "--cores", "1",
+                 "--out", "o.nc", "--no-progress"]) == 0
+    capsys.readouterr()
+    assert main(["summary", "o.nc", "--format", "json", "--top", "0"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["settings"]["method"] == "order" and doc["settings"]["search_space"] == "auto"
+    assert doc["settings"]["moves_per_draw"] == 100 and doc["settings"]["tune"] == 100
+    # the command reads cells as text (state labels sorted as text), so the API gets the same coding
+    api = bns.edge_probabilities(bns.learn(pd.read_csv("c.csv", dtype=str), chains=2, draws=40, cores=1,
+                                           random_seed=4, max_parents=3,
+                                           features=("edge", "markov_blanket"), progressbar=False))
+    got = {(e["parent"], e["child"]): e["probability"] for e in doc["edges"]}
+    for (p, c), value in got.items():
+        assert value == pytest.approx(float(api.sel(parent=p, child=c)), abs=1e-12)
+    assert main(["learn", "c.csv", "--seed", "4", "--chains", "2", "--draws", "40", "--cores", "1", "--budget", "2s",
+                 "--search-space", "full", "--out", "b.nc", "--no-progress"]) == 0
+    capsys.readouterr()
+    assert main(["summary", "b.nc", "--format", "json"]) == 0
+    settings = json.loads(capsys.readouterr().out)["settings"]
+    assert settings["budget"] == 2.0 and settings["search_space"] == "full"
 
 
 def test_the_other_methods_in_process(tmp_path, monkeypatch, capsys):
