@@ -59,9 +59,10 @@ TABU_LENGTH = 10
 #: kept out of a budget.
 _OVERHEAD_SECONDS = 1.0
 _SPACE_ATTR = "bnstruct_search_space"
-#: Bytes the recorded draws of all chains may take by default (more variables: fewer draws,
-#: more moves per draw).
-DRAW_MEMORY = 2e9
+#: Bytes the draws of all chains (recorded and tuning) may take by default (more variables:
+#: fewer draws, more moves per draw); PyMC and the conversion to InferenceData hold a few
+#: copies, so the peak is a small multiple of it.
+DRAW_MEMORY = 1e9
 
 
 def learn(
@@ -128,9 +129,9 @@ def learn(
     draws, tune : int, optional
         Recorded and tuning draws per chain; default 1000 and ``max(100, draws // 5)``.
         A budget may lower the default draws of a slow sampler, and on large networks
-        they are lowered so that the recorded draws of all chains take at most 2 GB (each
-        holds an ``n × n`` matrix: link, 724 variables, keeps 119 draws per chain), with
-        proportionally more moves per draw; never below 100.
+        they are lowered so that the draws of all chains take at most 1 GB (each holds an
+        ``n × n`` matrix; tuning then takes ``max(20, draws // 5)``), with proportionally
+        more moves per draw; never below 100 (link, 724 variables: 100 + 20).
     random_seed : int or numpy.random.Generator, optional
     budget : float or str, optional
         Wall-clock time for the whole call (``60``, ``"60s"``, ``"2min"``, ``"1.5h"``):
@@ -258,7 +259,8 @@ def learn(
         remaining = max(seconds - (time.perf_counter() - start) - _OVERHEAD_SECONDS, 0.1)
     size = size_run(method=method, n_vars=data.n_vars, chains=chains, parallel=parallel, rate=rate,
                     seconds=remaining, draws=draws, tune=tune, moves_per_draw=fixed_moves,
-                    max_draws=int(DRAW_MEMORY // (chains * _bytes_per_draw(method, data.n_vars, variable_kwargs))),
+                    max_draws=int(DRAW_MEMORY // (1.2 * chains * _bytes_per_draw(method, data.n_vars,
+                                                                                 variable_kwargs))),
                     draw_seconds=per_draw)
     if size.capped:
         _warn_capped(size)

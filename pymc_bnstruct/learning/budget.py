@@ -126,7 +126,8 @@ def size_run(*, method: str, n_vars: int, chains: int, parallel: int, rate: floa
     fixed_draws, fixed_tune = draws is not None, tune is not None
     default_draws = DEFAULT_DRAWS if max_draws is None else max(MIN_DRAWS, min(DEFAULT_DRAWS, max_draws))
     draws = default_draws if draws is None else draws
-    tune = max(100, draws // 5) if tune is None else tune
+    # a memory-limited run keeps its tuning draws short too (PyMC holds them until the end)
+    tune = (max(100, draws // 5) if default_draws == DEFAULT_DRAWS else max(20, draws // 5)) if tune is None else tune
     waves = _waves(chains, parallel)
 
     def wall(d: int, t: int, m: int) -> float:
