@@ -205,15 +205,8 @@ class DiscreteData(_Variables):
         -------
         DiscreteData
         """
-        arr = np.asarray(codes)
-        if arr.ndim != 2:
-            raise ValueError(f"codes must be a 2-D array (n_samples, n_vars), got shape {arr.shape}")
+        arr, names = _table_and_names(codes, names, "codes")
         n_samples, n_vars = arr.shape
-        names = [f"X{i}" for i in range(n_vars)] if names is None else [str(n) for n in names]
-        if len(names) != n_vars:
-            raise ValueError(f"{len(names)} names given for {n_vars} columns")
-        _check_names(names)
-        _check_shape(n_samples, n_vars)
         states = {str(k): list(v) for k, v in (states or {}).items()}
         unknown = [k for k in states if k not in names]
         if unknown:
@@ -408,15 +401,8 @@ class ContinuousData(_Variables):
             On a non-numeric array, NaN or infinite values, a constant column, duplicate
             names or fewer than two rows.
         """
-        arr = np.asarray(values)
-        if arr.ndim != 2:
-            raise ValueError(f"values must be a 2-D array (n_samples, n_vars), got shape {arr.shape}")
+        arr, names = _table_and_names(values, names, "values")
         n_samples, n_vars = arr.shape
-        names = [f"X{i}" for i in range(n_vars)] if names is None else [str(n) for n in names]
-        if len(names) != n_vars:
-            raise ValueError(f"{len(names)} names given for {n_vars} columns")
-        _check_names(names)
-        _check_shape(n_samples, n_vars)
         if arr.dtype.kind not in "iuf":
             raise ValueError(f"values must be real numbers, got dtype {arr.dtype}; "
                              "for discrete data use DiscreteData.from_array or from_frame")
@@ -642,6 +628,20 @@ def _check_shape(n_samples: int, n_vars: int) -> None:
         raise ValueError("data has no variables (columns)")
     if n_samples < 2:
         raise ValueError(f"data has {n_samples} row(s); at least 2 are needed")
+
+
+def _table_and_names(values: Any, names: Sequence[Any] | None, what: str) -> tuple[np.ndarray, list[str]]:
+    """A 2-D array and its column names (default ``X0, X1, ...``), checked."""
+    arr = np.asarray(values)
+    if arr.ndim != 2:
+        raise ValueError(f"{what} must be a 2-D array (n_samples, n_vars), got shape {arr.shape}")
+    n_samples, n_vars = arr.shape
+    names = [f"X{i}" for i in range(n_vars)] if names is None else [str(n) for n in names]
+    if len(names) != n_vars:
+        raise ValueError(f"{len(names)} names given for {n_vars} columns")
+    _check_names(names)
+    _check_shape(n_samples, n_vars)
+    return arr, names
 
 
 def _check_arities(names: Sequence[str], arities: np.ndarray, states: Mapping[str, Sequence[Any]]) -> None:
