@@ -132,6 +132,7 @@ JIT_ONLY_TESTS: dict[str, str] = {
     "test_pymc_lines.py::test_cached_op_fills_the_score_cache_in_every_mode": NEEDS_NUMBA_LINKER,
     "test_order_kernels.py::test_ops_in_pytensor_default_and_numba_modes": NEEDS_NUMBA_LINKER,
     "test_partition_mcmc.py::test_ops_in_numba_mode_match_python": NEEDS_NUMBA_LINKER,
+    "test_continuous.py::test_ops_score_continuous_dags": NEEDS_NUMBA_LINKER,
 }
 
 
