@@ -127,6 +127,11 @@ JIT_ONLY_MODULES: dict[str, str] = {
     "test_search_space.py": TOO_SLOW_AS_PYTHON,
     "test_structure_kernels.py": TOO_SLOW_AS_PYTHON,
     "test_structure_mcmc.py": TOO_SLOW_AS_PYTHON,
+    # added with issue 26, by analogy with the modules above (not measured alone as plain
+    # Python): learned search spaces, exact DPs and order chains on 8-27 variables
+    "test_learn.py": TOO_SLOW_AS_PYTHON,
+    "test_excluded_mass.py": TOO_SLOW_AS_PYTHON,
+    "test_plus1.py": TOO_SLOW_AS_PYTHON,
 }
 JIT_ONLY_TESTS: dict[str, str] = {
     "test_pymc_lines.py::test_cached_op_fills_the_score_cache_in_every_mode": NEEDS_NUMBA_LINKER,
