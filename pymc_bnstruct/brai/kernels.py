@@ -22,7 +22,7 @@ from numba import types
 from numba.typed import Dict
 
 from ..graph import kahn_placed
-from ..jit import empty, inner, zeros
+from ..jit import empty, inner, wrapping_add, wrapping_mul, zeros
 from ..scores.kernels import family_keys, histogram, renumber
 
 G_SQUARE = 0
@@ -64,8 +64,10 @@ class StageCounts(NamedTuple):
 @inner
 def _mix(h, v):
     # splitmix64-style mixing: two differently seeded lanes give a 128-bit key
-    h ^= np.uint64(v) + np.uint64(0x9E3779B97F4A7C15) + (h << np.uint64(6)) + (h >> np.uint64(2))
-    h *= np.uint64(0xBF58476D1CE4E5B9)
+    # wrapping_add / wrapping_mul: the same uint64 wrap-around as plain Python (make test-nojit)
+    h ^= wrapping_add(wrapping_add(wrapping_add(np.uint64(v), np.uint64(0x9E3779B97F4A7C15)), h << np.uint64(6)),
+                      h >> np.uint64(2))
+    h = wrapping_mul(h, np.uint64(0xBF58476D1CE4E5B9))
     h ^= h >> np.uint64(31)
     return h
 
