@@ -195,6 +195,7 @@ LAYERS: list[set[str]] = [
     {"ops", "model"},
     {"step_methods"},
     {"results"},
+    {"questions"},
     {"learning"},
     {"cli"},
 ]

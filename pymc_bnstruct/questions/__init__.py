@@ -1,0 +1,8 @@
+"""Questions to a learned network: parameters given a DAG, a PyMC model of the network, and
+causal effects ``P(y | do(x))`` and predictions averaged over posterior DAGs and parameters.
+
+This layer sits on top of :mod:`pymc_bnstruct.results` (which supplies the DAG draws of every
+backend) and below :func:`pymc_bnstruct.learn` and the command line.
+"""
+
+__all__: list[str] = []
