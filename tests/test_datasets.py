@@ -548,3 +548,26 @@ def test_samc7_matches_the_paper():
             idx = tuple(int(c) for c in config)
             assert probs[(1, *idx)] == pytest.approx(p)
     assert net.cpt("A")[1] == pytest.approx(0.7) and net.cpt("D")[1] == pytest.approx(0.5)
+
+
+def test_do_sampling_sets_the_variable_and_keeps_the_other_tables():
+    # The mutilated network: `lung` is set; its children still follow their tables (checked by
+    # label, as above), its ancestors keep their marginals, and `lung`'s own table is not used.
+    asia = net_of("asia")
+    df = asia.sample(40_000, random_seed=3, do={"lung": "yes"})
+    assert (df["lung"] == "yes").all()
+    n_checked, failures = conditional_check(asia, df, min_count=200)
+    # every family except lung's own agrees with its table
+    assert all(f.startswith("lung=") for f in failures) and n_checked > 10
+    p_smoke = float(asia.cpds["smoke"].sel(smoke="yes"))
+    freq = float((df["smoke"] == "yes").mean())
+    assert abs(freq - p_smoke) < 5 * math.sqrt(p_smoke * (1 - p_smoke) / len(df))
+    assert (asia.sample_codes(100, 1, do={"lung": "no"})[:, asia.names.index("lung")] == 1).all()
+
+
+def test_do_sampling_rejects_unknown_names_and_states():
+    asia = net_of("asia")
+    with pytest.raises(KeyError, match="unknown variable"):
+        asia.sample(5, do={"nope": "yes"})
+    with pytest.raises(ValueError, match="no state"):
+        asia.sample(5, do={"lung": "maybe"})

@@ -389,14 +389,38 @@ class BayesianNetwork:
 
     # -- sampling ------------------------------------------------------------
 
-    def _sample_codes_by_var(self, n: int, random_seed: SeedLike) -> np.ndarray:
-        """Ancestral sampling; returns codes with shape ``(n_vars, n)``."""
+    def _do_codes(self, do: Mapping[str, Any] | None) -> dict[int, int]:
+        """``{variable: state}`` → ``{index: code}``, with clear errors for unknown names or states."""
+        if do is None:
+            return {}
+        if not isinstance(do, Mapping):
+            raise TypeError(f"do must be a mapping {{variable: state}}, got {type(do).__name__}")
+        out = {}
+        for var, state in do.items():
+            if var not in self._index:
+                raise KeyError(f"do: unknown variable {var!r}; the network has {list(self._names)}")
+            i = self._index[var]
+            states = list(self._states[i])
+            if state not in states:
+                raise ValueError(f"do: {var!r} has no state {state!r}; its states are {states}")
+            out[i] = states.index(state)
+        return out
+
+    def _sample_codes_by_var(self, n: int, random_seed: SeedLike, do: Mapping[str, Any] | None = None) -> np.ndarray:
+        """Ancestral sampling; returns codes with shape ``(n_vars, n)``.
+
+        Variables in ``do`` are set, not drawn: the mutilated network's forward sampler.
+        """
         n = check_int(n, "n", minimum=1)
+        fixed = self._do_codes(do)
         rng = np.random.default_rng(random_seed)
         # Variable-major layout keeps each node's samples contiguous, which is
         # what the per-node vectorised operations below touch.
         codes = np.zeros((len(self._names), n), dtype=np.intp)
         for i in self._order:
+            if i in fixed:
+                codes[i] = fixed[i]
+                continue
             thr = self._thresholds[i]  # (k-1, n_configs)
             if thr.shape[0] == 0:  # single-state variable
                 continue
@@ -418,7 +442,7 @@ class BayesianNetwork:
                 out += u >= col[config]
         return codes
 
-    def sample_codes(self, n: int, random_seed: SeedLike = None) -> np.ndarray:
+    def sample_codes(self, n: int, random_seed: SeedLike = None, *, do: Mapping[str, Any] | None = None) -> np.ndarray:
         """Draw ``n`` joint samples as integer state codes.
 
         Parameters
@@ -428,6 +452,9 @@ class BayesianNetwork:
         random_seed : None, int, numpy.random.SeedSequence or numpy.random.Generator
             Passed to :func:`numpy.random.default_rng`; a ``Generator`` is used
             (and advanced) as it is.
+        do : mapping, optional
+            ``{variable: state}``: sample the mutilated network in which these variables are
+            set to these states (an intervention) instead of drawn from their parents.
 
         Returns
         -------
@@ -435,9 +462,9 @@ class BayesianNetwork:
             Integer array of shape ``(n, n_vars)``; column ``j`` holds indices
             into ``states[names[j]]``.
         """
-        return np.ascontiguousarray(self._sample_codes_by_var(n, random_seed).T)
+        return np.ascontiguousarray(self._sample_codes_by_var(n, random_seed, do).T)
 
-    def sample(self, n: int, random_seed: SeedLike = None) -> pd.DataFrame:
+    def sample(self, n: int, random_seed: SeedLike = None, *, do: Mapping[str, Any] | None = None) -> pd.DataFrame:
         """Forward (ancestral) sampling of ``n`` rows.
 
         Parameters
@@ -447,6 +474,9 @@ class BayesianNetwork:
         random_seed : None, int, numpy.random.SeedSequence or numpy.random.Generator
             Seed or generator for :func:`numpy.random.default_rng`. The same
             seed gives the same frame as :meth:`sample_codes` decoded.
+        do : mapping, optional
+            ``{variable: state}``: rows of the interventional distribution, the variables set
+            to these states (their parents ignored) and everything else drawn as usual.
 
         Returns
         -------
@@ -455,7 +485,7 @@ class BayesianNetwork:
             categories are all the states of the variable (observed or not),
             in file order.
         """
-        return self._decode_by_var(self._sample_codes_by_var(n, random_seed))
+        return self._decode_by_var(self._sample_codes_by_var(n, random_seed, do))
 
     def decode(self, codes: np.ndarray) -> pd.DataFrame:
         """Turn an ``(n, n_vars)`` array of state codes into a categorical frame.
