@@ -219,7 +219,8 @@ class _Builder:
         value = self._family_cache.get(key)
         if value is None:
             # the serial kernel: no thread pool in the parent process (fork-safe executors)
-            value = float(score_kernels.local_score(self.data.columns, self.data.arities, child,
+            cols, arities = self.score.engine_inputs(self.data)  # with interventional data, their flags
+            value = float(score_kernels.local_score(cols, arities, child,
                                                     np.asarray(parents, dtype=np.int64), self.score.kind,
                                                     self.score._param))
             if self.prior is not None:
