@@ -339,6 +339,25 @@ class DiscreteData(_Variables):
     def n_samples(self) -> int:
         return int(self.codes.shape[0])
 
+    def observational(self) -> DiscreteData:
+        """The rows in which no variable was intervened on, as observational data.
+
+        Observational data are returned unchanged. Conditional-independence tests read
+        these rows only (B-RAI): rows of different experiments pooled together are not
+        draws from one distribution.
+
+        Examples
+        --------
+        >>> codes = np.array([[0, 1], [1, 1], [1, 0], [0, 0]])
+        >>> mask = np.array([[True, False], [False, False], [False, True], [False, False]])
+        >>> bns.DiscreteData.from_array(codes, interventions=mask).observational().codes.tolist()
+        [[1, 1], [0, 0]]
+        """
+        if self.interventions is None:
+            return self
+        keep = ~self.interventions.any(axis=1)
+        return type(self)(self.codes[keep], self.arities, self.names, self.states)
+
     def to_frame(self) -> pd.DataFrame:
         """The data as a DataFrame of categorical columns (categories = all states)."""
         cols = {
