@@ -153,6 +153,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="structure prior: uniform, family-count or edge-penalty:BETA (default uniform)")
     learn.add_argument("--blacklist", metavar="FILE", help="forbidden edges, one 'parent,child' per line")
     learn.add_argument("--whitelist", metavar="FILE", help="required edges, one 'parent,child' per line")
+    learn.add_argument("--interventions", metavar="FILE",
+                       help="interventional data: a table of the data's shape and columns, 1/true where an "
+                            "experiment set that variable in that row (left out of its own family's counts)")
     learn.add_argument("--chains", type=_int_at_least(1), default=4, help="MCMC chains (default 4)")
     learn.add_argument("--draws", type=_int_at_least(1), default=None,
                        help="recorded draws per chain (default 1000; fewer on very large networks)")
@@ -285,14 +288,14 @@ def check_outputs(outputs: list[tuple[str, str]], inputs: list[tuple[str, str]],
 def _inputs(args: argparse.Namespace) -> list[tuple[str, str]]:
     named = [("data file", getattr(args, "data", None)), ("blacklist file", getattr(args, "blacklist", None)),
              ("whitelist file", getattr(args, "whitelist", None)), ("result file", getattr(args, "result", None)),
-             ("truth file", getattr(args, "truth", None))]
+             ("truth file", getattr(args, "truth", None)), ("interventions file", getattr(args, "interventions", None))]
     return [(what, p) for what, p in named if p and Path(p).exists()]
 
 
 def _settings_record(args: argparse.Namespace, method: Any, k: int, planned: dict[str, int]) -> dict[str, Any]:
     recorded = {"method": args.method, "score": args.score, "ess": args.ess, "max_parents": k, "prior": args.prior,
                 "blacklist": args.blacklist, "whitelist": args.whitelist, "seed": args.seed, "missing": args.missing,
-                "constant": args.constant, "na_values": list(args.na_values)}
+                "constant": args.constant, "na_values": list(args.na_values), "interventions": args.interventions}
     if method.kind == "sampler":
         recorded.update(chains=args.chains, cores=args.cores, search_space=args.search_space,
                         max_candidates=args.max_candidates, budget=args.budget, **planned)
@@ -326,8 +329,9 @@ def cmd_learn(args: argparse.Namespace) -> int:
     method = get_method(args.method)  # an unavailable method fails before any work
     outputs = [("--out", args.out)] + ([("--report", args.report)] if args.report else [])
     check_outputs(outputs, _inputs(args), args.force)
+    mask = read_table(args.interventions, sep=args.sep, header=args.header) if args.interventions else None
     prepared = prepare_data(read_table(args.data, sep=args.sep, header=args.header), missing=args.missing,
-                            constant=args.constant, na_values=args.na_values, force=args.force)
+                            constant=args.constant, na_values=args.na_values, force=args.force, interventions=mask)
     data = prepared.data
     n = data.n_vars
     if args.max_parents is None:
