@@ -23,6 +23,7 @@ from . import (
     order,
     partition,
     priors,
+    questions,
     results,
     samc,
     scores,
@@ -35,6 +36,7 @@ from .data import ContinuousData, DiscreteData, as_data, as_discrete_data
 from .learning import learn
 from .model import DAG, NodeOrder, NodePartition
 from .order import OrderScorer
+from .questions import FittedNetwork, fit_parameters
 from .results import (
     ChainAgreement,
     Comparison,
@@ -145,5 +147,8 @@ __all__ = [
     "plot_network",
     "plot_edge_heatmap",
     "plot_roc",
+    "questions",
+    "fit_parameters",
+    "FittedNetwork",
     "__version__",
 ]

@@ -5,4 +5,6 @@ This layer sits on top of :mod:`pymc_bnstruct.results` (which supplies the DAG d
 backend) and below :func:`pymc_bnstruct.learn` and the command line.
 """
 
-__all__: list[str] = []
+from .parameters import FittedNetwork, fit_parameters, parameter_name, posterior_concentration
+
+__all__ = ["posterior_concentration", "fit_parameters", "FittedNetwork", "parameter_name"]
