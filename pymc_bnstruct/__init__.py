@@ -36,7 +36,7 @@ from .data import ContinuousData, DiscreteData, as_data, as_discrete_data
 from .learning import learn
 from .model import DAG, NodeOrder, NodePartition
 from .order import OrderScorer
-from .questions import FittedNetwork, fit_parameters
+from .questions import FittedNetwork, average_effect, causal_effect, fit_parameters, predict
 from .results import (
     ChainAgreement,
     Comparison,
@@ -149,6 +149,7 @@ __all__ = [
     "plot_roc",
     "questions",
     "fit_parameters",
+    "causal_effect", "predict", "average_effect",
     "FittedNetwork",
     "__version__",
 ]
