@@ -153,6 +153,11 @@ def posterior_dags(posterior: Any, names: Any, n_samples: int = 1000, *, random_
         :class:`~pymc_bnstruct.exact.ExactPosterior` (it cannot draw DAGs), names that do not
         match, or ``n_samples < 1``.
 
+    References
+    ----------
+    .. [1] Friedman & Koller (2003), "Being Bayesian about network structure", Mach. Learn. 50, 95-125.
+    .. [2] Kitagawa (1996), "Monte Carlo filter and smoother for non-Gaussian nonlinear state space models", J. Comput. Graph. Stat. 5, 1-25.
+
     Examples
     --------
     >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
@@ -313,6 +318,11 @@ def causal_effect(posterior: Any, data: Any, *, treatment: str, outcome: str, n_
         For unknown variables, ``treatment == outcome``, a graph with a cycle, ``n_samples < 1``,
         continuous data.
 
+    References
+    ----------
+    .. [1] Pearl (2009), "Causality: models, reasoning, and inference", 2nd ed., Cambridge University Press, ch. 3.
+    .. [2] Heckerman et al. (1995), "Learning Bayesian networks: the combination of knowledge...", Mach. Learn. 20, 197-243.
+
     Examples
     --------
     >>> net = bns.datasets.load_network("asia")
@@ -371,6 +381,11 @@ def predict(posterior: Any, data: Any, *, evidence: Mapping[str, Any], target: s
     ValueError, TypeError
         For unknown variables or states, the target in the evidence, a graph with a cycle,
         ``n_samples < 1``, continuous data.
+
+    References
+    ----------
+    .. [1] Madigan & Raftery (1994), "Model selection and accounting for model uncertainty in graphical models using Occam's window", JASA 89, 1535-1546.
+    .. [2] Heckerman et al. (1995), "Learning Bayesian networks: the combination of knowledge...", Mach. Learn. 20, 197-243.
 
     Examples
     --------
@@ -432,6 +447,10 @@ def average_effect(effect: xr.DataArray, *, treated: Any, control: Any, outcome_
     ValueError
         For labels that are not states of the treatment / outcome, ``treated == control``, or
         a ``hdi_prob`` outside (0, 1).
+
+    References
+    ----------
+    .. [1] Pearl (2009), "Causality: models, reasoning, and inference", 2nd ed., Cambridge University Press, ch. 3.
 
     Examples
     --------

@@ -214,6 +214,11 @@ def interventional_distribution(parents: Sequence[Sequence[int]], cpts: Sequence
         For a cyclic graph, tables whose shapes do not match the parents, bad node indices
         or ``treatment == outcome``.
 
+    References
+    ----------
+    .. [1] Zhang & Poole (1994), "A simple approach to Bayesian network computations", Proc. Canadian AI, 171-178.
+    .. [2] Pearl (2009), "Causality: models, reasoning, and inference", 2nd ed., Cambridge University Press, ch. 3.
+
     Examples
     --------
     A confounded pair: ``z -> x``, ``z -> y``, ``x -> y``. Intervening on ``x`` cuts
@@ -262,6 +267,10 @@ def conditional_distribution(parents: Sequence[Sequence[int]], cpts: Sequence[An
     ValueError, TypeError
         As :func:`interventional_distribution`; also for a state out of range, the target in
         the evidence, or evidence of probability zero.
+
+    References
+    ----------
+    .. [1] Zhang & Poole (1994), "A simple approach to Bayesian network computations", Proc. Canadian AI, 171-178.
 
     Examples
     --------
