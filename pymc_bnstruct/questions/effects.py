@@ -156,7 +156,8 @@ def posterior_dags(posterior: Any, names: Any, n_samples: int = 1000, *, random_
     References
     ----------
     .. [1] Friedman & Koller (2003), "Being Bayesian about network structure", Mach. Learn. 50, 95-125.
-    .. [2] Kitagawa (1996), "Monte Carlo filter and smoother for non-Gaussian nonlinear state space models", J. Comput. Graph. Stat. 5, 1-25.
+    .. [2] Kitagawa (1996), "Monte Carlo filter and smoother for non-Gaussian nonlinear state space models",
+       , J. Comput. Graph. Stat. 5, 1-25.
 
     Examples
     --------
@@ -215,7 +216,7 @@ def _answer(dags: np.ndarray, data: DiscreteData, query: list[int], cut: frozens
             if cycle is not None:
                 raise ValueError(f"draw {s} is not a DAG (cycle "
                                  + " -> ".join(data.names[i] for i in cycle) + ")")
-            nodes = sorted(_ancestors(parents, query, cut))
+            nodes = sorted(_ancestors(parents, query, cut) | cut)  # the treatment even when it has no effect
             key = tuple((v, () if v in cut else parents[v]) for v in nodes)
             by_graph[g.tobytes()] = key
         groups.setdefault(key, []).append(s)
@@ -384,7 +385,8 @@ def predict(posterior: Any, data: Any, *, evidence: Mapping[str, Any], target: s
 
     References
     ----------
-    .. [1] Madigan & Raftery (1994), "Model selection and accounting for model uncertainty in graphical models using Occam's window", JASA 89, 1535-1546.
+    .. [1] Madigan & Raftery (1994), "Model selection and accounting for model uncertainty in graphical models using
+       Occam's window", JASA 89, 1535-1546.
     .. [2] Heckerman et al. (1995), "Learning Bayesian networks: the combination of knowledge...", Mach. Learn. 20, 197-243.
 
     Examples

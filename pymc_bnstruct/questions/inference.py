@@ -176,14 +176,23 @@ def _eliminate(tables: list[np.ndarray], scopes: list[tuple[int, ...]], keep: tu
     return np.concatenate([run([t[lo:lo + chunk] for t in full]) for lo in range(0, rows, chunk)], axis=0)
 
 
+def _with_batch(result: np.ndarray, pa, tables, k: int) -> np.ndarray:
+    """``result`` with the batch dims of every table (pruned tables' included), as promised."""
+    batch = np.broadcast_shapes(*(t.shape[: t.ndim - len(p) - 1] for p, t in zip(pa, tables)))
+    full = batch + result.shape[result.ndim - k:]
+    return result if result.shape == full else np.array(np.broadcast_to(result, full))
+
+
 def _factors(pa, tables, nodes, evidence: Mapping[int, int]) -> tuple[list[np.ndarray], list[tuple[int, ...]]]:
     """The tables of ``nodes`` with the evidence variables fixed (sliced out)."""
     out, scopes = [], []
     for v in sorted(nodes):
         t, scope = tables[v], pa[v] + (v,)
+        removed = 0  # axes counted from the end: slicing one shifts the earlier ones
         for pos in reversed(range(len(scope))):
             if scope[pos] in evidence:
-                t = np.take(t, evidence[scope[pos]], axis=pos - len(scope))
+                t = np.take(t, evidence[scope[pos]], axis=pos - (len(scope) - removed))
+                removed += 1
         out.append(t)
         scopes.append(tuple(u for u in scope if u not in evidence))
     return out, scopes
@@ -241,7 +250,7 @@ def interventional_distribution(parents: Sequence[Sequence[int]], cpts: Sequence
     # the mutilated network: the treatment keeps no table and no parents; it stays free
     nodes = _ancestors(pa, [outcome], cut=frozenset([treatment])) - {treatment}
     tabs, scopes = _factors(pa, tables, nodes, {})
-    return _eliminate(tabs, scopes, (treatment, outcome), arities)
+    return _with_batch(_eliminate(tabs, scopes, (treatment, outcome), arities), pa, tables, 2)
 
 
 def conditional_distribution(parents: Sequence[Sequence[int]], cpts: Sequence[Any], target: int,
@@ -296,4 +305,4 @@ def conditional_distribution(parents: Sequence[Sequence[int]], cpts: Sequence[An
     total = joint.sum(axis=-1, keepdims=True)
     if np.any(total <= 0):
         raise ValueError("the evidence has probability zero under these tables")
-    return joint / total
+    return _with_batch(joint / total, pa, tables, 1)
