@@ -157,7 +157,7 @@ def posterior_dags(posterior: Any, names: Any, n_samples: int = 1000, *, random_
     ----------
     .. [1] Friedman & Koller (2003), "Being Bayesian about network structure", Mach. Learn. 50, 95-125.
     .. [2] Kitagawa (1996), "Monte Carlo filter and smoother for non-Gaussian nonlinear state space models",
-       , J. Comput. Graph. Stat. 5, 1-25.
+       J. Comput. Graph. Stat. 5, 1-25.
 
     Examples
     --------
