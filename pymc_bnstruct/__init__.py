@@ -93,6 +93,10 @@ __all__ = [
     "plot_network",
     "plot_edge_heatmap",
     "plot_roc",
+    "questions",
+    "fit_parameters",
+    "causal_effect", "predict", "average_effect",
+    "FittedNetwork",
     "__version__",
 ]
 

@@ -21,6 +21,7 @@ from . import (
     order,
     partition,
     priors,
+    questions,
     results,
     samc,
     scores,
@@ -33,6 +34,7 @@ from .data import ContinuousData, DiscreteData, as_data, as_discrete_data
 from .learning import learn
 from .model import DAG, NodeOrder, NodePartition
 from .order import OrderScorer
+from .questions import FittedNetwork, average_effect, causal_effect, fit_parameters, predict
 from .results import (
     ChainAgreement,
     Comparison,

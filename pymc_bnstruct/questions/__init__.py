@@ -5,4 +5,10 @@ This layer sits on top of :mod:`pymc_bnstruct.results` (which supplies the DAG d
 backend) and below :func:`pymc_bnstruct.learn` and the command line.
 """
 
-__all__: list[str] = []
+from .effects import average_effect, causal_effect, posterior_dags, predict
+from .inference import conditional_distribution, interventional_distribution, network_tables
+from .parameters import FittedNetwork, fit_parameters, parameter_name, posterior_concentration
+
+__all__ = ["posterior_concentration", "fit_parameters", "FittedNetwork", "parameter_name",
+           "causal_effect", "predict", "average_effect", "posterior_dags",
+           "interventional_distribution", "conditional_distribution", "network_tables"]

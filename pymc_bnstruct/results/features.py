@@ -308,48 +308,46 @@ def _samc_feature_means(idata: Any, feature: str, burn_in: int, shape: tuple) ->
     return values if values.shape == tuple(shape) else None
 
 
-def _order_paths(idata: Any, src: FeatureSource, posterior: xr.Dataset, dags_per_draw: Any,
-                 random_seed: Any) -> np.ndarray:
-    dags_per_draw = _check_int(dags_per_draw, "dags_per_draw", 1)
+def dags_given_draws(idata: Any, src: FeatureSource, draws: np.ndarray, dags_per_draw: int, seed: int, *,
+                     offset: int = 0) -> np.ndarray:
+    """DAGs sampled given drawn node orders or labelled partitions of ``src`` (rows of ``draws``,
+    ``(m, n)``), ``dags_per_draw`` per row, from the family table in ``constant_data``.
+
+    Returns ``uint8`` adjacencies ``(m * dags_per_draw, n, n)``, row by row; ``offset`` numbers
+    the rows in error messages.
+    """
     child, parents, log_score = _family_table(idata, src.name)  # type: ignore[misc]
-    if src.partition is not None:
-        return _partition_paths(child, parents, log_score, src, posterior, dags_per_draw, random_seed)
-    orders = np.asarray(posterior[src.order].values)
-    c, d, n = orders.shape
-    rng = np.random.default_rng(random_seed)
-    flat = orders.reshape(c * d, n)
-    out = np.empty((c * d, n, n))
-    for lo in range(0, c * d, _PATH_CHUNK):
-        hi = min(lo + _PATH_CHUNK, c * d)
-        seed = int(rng.integers(0, 2**32))
+    draws = np.ascontiguousarray(draws, dtype=np.int64)
+    n = draws.shape[1]
+    if src.partition is None:
         try:
-            dags = sample_dags_given_orders(child, parents, log_score, n, flat[lo:hi], dags_per_draw, seed)
+            return sample_dags_given_orders(child, parents, log_score, n, draws, dags_per_draw, seed)
         except ValueError as err:
             raise ValueError(f"cannot sample DAGs given the orders of {src.order!r}: {err}") from None
-        reach, _ = closure_kernel(dags)  # DAGs consistent with an order are acyclic
-        out[lo:hi] = _mean_over_groups(reach, dags_per_draw)
-    return out.reshape(c, d, n, n)
-
-
-def _partition_paths(child: np.ndarray, parents: np.ndarray, log_score: np.ndarray, src: FeatureSource,
-                     posterior: xr.Dataset, dags_per_draw: int, random_seed: Any) -> np.ndarray:
-    """Path probabilities of drawn labelled partitions: DAGs sampled from ``P(G | Λ, D)``."""
-    layers = np.asarray(posterior[src.partition].values).astype(np.int64)
-    c, d, n = layers.shape
     start = np.searchsorted(np.asarray(child, dtype=np.int64), np.arange(n + 1)).astype(np.int64)
     par = np.ascontiguousarray(np.asarray(parents, dtype=np.int64).reshape(len(child), -1))
     ls = np.ascontiguousarray(np.asarray(log_score, dtype=np.float64))
+    dags, bad, node = sample_dags_given_partitions(start, par, ls, draws, dags_per_draw, seed)
+    if bad >= 0:
+        raise ValueError(f"cannot sample DAGs given the partitions of {src.partition!r}: node {node} has no "
+                         f"compatible family under draw {offset + bad}")
+    return dags
+
+
+def _order_paths(idata: Any, src: FeatureSource, posterior: xr.Dataset, dags_per_draw: Any,
+                 random_seed: Any) -> np.ndarray:
+    """Path probabilities of drawn orders or labelled partitions: DAGs sampled given each draw."""
+    dags_per_draw = _check_int(dags_per_draw, "dags_per_draw", 1)
+    var = src.partition if src.partition is not None else src.order
+    drawn = np.asarray(posterior[var].values)
+    c, d, n = drawn.shape
     rng = np.random.default_rng(random_seed)
-    flat = np.ascontiguousarray(layers.reshape(c * d, n))
+    flat = drawn.reshape(c * d, n)
     out = np.empty((c * d, n, n))
     for lo in range(0, c * d, _PATH_CHUNK):
         hi = min(lo + _PATH_CHUNK, c * d)
-        dags, bad, node = sample_dags_given_partitions(start, par, ls, flat[lo:hi], dags_per_draw,
-                                                       int(rng.integers(0, 2**32)))
-        if bad >= 0:
-            raise ValueError(f"cannot sample DAGs given the partitions of {src.partition!r}: node {node} has no "
-                             f"compatible family under draw {lo + bad}")
-        reach, _ = closure_kernel(dags)
+        dags = dags_given_draws(idata, src, flat[lo:hi], dags_per_draw, int(rng.integers(0, 2**32)), offset=lo)
+        reach, _ = closure_kernel(dags)  # DAGs consistent with an order or a partition are acyclic
         out[lo:hi] = _mean_over_groups(reach, dags_per_draw)
     return out.reshape(c, d, n, n)
 

@@ -354,17 +354,19 @@ def to_dot(x: Any, threshold: float | None = None, *, name: str = "G", digits: i
 
 
 # ----------------------------------------------------------------------------- pgmpy
-def to_pgmpy(dag: Any, data: Any, *, ess: float = 1.0) -> Any:
+def to_pgmpy(dag: Any, data: Any = None, *, ess: float = 1.0) -> Any:
     """A pgmpy discrete Bayesian network on ``dag`` with tables fitted to ``data``.
 
     The tables are the BDeu posterior means with equivalent sample size ``ess`` (see
-    :func:`pymc_bnstruct.datasets.fit_network`); state names are the data's.
+    :func:`pymc_bnstruct.datasets.fit_network`); state names are the data's. A
+    :class:`~pymc_bnstruct.datasets.BayesianNetwork` without ``data`` keeps its own tables.
 
     Parameters
     ----------
     dag : DAG
         Adjacency, edge list (names), SearchResult, or a BayesianNetwork's graph.
-    data : DiscreteData or pandas.DataFrame
+    data : DiscreteData or pandas.DataFrame, optional
+        Needed unless ``dag`` is a BayesianNetwork (whose tables are then used).
     ess : float, default 1.0
 
     Returns
@@ -390,7 +392,11 @@ def to_pgmpy(dag: Any, data: Any, *, ess: float = 1.0) -> Any:
     except ImportError:
         raise ImportError('bns.to_pgmpy needs pgmpy >= 1.0: pip install "pymc_bnstruct[pgmpy]" '
                           "(or pip install pgmpy)") from None
-    if isinstance(dag, (list, tuple)):
+    if data is None:
+        if not isinstance(dag, BayesianNetwork):
+            raise TypeError("to_pgmpy needs data= to fit the tables (only a BayesianNetwork brings its own)")
+        net = dag
+    elif isinstance(dag, (list, tuple)):
         net = fit_network(dag, data, ess=ess)
     else:
         s = as_structure(dag)
