@@ -379,7 +379,6 @@ class _Grower:
         self.allowed = base.required.copy()  # allowed[u, v]: u is a candidate parent of v
         self.banned = np.zeros((n, n), dtype=bool)  # dropped by the cap: never re-enters
         self.adj = base.empty_graph()
-        self.log_prior = np.asarray(cache.prior.log_by_size(n, base.max_parents), dtype=np.float64)
         self.stale = np.ones(n, dtype=bool)  # nodes whose plus1 gains must be recomputed
         self.gain = np.zeros((n, n))  # gain[w, v]: best family of v with outside w minus the best inside
         self._pair_gain: np.ndarray | None = None
@@ -392,8 +391,9 @@ class _Grower:
         sizes = np.array([len(s) for s in sets], dtype=np.int64)
         for f, s in enumerate(sets):
             ps[f, :len(s)] = s
-        local = self.cache.score.family_scores(self.data, np.asarray(children, dtype=np.int64), ps, sizes)
-        return local + self.log_prior[sizes]
+        kids = np.asarray(children, dtype=np.int64)
+        local = self.cache.score.family_scores(self.data, kids, ps, sizes)
+        return local + self.cache.prior.log_families(self.base.n_vars, kids, ps, sizes)
 
     def pair_gain(self) -> np.ndarray:
         """``gain[u, v]``: ``score(v | {u}) - score(v | {})``, the cap's ranking."""
