@@ -230,7 +230,7 @@ def search_space(
     score : Score, optional
         Default ``BDeu()`` for discrete data and ``BGe()`` for continuous data.
     prior : StructurePrior, optional
-        A size-based prior; default ``Uniform()``.
+        Default ``Uniform()``; any prior a :class:`~pymc_bnstruct.moves.ScoreCache` takes.
     max_parents : int or None, default 3
         In-degree bound of the DAGs searched (the package default,
         :data:`~pymc_bnstruct.constraints.DEFAULT_MAX_PARENTS`); use the one you will
@@ -257,7 +257,7 @@ def search_space(
         ``max_candidates < 1``, ``max_parents`` out of range, an unknown ``method``, bad
         black/white lists (as :class:`~pymc_bnstruct.StructureConstraints`).
     TypeError
-        A score or prior of the wrong type, or a prior that is not size-based.
+        A score or prior of the wrong type, or a custom prior the score cache cannot evaluate.
 
     References
     ----------
