@@ -108,7 +108,7 @@ class StructurePrior:
         them; ``n_parents`` counts them.
         """
         children = np.asarray(children, dtype=np.int64)
-        parent_sets = np.asarray(parent_sets, dtype=np.int64).reshape(len(children), -1)
+        parent_sets = np.asarray(parent_sets, dtype=np.int64)
         n_parents = np.asarray(n_parents, dtype=np.int64)
         max_size = int(n_parents.max(initial=0))
         try:

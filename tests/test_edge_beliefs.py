@@ -124,6 +124,7 @@ def test_log_family_and_graph_by_hand():
     k = np.array([2, 1, 0, 2])
     got = both.log_families(3, kids, sets, k)
     assert got == pytest.approx([both.log_family(3, int(c), s[s >= 0].tolist()) for c, s in zip(kids, sets)])
+    assert both.log_families(3, kids[:0], sets[:0], k[:0]).shape == (0,)
 
 
 def test_score_cache_and_hill_climbing_use_the_beliefs():
