@@ -86,6 +86,7 @@ REFERENCES_EXEMPT = {
     "scores.Score": "an abstract base class (the concrete scores cite their papers)",
     "scores.family_indices": "index validation",
     "priors.StructurePrior": "an abstract base class (the concrete priors cite their papers)",
+    "priors.PriorProduct": "a combinator (its factors cite their papers)",
     "StructureConstraints": "validated black/white lists and an in-degree bound",
     "constraints.check_max_parents": "argument validation",
     "constraints.check_edge_lists": "argument validation",

@@ -333,6 +333,7 @@ def _build(data: DiscreteData, test: Any, score: Score, prior: StructurePrior | 
     empty graph, so the MAP never scores below either.
     """
     constraints = StructureConstraints(data.names, None, blacklist, whitelist)
+    prior = None if prior is None else prior.bind(data.names)  # EdgeBeliefs name variables
     tests = list(test) if isinstance(test, (list, tuple)) else [test]
     start = time.perf_counter()
     counts: dict[str, dict[int, int]] = {"computed": {}, "unsupported": {}, "cached": {}}

@@ -30,7 +30,7 @@ from ..results.idata import get_group, has_group
 from ..scores import BIC, K2, BDeu, Score
 from .commands import COMMANDS, EXIT_INTERRUPTED, EXIT_NOT_CONVERGED, PROG, top_level_parser, version
 from .control import RunControl, collect_warnings, show_warnings
-from .data_io import NA_VALUES, prepare_data, read_edge_file, read_table, write_table
+from .data_io import NA_VALUES, prepare_data, read_belief_file, read_edge_file, read_table, write_table
 from .errors import CliError, UsageError
 from .methods import METHODS, Settings, get_method
 from .report import write_report
@@ -156,6 +156,8 @@ def build_parser() -> argparse.ArgumentParser:
     learn.add_argument("--interventions", metavar="FILE",
                        help="interventional data: a table of the data's shape and columns, 1/true where an "
                             "experiment set that variable in that row (left out of its own family's counts)")
+    learn.add_argument("--edge-beliefs", metavar="FILE",
+                       help="expert edge probabilities, one 'parent,child,p' per line (0 < p < 1), times --prior")
     learn.add_argument("--chains", type=_int_at_least(1), default=4, help="MCMC chains (default 4)")
     learn.add_argument("--draws", type=_int_at_least(1), default=None,
                        help="recorded draws per chain (default 1000; fewer on very large networks)")
@@ -287,14 +289,16 @@ def check_outputs(outputs: list[tuple[str, str]], inputs: list[tuple[str, str]],
 
 def _inputs(args: argparse.Namespace) -> list[tuple[str, str]]:
     named = [("data file", getattr(args, "data", None)), ("blacklist file", getattr(args, "blacklist", None)),
-             ("whitelist file", getattr(args, "whitelist", None)), ("result file", getattr(args, "result", None)),
+             ("whitelist file", getattr(args, "whitelist", None)),
+             ("edge-beliefs file", getattr(args, "edge_beliefs", None)), ("result file", getattr(args, "result", None)),
              ("truth file", getattr(args, "truth", None)), ("interventions file", getattr(args, "interventions", None))]
     return [(what, p) for what, p in named if p and Path(p).exists()]
 
 
 def _settings_record(args: argparse.Namespace, method: Any, k: int, planned: dict[str, int]) -> dict[str, Any]:
     recorded = {"method": args.method, "score": args.score, "ess": args.ess, "max_parents": k, "prior": args.prior,
-                "blacklist": args.blacklist, "whitelist": args.whitelist, "seed": args.seed, "missing": args.missing,
+                "blacklist": args.blacklist, "whitelist": args.whitelist, "edge_beliefs": args.edge_beliefs,
+                "seed": args.seed, "missing": args.missing,
                 "constant": args.constant, "na_values": list(args.na_values), "interventions": args.interventions}
     if method.kind == "sampler":
         recorded.update(chains=args.chains, cores=args.cores, search_space=args.search_space,
@@ -344,6 +348,9 @@ def cmd_learn(args: argparse.Namespace) -> int:
     names = list(data.names)
     black = read_edge_file(args.blacklist, names, "blacklist") if args.blacklist else []
     white = read_edge_file(args.whitelist, names, "whitelist") if args.whitelist else []
+    prior = make_prior(args.prior)
+    if args.edge_beliefs:
+        prior = read_belief_file(args.edge_beliefs, names) * prior
     truth = read_truth(args.truth, names) if args.truth else None
     sampler = method.kind == "sampler"
     label = f"{args.method} ({args.chains} chain{'s' if args.chains > 1 else ''})"
@@ -354,7 +361,7 @@ def cmd_learn(args: argparse.Namespace) -> int:
             planned.update(draws=size.draws, tune=size.tune, moves_per_draw=size.moves_per_draw)
             control.set_total(args.chains * (size.draws + size.tune))
 
-        settings = Settings(score=make_score(args.score, args.ess), prior=make_prior(args.prior), max_parents=k,
+        settings = Settings(score=make_score(args.score, args.ess), prior=prior, max_parents=k,
                             blacklist=black, whitelist=white, chains=args.chains, draws=args.draws, tune=args.tune,
                             seed=args.seed, cores=args.cores, moves_per_draw=args.moves_per_draw,
                             search_space=args.search_space, max_candidates=args.max_candidates, budget=args.budget,

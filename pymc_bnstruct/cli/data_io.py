@@ -16,10 +16,11 @@ import pandas as pd
 from ..data import DiscreteData
 from ..graph import find_cycle, to_adjacency
 from ..io import atomic_path
+from ..priors import EdgeBeliefs
 from .errors import CliError, warn
 
 __all__ = ["read_table", "write_table", "prepare_data", "intervention_mask", "PreparedData", "read_edge_file",
-           "TABLE_SUFFIXES", "NA_VALUES", "MIN_ROWS"]
+           "read_belief_file", "TABLE_SUFFIXES", "NA_VALUES", "MIN_ROWS"]
 
 TABLE_SUFFIXES = {".csv": ",", ".tsv": "\t", ".tab": "\t", ".txt": ",", ".parquet": None, ".pq": None}
 # A column is "continuous" when more than this share of the rows hold distinct values
@@ -329,13 +330,10 @@ _SEP = re.compile(r"\s*(?:->|,|;|\t|\s)\s*")
 _HEADERS = {("from", "to"), ("parent", "child"), ("source", "target")}
 
 
-def read_edge_file(path: str | Path, names: list[str], what: str) -> list[tuple[str, str]]:
-    """Edges ``(parent, child)`` from a file: one per line as ``a,b``, ``a -> b`` or ``a<TAB>b``.
-
-    ``#`` starts a comment; a first line ``from,to`` (or ``parent,child``) is a header. A
-    name the data do not have is an error, and so is a cycle in a white list (its edges
-    are all required).
-    """
+def _pair_lines(path: str | Path, names: list[str], what: str, n_fields: int, expected: str) -> Any:
+    """``(line number, fields)`` of a pair file: ``#`` comments and blank lines skipped, a first
+    line such as ``from,to`` (or ``parent,child``, then anything) taken as a header, the first
+    two fields checked to be two different variables of the data."""
     p = Path(path)
     if not p.exists():
         raise CliError(f"{what} file '{p}' not found")
@@ -344,23 +342,60 @@ def read_edge_file(path: str | Path, names: list[str], what: str) -> list[tuple[
     except UnicodeDecodeError:
         raise CliError(f"{what} file '{p}' is not UTF-8 text") from None
     known = set(names)
-    edges: list[tuple[str, str]] = []
+    first = True
     for lineno, raw in enumerate(text.splitlines(), 1):
         line = raw.split("#", 1)[0].strip()
         if not line:
             continue
         parts = [x.strip().strip('"') for x in _SEP.split(line) if x.strip()]
-        if len(parts) != 2:
-            raise CliError(f"{what} file '{p}' line {lineno}: expected 'parent,child' or 'parent -> child', got {line!r}")
-        if not edges and tuple(x.lower() for x in parts) in _HEADERS:
+        if len(parts) != n_fields:
+            raise CliError(f"{what} file '{p}' line {lineno}: expected {expected}, got {line!r}")
+        header, first = first and tuple(x.lower() for x in parts[:2]) in _HEADERS, False
+        if header:
             continue
-        for v in parts:
+        for v in parts[:2]:
             if v not in known:
                 raise CliError(f"{what} file '{p}' line {lineno} names unknown variable '{v}'; the data's "
                                f"variables are {', '.join(names)}")
         if parts[0] == parts[1]:
             raise CliError(f"{what} file '{p}' line {lineno}: '{parts[0]}' -> '{parts[0]}' is a self-loop")
-        edges.append((parts[0], parts[1]))
+        yield lineno, parts
+
+
+def read_belief_file(path: str | Path, names: list[str]) -> EdgeBeliefs:
+    """Edge beliefs from a file: one ``parent,child,probability`` per line (``0 < p < 1``).
+
+    ``#`` starts a comment; a first line ``parent,child,p`` (or ``from,to,...``) is a header.
+    Unknown names, self-loops, a probability that is not a number or not strictly between 0
+    and 1, and a pair listed twice are errors that give the line number.
+    """
+    p = Path(path)
+    beliefs: dict[tuple[str, str], float] = {}
+    seen: dict[tuple[str, str], int] = {}
+    for lineno, (u, v, text) in _pair_lines(path, names, "edge-beliefs", 3, "'parent,child,probability'"):
+        if (u, v) in seen:
+            raise CliError(f"edge-beliefs file '{p}' line {lineno}: {u} -> {v} is already given on line {seen[u, v]}")
+        try:
+            prob = float(text)
+        except ValueError:
+            raise CliError(f"edge-beliefs file '{p}' line {lineno}: the probability must be a number, got {text!r}") from None
+        try:
+            EdgeBeliefs({(u, v): prob})
+        except ValueError as err:
+            raise CliError(f"edge-beliefs file '{p}' line {lineno}: {str(err).removeprefix('EdgeBeliefs: ')}") from None
+        beliefs[u, v], seen[u, v] = prob, lineno
+    return EdgeBeliefs(beliefs)
+
+
+def read_edge_file(path: str | Path, names: list[str], what: str) -> list[tuple[str, str]]:
+    """Edges ``(parent, child)`` from a file: one per line as ``a,b``, ``a -> b`` or ``a<TAB>b``.
+
+    ``#`` starts a comment; a first line ``from,to`` (or ``parent,child``) is a header. A
+    name the data do not have is an error, and so is a cycle in a white list (its edges
+    are all required).
+    """
+    p = Path(path)
+    edges = [(u, v) for _, (u, v) in _pair_lines(path, names, what, 2, "'parent,child' or 'parent -> child'")]
     if what == "whitelist" and edges:
         cycle = find_cycle(to_adjacency(edges, names))
         if cycle is not None:

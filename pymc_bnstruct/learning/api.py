@@ -29,7 +29,7 @@ from ..data import ContinuousData, DiscreteData, as_data
 from ..priors import StructurePrior, Uniform
 from ..results.excluded import excluded_mass
 from ..results.idata import get_group
-from ..scores import Score, default_score
+from ..scores import Score, check_prior, default_score
 from ..search import SearchSpace, hill_climb, search_space, skeleton_search
 from ..validation import ArgumentTypeError, check_int
 from .budget import (
@@ -213,7 +213,8 @@ def learn(
         raise ValueError("method='brai' works on discrete data only (its conditional-independence tests are G² "
                          "tests); for continuous data use a sampler (method='order', 'partition', 'dag'), "
                          "'exact' or a search ('hc', 'tabu', 'skeleton') with BGe")
-    prior = Uniform() if prior is None else prior
+    # bound here: an EdgeBeliefs naming an unknown variable fails before any work
+    prior = check_prior(Uniform() if prior is None else prior, names=data.names)
     chains = check_int(chains, "chains", minimum=1)
     cores = check_int(cores, "cores", minimum=1, allow_none=True)
     draws = check_int(draws, "draws", minimum=1, allow_none=True)

@@ -474,7 +474,7 @@ class DAG:
     score : Score, default ``BDeu()``
     prior : StructurePrior, default ``Uniform()``
         A size-based modular prior (``Uniform``, ``FamilyCount``, ``EdgePenalty``, with any
-        power); family values are computed on demand by a
+        power), ``EdgeBeliefs`` or a product of these; family values are computed on demand by a
         :class:`~pymc_bnstruct.moves.ScoreCache`, so any number of variables works.
     max_parents : int or None, default 3
         In-degree bound (None: none); an int outside ``0..n-1`` is an error. Default
@@ -508,7 +508,7 @@ class DAG:
     Raises
     ------
     ValueError, TypeError
-        Missing data, fewer than two variables, a non-size-based prior, an initial graph of
+        Missing data, fewer than two variables, a custom prior the score cache cannot evaluate, an initial graph of
         the wrong shape, not 0/1, cyclic or breaking a constraint, a ``max_parents`` that
         the white list already breaks, unknown names in the lists.
 

@@ -46,8 +46,10 @@ class ScoreCache:
     score : Score, default ``BDeu()``
         Continuous data need ``BGe()``.
     prior : StructurePrior, default ``Uniform()``
-        Must be size-based (``Uniform``, ``FamilyCount``, ``EdgePenalty``, with any
-        ``power``): the kernels evaluate it as a vector ``log q(|Pa|)``.
+        A size-based prior (``Uniform``, ``FamilyCount``, ``EdgePenalty``, with any
+        ``power``), :class:`~pymc_bnstruct.priors.EdgeBeliefs`, or a product of these: the
+        kernels evaluate it as ``log q(|Pa|) + Σ_{u ∈ Pa} W[u, child]``
+        (:meth:`~pymc_bnstruct.priors.StructurePrior.log_size_and_edges`).
     capacity : int, optional
         Number of slots (rounded up to a power of two, at least 1,024). Default: room for
         ``16 n^2`` families, but at most ``DEFAULT_MAX_BYTES`` (128 MiB) of table.
@@ -67,7 +69,8 @@ class ScoreCache:
     Raises
     ------
     TypeError
-        For a score or prior of the wrong type, or a prior that is not size-based.
+        For a score or prior of the wrong type, or a custom prior that is neither size-based
+        nor a sum of edge weights.
 
     References
     ----------
@@ -94,16 +97,18 @@ class ScoreCache:
     ) -> None:
         data = as_data(data)
         check_score(score)
-        check_prior(prior)
+        prior = check_prior(prior, names=data.names)
         columns, arities = score.engine_inputs(data)  # the score engine's view of the data
-        if not prior.size_based:
+        n = data.n_vars
+        try:
+            log_prior, log_edge = prior.log_size_and_edges(n, n - 1)
+        except TypeError:
             raise TypeError(
-                f"searches and structure moves need a size-based prior (Uniform, FamilyCount, "
-                f"EdgePenalty); {prior!r} depends on the parents themselves"
-            )
+                f"searches and structure moves need a size-based prior (Uniform, FamilyCount, EdgePenalty), "
+                f"EdgeBeliefs or a product of these; {prior!r} depends on the parents in another way") from None
         self.data, self.score, self.prior = data, score, prior
         self.names = data.names
-        n = self.n_vars = data.n_vars
+        self.n_vars = n
         self.n_words = (n + 63) // 64
         entry_bytes = 8 * self.n_words + 16
         if capacity is None:
@@ -117,13 +122,13 @@ class ScoreCache:
         n_samples = data.n_samples
         limit = max(DENSE_LIMIT, 4 * n_samples)
         span = max(limit, n_samples * int(arities.max()))
-        log_prior = np.ascontiguousarray(prior.log_by_size(n, n - 1), dtype=np.float64)
         self.engine = _cache.CacheEngine(
             columns=columns,
             arities=arities,
             score_kind=np.int64(score.kind),
             score_param=np.float64(score._param),
-            log_prior_by_size=log_prior,
+            log_prior_by_size=np.ascontiguousarray(log_prior, dtype=np.float64),
+            log_edge_weight=np.ascontiguousarray(np.zeros((0, 0)) if log_edge is None else log_edge, dtype=np.float64),
             slot_child=np.full(self.capacity, -1, dtype=np.int64),
             slot_bits=np.zeros((self.capacity, self.n_words), dtype=np.uint64),
             slot_value=np.zeros(self.capacity, dtype=np.float64),

@@ -10,8 +10,9 @@ grows: when all ``PROBE`` slots of a key's window are taken, one of them is over
 Every kernel receives the cache as one :class:`CacheEngine` ``E`` (built by
 :class:`~pymc_bnstruct.moves.ScoreCache`): the data and score the engine needs, the hash
 table and scratch buffers. ``slot_child[s] == -1`` marks an empty slot. ``stats`` holds
-``[lookups, computed, clock, filled]``. The prior is size-based: ``log_prior_by_size[k]``
-is the log prior of a family with ``k`` parents.
+``[lookups, computed, clock, filled]``. The prior is ``log_prior_by_size[k]`` for a family
+with ``k`` parents plus ``log_edge_weight[u, child]`` for each parent ``u`` (a ``(0, 0)``
+array when the prior is size-based, e.g. no :class:`~pymc_bnstruct.priors.EdgeBeliefs`).
 """
 
 from __future__ import annotations
@@ -39,6 +40,8 @@ class CacheEngine(NamedTuple):
     score_param: np.float64
     #: ``log_prior_by_size[k]``: log prior of a family with ``k`` parents.
     log_prior_by_size: np.ndarray
+    #: ``log_edge_weight[u, v]``: log prior of the edge ``u -> v`` (shape ``(0, 0)``: none).
+    log_edge_weight: np.ndarray
     #: Hash table: child of each slot (-1: empty), parent bitset, family value.
     slot_child: np.ndarray
     slot_bits: np.ndarray
@@ -132,6 +135,9 @@ def family_score(E, child, bits):
     k = bits_to_parents(bits, parents)
     value = count_and_score(E.columns, E.arities, child, parents, k, E.score_kind, E.score_param, E.key_buf,
                          E.count_buf) + E.log_prior_by_size[k]
+    if E.log_edge_weight.shape[0] > 0:
+        for t in range(k):
+            value += E.log_edge_weight[parents[t], child]
     stats[STAT_COMPUTED] += 1
     if free < 0:  # window full: overwrite one slot, round robin
         free = (base + stats[STAT_CLOCK] % PROBE) & mask

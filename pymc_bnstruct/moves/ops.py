@@ -101,7 +101,7 @@ class CachedDAGLogScore(StructureOp):
 
 # the arrays of a ScoreCache engine (the other fields, score_kind and score_param, are scalars
 # fixed per cache; see pymc_bnstruct.moves.cache_kernels.CacheEngine)
-_ENGINE_ARRAYS = ("columns", "arities", "log_prior_by_size", "slot_child", "slot_bits", "slot_value", "stats",
+_ENGINE_ARRAYS = ("columns", "arities", "log_prior_by_size", "log_edge_weight", "slot_child", "slot_bits", "slot_value", "stats",
                   "key_buf", "count_buf", "parent_buf")
 
 
@@ -148,12 +148,12 @@ def _numba_cached_dag_log_score(op: CachedDAGLogScore, node=None, **kwargs):
     msg = adjacency_shape_error("CachedDAGLogScore", n)
 
     @nb.njit
-    def cached_dag_log_score(adj, columns, arities, log_prior_by_size, slot_child, slot_bits, slot_value, stats,
-                             key_buf, count_buf, parent_buf):
+    def cached_dag_log_score(adj, columns, arities, log_prior_by_size, log_edge_weight, slot_child, slot_bits,
+                             slot_value, stats, key_buf, count_buf, parent_buf):
         if adj.shape[0] != n or adj.shape[1] != n:
             raise ValueError(msg)
-        E = cache_kernels.CacheEngine(columns, arities, kind, param, log_prior_by_size, slot_child, slot_bits, slot_value, stats,
-                        key_buf, count_buf, parent_buf)
+        E = cache_kernels.CacheEngine(columns, arities, kind, param, log_prior_by_size, log_edge_weight, slot_child,
+                                      slot_bits, slot_value, stats, key_buf, count_buf, parent_buf)
         return np.asarray(kernel(adj, allowed, required, max_parents, E))
 
     return cached_dag_log_score

@@ -85,9 +85,7 @@ def _bitsets(parent_sets: np.ndarray, n_words: int) -> np.ndarray:
 
 def _log_priors(prior: Any, n: int, children: np.ndarray, parent_sets: np.ndarray, sizes: np.ndarray) -> np.ndarray:
     """The structure prior's family term ``log q_v(U)`` of each family (as the score table's)."""
-    if prior.size_based:
-        return np.asarray(prior.log_by_size(n, int(sizes.max(initial=0))), dtype=np.float64)[sizes]
-    return np.array([prior.log_family(n, int(c), parent_sets[f, :sizes[f]].tolist()) for f, c in enumerate(children)])
+    return prior.log_families(n, children, parent_sets, sizes)
 
 
 class ExcludedFamilies:

@@ -414,15 +414,16 @@ def check_score(score: Any, what: str = "score") -> Score:
     return score
 
 
-def check_prior(prior: Any, what: str = "prior") -> StructurePrior:
-    """``prior`` if it is a :class:`StructurePrior` instance; a clear ``TypeError`` otherwise."""
+def check_prior(prior: Any, what: str = "prior", names: Sequence[str] | None = None) -> StructurePrior:
+    """``prior`` if it is a :class:`StructurePrior` instance (bound to ``names`` when given, see
+    :meth:`StructurePrior.bind`); a clear ``TypeError`` otherwise."""
     if isinstance(prior, type) and issubclass(prior, StructurePrior):
         raise TypeError(f"{what} must be a StructurePrior instance: write {prior.__name__}(...) (with "
                         f"parentheses), not the class {prior.__name__}")
     if not isinstance(prior, StructurePrior):
         raise TypeError(f"{what} must be a StructurePrior (Uniform(), FamilyCount(), EdgePenalty(beta)), "
                         f"got {prior!r}")
-    return prior
+    return prior if names is None else prior.bind(names)
 
 
 def network_score(
@@ -468,7 +469,7 @@ def network_score(
     data = as_data(data)
     score = check_score(default_score(data) if score is None else score)
     if prior is not None:
-        check_prior(prior)
+        prior = check_prior(prior, names=data.names)
     adj = to_adjacency(graph, data.names)
     cycle = find_cycle(adj)
     if cycle is not None:

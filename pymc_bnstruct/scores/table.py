@@ -203,7 +203,7 @@ class ScoreTable:
     ) -> None:
         data = as_data(data)
         check_score(score)
-        check_prior(prior)
+        prior = check_prior(prior, names=data.names)
         n = data.n_vars
         self.data, self.score, self.prior = data, score, prior
         self.names = data.names
@@ -292,12 +292,7 @@ class ScoreTable:
         return chosen
 
     def _log_priors(self, children: np.ndarray, parent_sets: np.ndarray, n_parents: np.ndarray) -> np.ndarray:
-        if self.prior.size_based:
-            return self.prior.log_by_size(self.n_vars, int(n_parents.max(initial=0)))[n_parents]
-        return np.array([
-            self.prior.log_family(self.n_vars, int(c), parent_sets[f, : n_parents[f]].tolist())
-            for f, c in enumerate(children)
-        ])
+        return self.prior.log_families(self.n_vars, children, parent_sets, n_parents)
 
     # ----------------------------------------------------------------- access
     @property

@@ -116,7 +116,8 @@ def hill_climb(
     data : DiscreteData, ContinuousData or pandas.DataFrame
     score : Score, default ``BDeu()``
     prior : StructurePrior, default ``Uniform()``
-        A size-based prior (``Uniform``, ``FamilyCount``, ``EdgePenalty``).
+        A size-based prior (``Uniform``, ``FamilyCount``, ``EdgePenalty``),
+        ``EdgeBeliefs`` or a product of these (see :class:`~pymc_bnstruct.moves.ScoreCache`).
     max_parents : int or None, default 3
         In-degree bound (None: no bound); an int outside ``0..n-1`` is an error. Default
         ``min(3, n - 1)``: the package-wide default
@@ -162,7 +163,7 @@ def hill_climb(
         unknown names in the lists, bad counts or ``gamma <= 1``; see also
         :class:`~pymc_bnstruct.moves.StructureConstraints`.
     TypeError
-        For a score or prior of the wrong type or a prior that is not size-based.
+        For a score or prior of the wrong type or a custom prior the score cache cannot evaluate.
 
     References
     ----------

@@ -127,7 +127,7 @@ def skeleton_operator(
     score : Score, default ``BDeu(ess=1.0)``
     gamma : float, default 9.0
         Threshold ``> 1``; Steck uses ``sqrt(gamma) = 3``, i.e. ``log(gamma) ≈ 2.2``.
-    prior : StructurePrior, default ``Uniform()`` (size-based)
+    prior : StructurePrior, default ``Uniform()`` (as in :func:`hill_climb`)
     max_parents, blacklist, whitelist
         Constraints, as in :func:`hill_climb`; ``max_parents`` defaults to None here (the
         one exception to the package-wide default of 3): the operator re-orients a given
@@ -257,7 +257,7 @@ def skeleton_search(
         The package-wide default; Steck (2000) used ``BIC()`` (pass it to reproduce the paper).
     gamma : float, default 9.0
         Threshold ``> 1`` for colliders and forward inclusion.
-    prior : StructurePrior, default ``Uniform()`` (size-based)
+    prior : StructurePrior, default ``Uniform()`` (as in :func:`hill_climb`)
     max_parents, start, blacklist, whitelist
         As in :func:`hill_climb`.
     max_cycles : int, optional

@@ -230,7 +230,7 @@ def search_space(
     score : Score, optional
         Default ``BDeu()`` for discrete data and ``BGe()`` for continuous data.
     prior : StructurePrior, optional
-        A size-based prior; default ``Uniform()``.
+        Default ``Uniform()``; any prior a :class:`~pymc_bnstruct.moves.ScoreCache` takes.
     max_parents : int or None, default 3
         In-degree bound of the DAGs searched (the package default,
         :data:`~pymc_bnstruct.constraints.DEFAULT_MAX_PARENTS`); use the one you will
@@ -257,7 +257,7 @@ def search_space(
         ``max_candidates < 1``, ``max_parents`` out of range, an unknown ``method``, bad
         black/white lists (as :class:`~pymc_bnstruct.StructureConstraints`).
     TypeError
-        A score or prior of the wrong type, or a prior that is not size-based.
+        A score or prior of the wrong type, or a custom prior the score cache cannot evaluate.
 
     References
     ----------
@@ -383,7 +383,6 @@ class _Grower:
         self.allowed = base.required.copy()  # allowed[u, v]: u is a candidate parent of v
         self.banned = np.zeros((n, n), dtype=bool)  # dropped by the cap: never re-enters
         self.adj = base.empty_graph()
-        self.log_prior = np.asarray(cache.prior.log_by_size(n, base.max_parents), dtype=np.float64)
         self.stale = np.ones(n, dtype=bool)  # nodes whose plus1 gains must be recomputed
         self.gain = np.zeros((n, n))  # gain[w, v]: best family of v with outside w minus the best inside
         self._pair_gain: np.ndarray | None = None
@@ -396,8 +395,9 @@ class _Grower:
         sizes = np.array([len(s) for s in sets], dtype=np.int64)
         for f, s in enumerate(sets):
             ps[f, :len(s)] = s
-        local = self.cache.score.family_scores(self.data, np.asarray(children, dtype=np.int64), ps, sizes)
-        return local + self.log_prior[sizes]
+        kids = np.asarray(children, dtype=np.int64)
+        local = self.cache.score.family_scores(self.data, kids, ps, sizes)
+        return local + self.cache.prior.log_families(self.base.n_vars, kids, ps, sizes)
 
     def pair_gain(self) -> np.ndarray:
         """``gain[u, v]``: ``score(v | {u}) - score(v | {})``, the cap's ranking."""
