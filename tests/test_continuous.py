@@ -491,8 +491,6 @@ def test_learn_continuous_frame():
     post = bns.learn(df, method="exact")
     assert float(post.edge_probabilities.sel(parent="a", child="b") + post.edge_probabilities.sel(parent="b",
                                                                                                   child="a")) > 0.99
-    with pytest.raises(ValueError, match="method='brai' works on discrete data only"):
-        bns.learn(df, method="brai")
     idata = bns.learn(df, method="order", draws=100, tune=20, chains=2, cores=1, random_seed=1, progressbar=False)
     edge = bns.edge_probabilities(idata)
     assert edge.shape == (4, 4) and float(edge.sel(parent="a", child="b") + edge.sel(parent="b", child="a")) > 0.9

@@ -19,7 +19,8 @@ Tests are cached per data set (:class:`BoundTest`); a bootstrap sample is a new 
 For continuous data, :class:`FisherZ` tests a zero partial correlation with Fisher's z
 (the PC start skeleton of :func:`~pymc_bnstruct.search_space` uses it); it binds to a data
 set as a callable ``(x, y, z) -> bool`` (:meth:`FisherZ.bind`), so it runs through the same
-cache as any callable test. RAI and B-RAI take discrete data only.
+cache as any callable test. It is what RAI and B-RAI use on continuous data
+(``ci_test="auto"`` there means ``FisherZ(0.05)``).
 """
 
 from __future__ import annotations
@@ -326,19 +327,29 @@ def auto_tests() -> list[CITest]:
     return [GSquare(0.05, min_rows_per_df=0.0), CorrectedCMI(0.01, min_rows_per_df=1.0)]
 
 
-def as_ci_test(ci_test: Any) -> CITest | Callable[..., Any] | list[CITest]:
-    """Validate a ``ci_test`` argument: None or ``"auto"`` give :func:`auto_tests`; a CITest
-    or a callable passes."""
+#: The test of ``ci_test="auto"`` on continuous data: Fisher's z at the PC algorithm's usual level.
+AUTO_CONTINUOUS_ALPHA = 0.05
+
+
+def as_ci_test(ci_test: Any, kind: str = "discrete") -> CITest | FisherZ | Callable[..., Any] | list[CITest]:
+    """Validate a ``ci_test`` argument for data of ``kind`` (``"discrete"`` or ``"continuous"``).
+
+    None or ``"auto"`` give :func:`auto_tests` (discrete) or ``FisherZ(0.05)`` (continuous); a
+    test of the data's kind or a callable passes; a test of the other kind is a clear error.
+    """
     if ci_test is None or (isinstance(ci_test, str) and ci_test == "auto"):
-        return auto_tests()
-    if isinstance(ci_test, FisherZ):
-        raise ArgumentTypeError("FisherZ tests continuous data; RAI and B-RAI take discrete data and a GSquare, "
+        return FisherZ(AUTO_CONTINUOUS_ALPHA) if kind == "continuous" else auto_tests()
+    if isinstance(ci_test, FisherZ) and kind != "continuous":
+        raise ArgumentTypeError("FisherZ tests continuous data; on discrete data RAI and B-RAI take a GSquare, "
                                 "CorrectedCMI, PluginCMI or callable test")
-    if isinstance(ci_test, CITest) or (callable(ci_test) and not isinstance(ci_test, str)):
+    if isinstance(ci_test, CITest) and kind == "continuous":
+        raise ArgumentTypeError(f"{ci_test!r} tests discrete data; on continuous data RAI and B-RAI take "
+                                "FisherZ (the default, ci_test='auto') or a callable test")
+    if isinstance(ci_test, (CITest, FisherZ)) or (callable(ci_test) and not isinstance(ci_test, str)):
         return ci_test
     raise ArgumentTypeError(
-        f"ci_test must be \"auto\", a GSquare, a CorrectedCMI, a PluginCMI or a callable (x, y, z) -> bool, "
-        f"got {ci_test!r}"
+        f"ci_test must be \"auto\", a GSquare, a CorrectedCMI, a PluginCMI, a FisherZ or a callable "
+        f"(x, y, z) -> bool, got {ci_test!r}"
     )
 
 

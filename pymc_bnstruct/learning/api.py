@@ -209,10 +209,6 @@ def learn(
     seconds = parse_budget(budget)
     data = as_data(data)
     score = default_score(data) if score is None else score
-    if method == "brai" and data.kind == "continuous":
-        raise ValueError("method='brai' works on discrete data only (its conditional-independence tests are G² "
-                         "tests); for continuous data use a sampler (method='order', 'partition', 'dag'), "
-                         "'exact' or a search ('hc', 'tabu', 'skeleton') with BGe")
     prior = Uniform() if prior is None else prior
     chains = check_int(chains, "chains", minimum=1)
     cores = check_int(cores, "cores", minimum=1, allow_none=True)
