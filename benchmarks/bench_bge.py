@@ -22,24 +22,14 @@ import argparse
 import logging
 import os
 import platform
-import statistics
 import time
 import warnings
 
 import numpy as np
+from bench_scores import median_time  # the same timing rule (warm-up, then the median); run from benchmarks/'s folder
 from scipy.special import gammaln
 
 import pymc_bnstruct as bns
-
-
-def median_time(fn, repeats: int) -> float:
-    fn()  # warm-up: numba compilation and caches excluded
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
 
 
 def random_families(n: int, n_families: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
