@@ -78,3 +78,31 @@ def test_brai_tests_of_the_wrong_kind(strong):
         bns.brai.fit(disc, score=BGe(), progressbar=False)
     assert repr(as_ci_test("auto", "continuous")) == "FisherZ(alpha=0.05)"
     assert isinstance(as_ci_test(None, "discrete"), list)
+
+
+def test_fisher_z_on_bootstrap_samples_keeps_its_level():
+    """Resampling rows doubles the variance of z under independence: the bound test of a
+    bootstrap sample tests z² / 2. Rates of "dependent" on independent columns, over many
+    bootstrap samples, against the nominal 5 % (binomial standard error about 1 %)."""
+    from scipy import stats
+
+    rng = np.random.default_rng(0)
+    test = bns.brai.FisherZ(0.05)
+    plain, corrected, by_hand = [], [], []
+    for _ in range(500):
+        X = rng.normal(size=(300, 3))
+        sample = ContinuousData.from_array(X[rng.integers(0, 300, 300)], names=["x", "y", "z"])
+        plain.append(not test.bind(sample)("x", "y", ("z",)))
+        corrected.append(not test.bind(sample, bootstrap=True)("x", "y", ("z",)))
+        # the same by hand: residual correlation, Fisher's z over sqrt(2)
+        V = np.asarray(sample.values)
+        A = np.column_stack([np.ones(300), V[:, 2]])
+        rx = V[:, 0] - A @ np.linalg.lstsq(A, V[:, 0], rcond=None)[0]
+        ry = V[:, 1] - A @ np.linalg.lstsq(A, V[:, 1], rcond=None)[0]
+        zstat = np.sqrt(300 - 1 - 3) * np.arctanh(np.corrcoef(rx, ry)[0, 1]) / np.sqrt(2)
+        by_hand.append(2 * stats.norm.sf(abs(zstat)) < 0.05)
+    assert corrected == by_hand
+    assert np.mean(plain) > 0.12 and np.mean(corrected) < 0.08
+    assert repr(bns.brai.FisherZ(0.01, bootstrap_factor=1)) == "FisherZ(alpha=0.01, bootstrap_factor=1)"
+    with pytest.raises(ValueError, match="bootstrap_factor"):
+        bns.brai.FisherZ(bootstrap_factor=0.5)

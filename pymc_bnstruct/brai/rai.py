@@ -117,7 +117,7 @@ class _Builder:
             rng = np.random.default_rng(np.random.SeedSequence(self.entropy, spawn_key=key))
             rows = rng.integers(0, self.data.n_samples, self.data.n_samples)
             sample = ContinuousData(self.data.values[rows], self.data.names)
-        test = self.test.bind(sample) if isinstance(self.test, FisherZ) else self.test
+        test = self.test.bind(sample, bootstrap=sample is not self.data) if isinstance(self.test, FisherZ) else self.test
         return BoundTest(test, None, self.arities, self.data.names)
 
     def _collect(self, bound: BoundTest) -> None:
