@@ -523,6 +523,18 @@ class ContinuousData(_Variables):
     def n_samples(self) -> int:
         return int(self.values.shape[0])
 
+    def observational(self) -> ContinuousData:
+        """These data themselves: continuous data carry no interventions (the counterpart of
+        :meth:`DiscreteData.observational`, so that code reading "the observational rows" takes both).
+
+        Examples
+        --------
+        >>> data = bns.ContinuousData.from_array(np.random.default_rng(0).normal(size=(5, 2)))
+        >>> data.observational() is data
+        True
+        """
+        return self
+
     def to_frame(self) -> pd.DataFrame:
         """The data as a DataFrame of float columns (a copy)."""
         return pd.DataFrame(np.array(self.values), columns=list(self.names))

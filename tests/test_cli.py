@@ -205,7 +205,7 @@ def _bad_inputs(d: Path) -> tuple[Cases, Cases]:
     (d / "header.csv").write_text("a,b,c\n")
     (d / "ragged.csv").write_text("a,b,c\n1,2,3\n1,2\n")
     rng = np.random.default_rng(0)
-    pd.DataFrame({"x": rng.normal(size=10_000), "y": rng.integers(0, 2, 10_000)}).to_csv(d / "cont.csv", index=False)
+    pd.DataFrame({"x": rng.normal(size=10_000), "y": rng.choice(["a", "b"], 10_000)}).to_csv(d / "cont.csv", index=False)
     (d / "latin1.csv").write_bytes("a,b\ncaf\xe9,1\nthé,2\n".encode("latin-1"))
     (d / "black.txt").write_text("smoke,lung\nsmoke,cancer\n")
     (d / "white.txt").write_text("smoke -> lung\nlung -> either\neither -> smoke\n")
@@ -224,8 +224,8 @@ def _bad_inputs(d: Path) -> tuple[Cases, Cases]:
         "empty file": ([*learn, "empty.csv"], 1, ["data file 'empty.csv' is empty"]),
         "header only": ([*learn, "header.csv"], 1, ["'header.csv' has a header but no rows"]),
         "ragged rows": ([*learn, "ragged.csv"], 1, ["ragged rows: line 3 has 2 fields, the header has 3"]),
-        "continuous": ([*learn, "cont.csv"], 1, ["'x' (10,000 distinct values in 10,000 rows) looks continuous",
-                                                 "discretise"]),
+        "continuous": ([*learn, "cont.csv"], 1, ["'x' (non-whole numbers) look continuous", "'y' are not numbers",
+                                                 "mixed discrete and continuous data is not supported", "discretise"]),
         "not utf-8": ([*learn, "latin1.csv"], 1, ["is not UTF-8 text"]),
         "blacklist unknown": ([*learn, "asia.csv", "--blacklist", "black.txt"], 1,
                               ["blacklist file", "line 2 names unknown variable 'cancer'"]),

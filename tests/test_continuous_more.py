@@ -193,12 +193,8 @@ def test_fisher_z_bad_input(gauss6):
             bns.brai.FisherZ(alpha)
     with pytest.raises(ValueError, match="distinct"):
         bns.brai.FisherZ()(gauss6, "a", "b", ["a"])
-    with pytest.raises(TypeError, match="RAI and B-RAI take discrete data"):
+    with pytest.raises(TypeError, match="FisherZ tests continuous data; on discrete data"):
         as_ci_test(bns.brai.FisherZ())
-    with pytest.raises(TypeError, match="continuous"):
-        bns.brai.rai(ContinuousData.from_frame(gauss6))  # B-RAI stays discrete: a clear error
-    with pytest.raises(ValueError, match="continuous data"):
-        bns.brai.rai(gauss6)
     assert repr(bns.brai.FisherZ(0.01)) == "FisherZ(alpha=0.01)"
 
 
@@ -266,3 +262,24 @@ def test_samc_with_bge_matches_enumeration():
     err = np.abs(pooled.values - p)
     assert np.all(err <= 5 * se + 0.01), (err.max(), se.max())
     assert err.max() < 0.05
+
+
+def test_random_linear_gaussian_size_degree_and_bad_input():
+    n = 40
+    counts = []
+    for seed in range(30):
+        net = bns.datasets.random_linear_gaussian(n, 1.5, random_seed=seed)
+        adj = net.adjacency.values
+        assert bns.graph.is_acyclic(adj) and net.n_vars == n
+        counts.append(adj.sum())
+    # n * mean_in_degree expected edges: each of the 780 pairs with probability 3/39
+    se = np.sqrt(780 * (3 / 39) * (1 - 3 / 39) / 30)
+    assert abs(np.mean(counts) - 60) < 4 * se
+    capped = bns.datasets.random_linear_gaussian(n, 4, max_in_degree=2, random_seed=1).adjacency.values
+    assert capped.sum(axis=0).max() == 2
+    same = bns.datasets.random_linear_gaussian(n, 1.5, random_seed=3)
+    np.testing.assert_array_equal(same.weights.values, bns.datasets.random_linear_gaussian(n, 1.5, random_seed=3).weights.values)
+    with pytest.raises(ValueError, match="at most"):
+        bns.datasets.random_linear_gaussian(5, 2.5)
+    with pytest.raises(ValueError, match="n_vars"):
+        bns.datasets.random_linear_gaussian(1)

@@ -18,6 +18,9 @@ Interventional data: the CI tests read the observational rows only
 (:meth:`DiscreteData.observational`; rows of different experiments pooled are not draws
 from one distribution), the leaves' scores read every row through the score engine (each
 child's intervened rows left out of its own family).
+
+Continuous data take Fisher's z (:class:`~pymc_bnstruct.brai.FisherZ`) as their test, bound
+to each bootstrap sample, and BGe as their score.
 """
 
 from __future__ import annotations
@@ -34,13 +37,13 @@ import numpy as np
 import xarray as xr
 
 from ..constraints import StructureConstraints
-from ..data import DiscreteData, as_discrete_data
+from ..data import ContinuousData, DiscreteData, as_data
 from ..graph import adjacency_dataarray
 from ..priors import StructurePrior
-from ..scores import BDeu, Score
+from ..scores import Score, check_score, default_score
 from ..scores import kernels as score_kernels
 from ..validation import ArgumentTypeError, check_int
-from .ci_tests import BoundTest, CITest, as_ci_test
+from .ci_tests import BoundTest, CITest, FisherZ, as_ci_test
 from .pdag import SepSets, orient, repaired_extension, split_autonomous
 from .tree import Call, GraphGenerativeTree, Leaf, merge_counts
 
@@ -64,7 +67,7 @@ class _Task(NamedTuple):
 class _Builder:
     """State shared by every call of one fit (picklable, sent to executor workers)."""
 
-    def __init__(self, data: DiscreteData, test: CITest | Callable[..., Any], score: Score,
+    def __init__(self, data: DiscreteData | ContinuousData, test: CITest | FisherZ | Callable[..., Any], score: Score,
                  prior: StructurePrior | None, n_bootstrap: int, resample: bool, max_order: int | None,
                  required: np.ndarray, allowed: np.ndarray, entropy: int) -> None:
         self.data = data
@@ -81,6 +84,11 @@ class _Builder:
         self.entropy = entropy
         self.builtin = isinstance(test, CITest)
         self.spec = test.spec(self.tested.n_samples) if self.builtin else None
+        self.continuous = isinstance(data, ContinuousData)
+        # the score engine's inputs (counts' codes, or BGe's statistics), built once
+        self._score_cols, self._score_arities = score.engine_inputs(data)
+        # arities bound the rows a discrete test needs; continuous data have none (any value works)
+        self.arities = np.full(data.n_vars, 2, dtype=np.int64) if self.continuous else data.arities
         # per process: family scores on the full data and the counters of this process
         self._family_cache: dict[tuple[int, tuple[int, ...]], float] = {}
         self.counts: dict[str, dict[int, int]] = {"computed": {}, "unsupported": {}, "cached": {}}
@@ -96,6 +104,8 @@ class _Builder:
     # ------------------------------------------------------------------ data sets
     def bound_test(self, key: tuple[int, ...] | None) -> BoundTest:
         """The test on the full data (``key=None``) or on the bootstrap sample named by ``key``."""
+        if self.continuous:
+            return self._bound_continuous(key)
         cols = self.tested.columns
         if key is not None and self.resample:
             rng = np.random.default_rng(np.random.SeedSequence(self.entropy, spawn_key=key))
@@ -105,6 +115,16 @@ class _Builder:
         if key is not None and self.resample and self.builtin:
             spec = self.test.bootstrap_spec(spec)
         return BoundTest(self.test, cols if self.builtin else None, self.data.arities, self.data.names, spec)
+
+    def _bound_continuous(self, key: tuple[int, ...] | None) -> BoundTest:
+        """Continuous data: the test is a callable of names (FisherZ bound to the sample)."""
+        sample = self.data
+        if key is not None and self.resample:
+            rng = np.random.default_rng(np.random.SeedSequence(self.entropy, spawn_key=key))
+            rows = rng.integers(0, self.data.n_samples, self.data.n_samples)
+            sample = ContinuousData(self.data.values[rows], self.data.names)
+        test = self.test.bind(sample, bootstrap=sample is not self.data) if isinstance(self.test, FisherZ) else self.test
+        return BoundTest(test, None, self.arities, self.data.names)
 
     def _collect(self, bound: BoundTest) -> None:
         for name in ("computed", "unsupported", "cached"):
@@ -157,10 +177,12 @@ class _Builder:
         (that the rows can support, for the built-in tests)."""
         if self.max_order is not None and n > self.max_order:
             return False
+        if self.continuous and isinstance(self.test, FisherZ) and self.data.n_samples - n - 3 < 1:
+            return False  # Fisher's z needs N - n - 3 >= 1 (it would answer "dependent" throughout)
         (ex, ey), (ea, eb), scope, adjacent = self._pairs(g, endo, exo)
         if len(ex) + len(ea) == 0:
             return False
-        ar = self.data.arities.astype(float)
+        ar = self.arities.astype(float)
         # unsupported tests that answer "independent" still remove edges: no limit then
         limit = self.tested.n_samples / self.spec.min_rows_per_df \
             if self.builtin and self.spec.min_rows_per_df > 0 and not self.spec.unsupported_independent else math.inf
@@ -225,8 +247,7 @@ class _Builder:
         value = self._family_cache.get(key)
         if value is None:
             # the serial kernel: no thread pool in the parent process (fork-safe executors)
-            cols, arities = self.score.engine_inputs(self.data)  # with interventional data, their flags
-            value = float(score_kernels.local_score(cols, arities, child,
+            value = float(score_kernels.local_score(self._score_cols, self._score_arities, child,
                                                     np.asarray(parents, dtype=np.int64), self.score.kind,
                                                     self.score._param))
             if self.prior is not None:
@@ -321,7 +342,7 @@ def _initial_graph(constraints: StructureConstraints) -> np.ndarray:
     return g
 
 
-def _build(data: DiscreteData, test: Any, score: Score, prior: StructurePrior | None, n_bootstrap: int,
+def _build(data: DiscreteData | ContinuousData, test: Any, score: Score, prior: StructurePrior | None, n_bootstrap: int,
            resample: bool, max_order: int | None, blacklist: Any, whitelist: Any, random_seed: Any,
            executor: Executor | None, max_ci_tests: int | None, progressbar: bool,
            direct: bool = False, anchors: bool = False) -> GraphGenerativeTree:
@@ -438,31 +459,34 @@ def _entropy(random_seed: Any) -> int:
     return int(random_seed)
 
 
-def _check_common(data: Any, ci_test: Any, max_order: Any, min_rows: int) -> tuple[DiscreteData, Any, int | None]:
-    data = as_discrete_data(data)
+def _check_common(data: Any, ci_test: Any, max_order: Any,
+                  min_rows: int) -> tuple[DiscreteData | ContinuousData, Any, int | None]:
+    data = as_data(data)
     if data.n_samples < min_rows:
         raise ValueError(f"B-RAI needs at least {min_rows} rows to draw bootstrap samples, got {data.n_samples}")
     n_obs = data.observational().n_samples
     if n_obs < min_rows:
         raise ValueError(f"B-RAI's independence tests read the observational rows only (no variable intervened "
                          f"on): {n_obs} of the {data.n_samples} rows are, at least {min_rows} are needed")
-    test = as_ci_test(ci_test)
+    test = as_ci_test(ci_test, data.kind)
     max_order = check_int(max_order, "max_order", minimum=0, allow_none=True)
     return data, test, max_order
 
 
-def rai(data: DiscreteData | Any, *, ci_test: CITest | Callable[..., bool] | str | None = "auto",
+def rai(data: DiscreteData | ContinuousData | Any, *,
+        ci_test: CITest | FisherZ | Callable[..., bool] | str | None = "auto",
         max_order: int | None = None, blacklist: Sequence[tuple[Any, Any]] | None = None,
         whitelist: Sequence[tuple[Any, Any]] | None = None) -> xr.DataArray:
     """Learn a CPDAG with RAI (Yehezkel & Lerner, 2009).
 
     Parameters
     ----------
-    data : DiscreteData or pandas.DataFrame
+    data : DiscreteData, ContinuousData or pandas.DataFrame
         With a callable ``ci_test`` only the variable names (and arities) are used.
-    ci_test : "auto", GSquare, CorrectedCMI, PluginCMI or callable, default "auto"
-        ``"auto"`` (or None): RAI with each test of :func:`~pymc_bnstruct.brai.ci_tests.auto_tests`,
-        and the CPDAG whose DAG extension scores best (BDeu, ess = 1) is returned.
+    ci_test : "auto", GSquare, CorrectedCMI, PluginCMI, FisherZ or callable, default "auto"
+        ``"auto"`` (or None), discrete data: RAI with each test of
+        :func:`~pymc_bnstruct.brai.ci_tests.auto_tests`, and the CPDAG whose DAG extension
+        scores best (BDeu, ess = 1) is returned; continuous data: ``FisherZ(0.05)``.
         A callable is called as ``ci_test(x, y, z)`` with variable names and a tuple of
         names, and returns True for independence.
     max_order : int, optional
@@ -489,7 +513,7 @@ def rai(data: DiscreteData | Any, *, ci_test: CITest | Callable[..., bool] | str
     (('parent', 'child'), (5, 5))
     """
     data, test, max_order = _check_common(data, ci_test, max_order, 1)
-    tree = _build(data, test, BDeu(), None, 1, False, max_order, blacklist, whitelist, 0, None, None, False,
+    tree = _build(data, test, default_score(data), None, 1, False, max_order, blacklist, whitelist, 0, None, None, False,
                   direct=True)
     cpdag = tree.map_cpdag()[0].values
     out = adjacency_dataarray(cpdag, data.names)
@@ -498,8 +522,8 @@ def rai(data: DiscreteData | Any, *, ci_test: CITest | Callable[..., bool] | str
     return out
 
 
-def fit(data: DiscreteData | Any, *, n_bootstrap: int = 3, max_order: int | None = None,
-        ci_test: CITest | Callable[..., bool] | str | None = "auto", score: Score = BDeu(ess=1.0),
+def fit(data: DiscreteData | ContinuousData | Any, *, n_bootstrap: int = 3, max_order: int | None = None,
+        ci_test: CITest | FisherZ | Callable[..., bool] | str | None = "auto", score: Score | None = None,
         prior: StructurePrior | None = None, blacklist: Sequence[tuple[Any, Any]] | None = None,
         whitelist: Sequence[tuple[Any, Any]] | None = None, random_seed: int | None = None,
         executor: Executor | None = None, max_ci_tests: int | None = None,
@@ -508,18 +532,21 @@ def fit(data: DiscreteData | Any, *, n_bootstrap: int = 3, max_order: int | None
 
     Parameters
     ----------
-    data : DiscreteData or pandas.DataFrame
+    data : DiscreteData, ContinuousData or pandas.DataFrame
+        Continuous data are tested with Fisher's z and scored with BGe by default.
     n_bootstrap : int, default 3
         ``s``: bootstrap samples per autonomous group and recursion level.
     max_order : int, optional
         Largest condition set; None: as large as the graph and the rows allow.
-    ci_test : "auto", GSquare, CorrectedCMI, PluginCMI or callable, default "auto"
-        ``"auto"`` (or None): one tree per test of
+    ci_test : "auto", GSquare, CorrectedCMI, PluginCMI, FisherZ or callable, default "auto"
+        ``"auto"`` (or None) on continuous data: ``FisherZ(0.05)``, each bootstrap sample
+        tested with its own partial correlations. On discrete data: one tree per test of
         :func:`~pymc_bnstruct.brai.ci_tests.auto_tests` (G² with adjusted df; CMI minus its
         bias), joined under a root choice, so the MAP and the samples choose between them by
         score. The measurements behind this default are in docs/brai.md.
-    score : Score, default ``BDeu(ess=1.0)``
-        Decomposable score of the leaves, on the full data.
+    score : Score, optional
+        Decomposable score of the leaves, on the full data. Default ``BDeu(ess=1)`` for
+        discrete data and ``BGe()`` for continuous data.
     prior : StructurePrior, optional
         Added to the leaf scores (``log q_i(Pa_i)`` per family).
     blacklist, whitelist : sequence of (parent, child), optional
@@ -557,8 +584,7 @@ def fit(data: DiscreteData | Any, *, n_bootstrap: int = 3, max_order: int | None
     """
     n_bootstrap = check_int(n_bootstrap, "n_bootstrap", minimum=1)
     data, test, max_order = _check_common(data, ci_test, max_order, _MIN_BOOTSTRAP_ROWS)
-    if not isinstance(score, Score):
-        raise ArgumentTypeError(f"score must be a Score (BDeu, K2, BIC), got {score!r}")
+    score = default_score(data) if score is None else check_score(score)
     if prior is not None and not isinstance(prior, StructurePrior):
         raise ArgumentTypeError(f"prior must be a StructurePrior or None, got {prior!r}")
     max_ci_tests = check_int(max_ci_tests, "max_ci_tests", minimum=0, allow_none=True)

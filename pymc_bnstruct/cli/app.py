@@ -27,10 +27,10 @@ from ..learning.budget import DEFAULT_DRAWS, parse_budget
 from ..priors import EdgePenalty, FamilyCount, StructurePrior, Uniform
 from ..results.diagnostics import convergence_verdict
 from ..results.idata import get_group, has_group
-from ..scores import BIC, K2, BDeu, Score
+from ..scores import BIC, K2, BDeu, BGe, Score
 from .commands import COMMANDS, EXIT_INTERRUPTED, EXIT_NOT_CONVERGED, PROG, top_level_parser, version
 from .control import RunControl, collect_warnings, show_warnings
-from .data_io import NA_VALUES, prepare_data, read_belief_file, read_edge_file, read_table, write_table
+from .data_io import CONTINUOUS_SCORES, NA_VALUES, prepare_data, read_belief_file, read_edge_file, read_table, write_table
 from .errors import CliError, UsageError
 from .methods import METHODS, Settings, get_method
 from .report import write_report
@@ -127,9 +127,10 @@ def make_prior(spec: str) -> StructurePrior:
     return EdgePenalty(float(arg))
 
 
-def make_score(name: str, ess: float) -> Score:
-    """The score of ``--score`` (``bdeu`` with equivalent sample size ``ess``, ``k2`` or ``bic``)."""
-    return {"bdeu": lambda: BDeu(ess=ess), "k2": K2, "bic": BIC}[name]()
+def make_score(name: str, ess: float, am: float = 1.0, aw: float | None = None) -> Score:
+    """The score of ``--score``: ``bdeu`` (equivalent sample size ``ess``), ``k2``, ``bic`` or
+    ``bge`` (``am``, ``aw``)."""
+    return {"bdeu": lambda: BDeu(ess=ess), "k2": K2, "bic": BIC, "bge": lambda: BGe(am=am, aw=aw)}[name]()
 
 
 # ----------------------------------------------------------------------------- parser
@@ -139,13 +140,20 @@ def build_parser() -> argparse.ArgumentParser:
 
     learn = sub.add_parser("learn", parents=[common], help=COMMANDS["learn"],
                            description="Learn a Bayesian-network structure from a CSV / TSV / Parquet file "
-                                       "(every column discrete) and write a netCDF result file.")
+                                       "(every column discrete, or every column a number) and write a netCDF "
+                                       "result file.")
     learn.add_argument("data", metavar="DATA", help="data file: .csv, .tsv or .parquet (by extension)")
     learn.add_argument("--method", default="order", choices=list(METHODS),
                        help="default order; " + "; ".join(f"{m.name}: {m.help}" for m in METHODS.values()))
     learn.add_argument("--out", required=True, metavar="RESULT.nc", help="result file to write (netCDF)")
     learn.add_argument("--report", metavar="REPORT.html", help="also write a self-contained HTML report")
-    learn.add_argument("--score", choices=("bdeu", "k2", "bic"), default="bdeu", help="score (default bdeu)")
+    learn.add_argument("--score", choices=("bdeu", "k2", "bic", "bge"), default=None,
+                       help="score: bdeu, k2, bic (discrete data) or bge (continuous data); default bdeu for "
+                            "discrete data and bge for a table of numbers with a continuous column")
+    learn.add_argument("--am", type=_positive_float, default=1.0,
+                       help="BGe: equivalent sample size of the prior on the means (default 1)")
+    learn.add_argument("--aw", type=_positive_float, default=None,
+                       help="BGe: Wishart degrees of freedom, > n_vars + 1 (default n_vars + am + 1)")
     learn.add_argument("--ess", type=_ess, default=1.0, help=f"BDeu equivalent sample size, up to {MAX_ESS:g} (default 1)")
     learn.add_argument("--max-parents", type=_int_at_least(0), default=None,
                        help="in-degree bound, 0 .. n_vars-1 (default min(3, n_vars-1))")
@@ -296,7 +304,8 @@ def _inputs(args: argparse.Namespace) -> list[tuple[str, str]]:
 
 
 def _settings_record(args: argparse.Namespace, method: Any, k: int, planned: dict[str, int]) -> dict[str, Any]:
-    recorded = {"method": args.method, "score": args.score, "ess": args.ess, "max_parents": k, "prior": args.prior,
+    recorded = {"method": args.method, "score": args.score, "ess": args.ess, "am": args.am, "aw": args.aw,
+                "max_parents": k, "prior": args.prior,
                 "blacklist": args.blacklist, "whitelist": args.whitelist, "edge_beliefs": args.edge_beliefs,
                 "seed": args.seed, "missing": args.missing,
                 "constant": args.constant, "na_values": list(args.na_values), "interventions": args.interventions}
@@ -335,9 +344,19 @@ def cmd_learn(args: argparse.Namespace) -> int:
     check_outputs(outputs, _inputs(args), args.force)
     mask = read_table(args.interventions, sep=args.sep, header=args.header) if args.interventions else None
     prepared = prepare_data(read_table(args.data, sep=args.sep, header=args.header), missing=args.missing,
-                            constant=args.constant, na_values=args.na_values, force=args.force, interventions=mask)
+                            constant=args.constant, na_values=args.na_values, force=args.force, interventions=mask,
+                            score=args.score)
     data = prepared.data
     n = data.n_vars
+    args.score = args.score or ("bge" if data.kind == "continuous" else "bdeu")
+    if args.score not in CONTINUOUS_SCORES and (args.am != 1.0 or args.aw is not None):
+        raise UsageError(f"--am and --aw set the BGe score (continuous data); --score {args.score} does not use them")
+    if args.score == "bge" and args.aw is not None and args.aw <= n + 1:
+        raise UsageError(f"argument --aw: must be > n_vars + 1 = {n + 1} for these data ({n} variables), "
+                         f"got {args.aw:g}")
+    if data.kind == "continuous":  # say which reading was picked: a table of integer codes stays discrete
+        print(f"{PROG}: read '{args.data}' as continuous data ({n} numeric columns); score "
+              f"{make_score(args.score, args.ess, args.am, args.aw)!r}", file=sys.stderr)
     if args.max_parents is None:
         k = min(3, n - 1)
     elif args.max_parents > n - 1:
@@ -361,7 +380,7 @@ def cmd_learn(args: argparse.Namespace) -> int:
             planned.update(draws=size.draws, tune=size.tune, moves_per_draw=size.moves_per_draw)
             control.set_total(args.chains * (size.draws + size.tune))
 
-        settings = Settings(score=make_score(args.score, args.ess), prior=prior, max_parents=k,
+        settings = Settings(score=make_score(args.score, args.ess, args.am, args.aw), prior=prior, max_parents=k,
                             blacklist=black, whitelist=white, chains=args.chains, draws=args.draws, tune=args.tune,
                             seed=args.seed, cores=args.cores, moves_per_draw=args.moves_per_draw,
                             search_space=args.search_space, max_candidates=args.max_candidates, budget=args.budget,

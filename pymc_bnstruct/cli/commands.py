@@ -43,7 +43,7 @@ def top_level_parser() -> tuple[argparse.ArgumentParser, Any, argparse.ArgumentP
     common.add_argument("--debug", action="store_true", help="show the full traceback on errors")
     parser = argparse.ArgumentParser(
         prog=PROG, parents=[common],
-        description="Bayesian-network structure learning from discrete data (pymc_bnstruct).",
+        description="Bayesian-network structure learning from discrete or continuous data (pymc_bnstruct).",
         epilog="Run 'bnstruct COMMAND --help' for the options of a command. Exit codes: 0 success, "
                f"1 failure, 2 usage error, {EXIT_NOT_CONVERGED} not converged (with --strict), "
                f"{EXIT_INTERRUPTED} interrupted.")

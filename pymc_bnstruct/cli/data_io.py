@@ -13,20 +13,23 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..data import DiscreteData
+from ..data import ContinuousData, DiscreteData
 from ..graph import find_cycle, to_adjacency
 from ..io import atomic_path
 from ..priors import EdgeBeliefs
 from .errors import CliError, warn
 
 __all__ = ["read_table", "write_table", "prepare_data", "intervention_mask", "PreparedData", "read_edge_file",
-           "read_belief_file", "TABLE_SUFFIXES", "NA_VALUES", "MIN_ROWS"]
+           "read_belief_file", "TABLE_SUFFIXES", "NA_VALUES", "MIN_ROWS", "CONTINUOUS_SCORES"]
 
 TABLE_SUFFIXES = {".csv": ",", ".tsv": "\t", ".tab": "\t", ".txt": ",", ".parquet": None, ".pq": None}
-# A column is "continuous" when more than this share of the rows hold distinct values
-# (and there are more than _CONTINUOUS_MIN of them): 10,000 values in 10,000 rows, say.
+# A column is "continuous" when it holds a non-whole number, or when more than this share of
+# the rows hold distinct values (and there are more than _CONTINUOUS_MIN of them): 10,000
+# values in 10,000 rows, say.
 _CONTINUOUS_SHARE = 0.5
 _CONTINUOUS_MIN = 20
+#: The ``--score`` values that score continuous data (the others score discrete data).
+CONTINUOUS_SCORES = ("bge",)
 
 
 def _suffix(path: Path) -> str:
@@ -187,18 +190,20 @@ def write_table(df: pd.DataFrame, path: str | Path) -> None:
 
 @dataclass
 class PreparedData:
-    """The coded data and what was done to the file's table on the way."""
+    """The coded data (discrete or continuous) and what was done to the file's table on the way."""
 
-    data: DiscreteData
+    data: DiscreteData | ContinuousData
     n_rows_read: int
     dropped_rows: int = 0
     dropped_columns: list[str] = field(default_factory=list)
 
     def summary(self) -> dict[str, Any]:
         d = self.data
-        return {"n_rows_read": self.n_rows_read, "n_rows": d.n_samples, "n_vars": d.n_vars,
-                "names": list(d.names), "arities": [int(a) for a in d.arities],
-                "dropped_rows": self.dropped_rows, "dropped_columns": self.dropped_columns}
+        out = {"n_rows_read": self.n_rows_read, "n_rows": d.n_samples, "n_vars": d.n_vars, "data_kind": d.kind,
+               "names": list(d.names), "dropped_rows": self.dropped_rows, "dropped_columns": self.dropped_columns}
+        if isinstance(d, DiscreteData):
+            out["arities"] = [int(a) for a in d.arities]
+        return out
 
 
 def _plural(k: int, word: str) -> str:
@@ -261,19 +266,24 @@ def intervention_mask(table: pd.DataFrame, data: pd.DataFrame) -> pd.DataFrame:
 
 def prepare_data(df: pd.DataFrame, *, missing: str = "error", constant: str = "drop",
                  na_values: tuple[str, ...] = NA_VALUES, force: bool = False,
-                 interventions: pd.DataFrame | None = None) -> PreparedData:
-    """Check a table and code it as :class:`~pymc_bnstruct.DiscreteData`.
+                 interventions: pd.DataFrame | None = None, score: str | None = None) -> PreparedData:
+    """Check a table and read it as :class:`~pymc_bnstruct.DiscreteData` or
+    :class:`~pymc_bnstruct.ContinuousData`.
 
     Text cells are stripped of surrounding whitespace (with a warning: ``" 0"`` and ``"0"``
     are one state) and the cells in ``na_values`` (plus the empty cell) are missing.
     ``missing="error"`` refuses rows with missing values (naming how many rows, which
     columns and which markers), ``"drop-rows"`` drops them with a warning.
     ``constant="drop"`` drops columns with one value (warning naming them), ``"error"``
-    refuses them. Columns that look continuous (most values distinct) are refused with a
-    hint to discretise them. Fewer than :data:`MIN_ROWS` rows, or fewer rows than
-    variables, are refused unless ``force``. ``interventions``: the table of an
-    ``--interventions`` file (:func:`intervention_mask`); its rows and columns follow the
-    data's (dropped with them).
+    refuses them. Fewer than :data:`MIN_ROWS` rows, or fewer rows than variables, are
+    refused unless ``force``. ``interventions``: the table of an ``--interventions`` file
+    (:func:`intervention_mask`); its rows and columns follow the data's (dropped with them).
+
+    Discrete or continuous: a table of numbers with a column that looks continuous (a
+    non-whole number, or most values distinct) is continuous; ``score="bge"`` reads any
+    table of numbers as continuous. A continuous-looking column next to columns that are
+    not numbers is refused (mixed data is not supported yet), and so is a discrete score
+    (``bdeu``, ``k2``, ``bic``) on continuous columns or BGe on columns that are not numbers.
     """
     n_read = len(df)
     df = df.copy()
@@ -300,11 +310,8 @@ def prepare_data(df: pd.DataFrame, *, missing: str = "error", constant: str = "d
             raise CliError(f"fewer than 2 complete rows are left after dropping rows with missing values ({len(df)})")
     n = len(df)
     distinct = df.nunique()
-    continuous = [c for c, k in distinct.items() if k > _CONTINUOUS_MIN and k > _CONTINUOUS_SHARE * n]
-    if continuous:
-        detail = ", ".join(f"'{c}' ({int(distinct[c]):,} distinct values in {n:,} rows)" for c in continuous)
-        raise CliError(f"column {detail} looks continuous; discretise it first (e.g. into a few bins with "
-                       "pandas.cut or qcut): every column must be discrete")
+    numbers = _numeric_columns(df)
+    continuous = _read_continuous(df, numbers, distinct, score)
     constant_cols = [str(c) for c, k in distinct.items() if k <= 1]
     if constant_cols:
         names = ", ".join(f"'{c}'" for c in constant_cols)
@@ -319,11 +326,65 @@ def prepare_data(df: pd.DataFrame, *, missing: str = "error", constant: str = "d
                        f"(need at least {max(MIN_ROWS, df.shape[1])}, and at least as many rows as variables); "
                        "pass --force to learn anyway")
     try:
-        aligned = None if mask is None else mask.loc[df.index, list(df.columns)].reset_index(drop=True)
-        data = DiscreteData.from_frame(df.reset_index(drop=True), interventions=aligned)
+        if continuous:
+            if mask is not None:
+                raise CliError("--interventions works with discrete data only (the interventional score is BDeu, "
+                               "K2 or BIC); these columns are read as continuous")
+            data: DiscreteData | ContinuousData = ContinuousData.from_frame(
+                pd.DataFrame({c: numbers[c] for c in df.columns}).reset_index(drop=True))
+        else:
+            aligned = None if mask is None else mask.loc[df.index, list(df.columns)].reset_index(drop=True)
+            data = DiscreteData.from_frame(df.reset_index(drop=True), interventions=aligned)
     except ValueError as exc:
         raise CliError(str(exc)) from None
     return PreparedData(data, n_read, dropped_rows, constant_cols)
+
+
+def _numeric_columns(df: pd.DataFrame) -> dict[str, pd.Series]:
+    """The columns whose every cell reads as a number (as float64), by name."""
+    out = {}
+    for c in df.columns:
+        col = df[c]
+        values = pd.to_numeric(col, errors="coerce") if col.dtype == object else col
+        if pd.api.types.is_bool_dtype(values) or not pd.api.types.is_numeric_dtype(values):
+            continue
+        if values.isna().sum() == col.isna().sum():  # no cell failed to read
+            out[str(c)] = values.astype(np.float64)
+    return out
+
+
+def _read_continuous(df: pd.DataFrame, numbers: dict[str, pd.Series], distinct: pd.Series,
+                     score: str | None) -> bool:
+    """Whether to read the table as continuous (see :func:`prepare_data`); a CliError for
+    mixed columns and for a score of the other kind."""
+    n = len(df)
+    texts = [str(c) for c in df.columns if str(c) not in numbers]
+    looks = {c: ("non-whole numbers" if bool((v != np.round(v)).any())
+                 else f"{int(distinct[c]):,} distinct values in {n:,} rows")
+             for c, v in numbers.items()
+             if bool((v != np.round(v)).any()) or (distinct[c] > _CONTINUOUS_MIN and distinct[c] > _CONTINUOUS_SHARE * n)}
+    shown = ", ".join(f"'{c}' ({why})" for c, why in list(looks.items())[:5]) + (", ..." if len(looks) > 5 else "")
+    if score in CONTINUOUS_SCORES:
+        if texts:
+            raise CliError(f"--score {score} scores continuous data, but column(s) {_names(texts)} are not numbers "
+                           "(discrete); use a discrete score (--score bdeu, k2 or bic), or code them as numbers")
+        return True
+    if not looks:
+        return False
+    if score is not None:
+        raise CliError(f"--score {score} scores discrete data, but column(s) {shown} look continuous; use "
+                       "--score bge (the default for a table of numbers), or discretise them first (e.g. into a "
+                       "few bins with pandas.cut or qcut)")
+    if texts:
+        raise CliError(f"column(s) {shown} look continuous and column(s) {_names(texts)} are not numbers "
+                       "(discrete): mixed discrete and continuous data is not supported yet; discretise the "
+                       "continuous columns (e.g. pandas.cut or qcut), code the discrete ones as numbers "
+                       "(e.g. 0/1 indicators), or drop one kind")
+    return True
+
+
+def _names(cols: list[str]) -> str:
+    return ", ".join(f"'{c}'" for c in cols[:5]) + (", ..." if len(cols) > 5 else "")
 
 
 _SEP = re.compile(r"\s*(?:->|,|;|\t|\s)\s*")

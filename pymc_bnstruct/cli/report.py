@@ -93,10 +93,11 @@ def report_html(result: Result, *, top: int = 30) -> str:
              f'{html.escape(str(result.group.attrs.get("package_version", "")))}; command: '
              f'<code>{html.escape(str(result.group.attrs.get("command", "")))}</code></p>',
              _banner(t), "<h2>Settings</h2>", _facts(result.settings)]
-    data_rows = {k: info[k] for k in ("file", "n_rows_read", "n_rows", "n_vars", "dropped_rows") if k in info}
+    data_rows = {k: info[k] for k in ("file", "data_kind", "n_rows_read", "n_rows", "n_vars", "dropped_rows")
+                 if k in info}
     data_rows["dropped constant columns"] = ", ".join(info.get("dropped_columns", [])) or "none"
     parts += ["<h2>Data</h2>", _facts(data_rows)]
-    if info.get("names"):
+    if info.get("names") and "arities" in info:  # continuous data have no states
         arities = pd.DataFrame({"variable": info["names"], "states": info.get("arities", [""] * len(info["names"]))})
         parts.append(_table(arities.T.reset_index(drop=True).rename(index={0: "variable", 1: "states"}), index=True))
     parts += ["<h2>Result</h2>", _facts(t.facts)]

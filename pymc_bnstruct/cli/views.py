@@ -82,7 +82,7 @@ def tables(result: Result, top: int = 20, *, truth: Any = None) -> Tables:
     names = result.names
     facts: dict[str, Any] = {"method": result.method, "kind": result.kind}
     info = result.data_info
-    facts.update({k: info[k] for k in ("file", "n_rows", "n_vars") if k in info})
+    facts.update({k: info[k] for k in ("file", "data_kind", "n_rows", "n_vars") if k in info})
     if result.kind == "search":
         dag = result.dag.values  # type: ignore[union-attr]
         rows = [(names[u], names[v], 1.0) for u, v in zip(*np.nonzero(dag))]

@@ -9,7 +9,7 @@ BayesianNetwork('asia', 8 variables, 8 edges)
 """
 
 from .bif import BayesianNetwork, fit_network, list_networks, load_network, read_bif, write_bif
-from .gaussian import LinearGaussianNetwork, linear_gaussian
+from .gaussian import LinearGaussianNetwork, linear_gaussian, random_linear_gaussian
 
 __all__ = ["BayesianNetwork", "list_networks", "load_network", "read_bif", "write_bif", "fit_network",
-           "LinearGaussianNetwork", "linear_gaussian"]
+           "LinearGaussianNetwork", "linear_gaussian", "random_linear_gaussian"]

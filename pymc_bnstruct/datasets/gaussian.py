@@ -27,7 +27,7 @@ from ..graph import find_cycle, to_adjacency, topological_order
 from ..validation import ArgumentTypeError, check_int, check_number, read_only
 from .bif import BayesianNetwork, SeedLike, load_network
 
-__all__ = ["LinearGaussianNetwork", "linear_gaussian"]
+__all__ = ["LinearGaussianNetwork", "linear_gaussian", "random_linear_gaussian"]
 
 
 class LinearGaussianNetwork:
@@ -267,6 +267,78 @@ def linear_gaussian(
         if not np.array_equal(w != 0.0, edge):
             raise ValueError("a weight matrix must be non-zero exactly on the edges of the structure")
     return LinearGaussianNetwork(names, w, noise_sd)
+
+
+def random_linear_gaussian(
+    n_vars: int,
+    mean_in_degree: float = 2.0,
+    *,
+    max_in_degree: int | None = None,
+    weight_range: tuple[float, float] = (0.25, 1.0),
+    noise_sd: float | Sequence[float] = 1.0,
+    random_seed: SeedLike = None,
+) -> LinearGaussianNetwork:
+    """A random linear-Gaussian network of ``n_vars`` variables with a given mean in-degree.
+
+    Under a random order of the variables, each of the ``n (n − 1) / 2`` forward pairs is an
+    edge with probability ``2 · mean_in_degree / (n − 1)`` (Erdős–Rényi, as Kalisch &
+    Bühlmann 2007), so the expected number of edges is ``n · mean_in_degree``; with
+    ``max_in_degree`` a node keeps a random subset of that many of its parents. Weights are
+    drawn as in :func:`linear_gaussian`. Variables are named ``x0, x1, …``.
+
+    Parameters
+    ----------
+    n_vars : int
+        Number of variables, at least 2.
+    mean_in_degree : float, default 2
+        Expected parents per node, ``0 <= mean_in_degree <= (n_vars − 1) / 2``.
+    max_in_degree : int, optional
+        Largest number of parents of a node.
+    weight_range, noise_sd
+        As in :func:`linear_gaussian`.
+    random_seed : int, numpy.random.Generator or SeedSequence, optional
+        Seeds the structure and the weights.
+
+    Returns
+    -------
+    LinearGaussianNetwork
+
+    Raises
+    ------
+    ValueError
+        Fewer than 2 variables, or a mean in-degree out of range.
+
+    References
+    ----------
+    .. [1] Kalisch & Bühlmann (2007), "Estimating high-dimensional directed acyclic graphs with the
+       PC-algorithm", JMLR 8, 613-636 (random linear-Gaussian DAGs).
+
+    Examples
+    --------
+    >>> net = bns.datasets.random_linear_gaussian(30, 1.5, random_seed=1)
+    >>> net.n_vars, 20 <= len(net.edges) <= 70
+    (30, True)
+    >>> net.sample(100, random_seed=2).shape
+    (100, 30)
+    """
+    n = check_int(n_vars, "n_vars", minimum=2)
+    degree = check_number(mean_in_degree, "mean_in_degree", minimum=0.0)
+    if degree > (n - 1) / 2:
+        raise ValueError(f"mean_in_degree must be at most (n_vars - 1) / 2 = {(n - 1) / 2:g} (every forward pair "
+                         f"an edge), got {degree:g}")
+    cap = check_int(max_in_degree, "max_in_degree", minimum=0, allow_none=True)
+    rng = np.random.default_rng(random_seed)
+    order = rng.permutation(n)
+    adj = np.zeros((n, n), dtype=np.int8)
+    upper = np.triu(rng.random((n, n)) < 2.0 * degree / (n - 1), 1)
+    adj[np.ix_(order, order)] = upper  # position i -> position j for i < j in the order
+    if cap is not None:
+        for v in range(n):
+            parents = np.flatnonzero(adj[:, v])
+            if len(parents) > cap:
+                adj[rng.choice(parents, size=len(parents) - cap, replace=False), v] = 0
+    return linear_gaussian(adj, names=[f"x{i}" for i in range(n)], weight_range=weight_range, noise_sd=noise_sd,
+                           random_seed=rng)
 
 
 def _structure(structure: Any, names: Sequence[str] | None) -> tuple[list[str], np.ndarray]:

@@ -209,10 +209,6 @@ def learn(
     seconds = parse_budget(budget)
     data = as_data(data)
     score = default_score(data) if score is None else score
-    if method == "brai" and data.kind == "continuous":
-        raise ValueError("method='brai' works on discrete data only (its conditional-independence tests are G² "
-                         "tests); for continuous data use a sampler (method='order', 'partition', 'dag'), "
-                         "'exact' or a search ('hc', 'tabu', 'skeleton') with BGe")
     # bound here: an EdgeBeliefs naming an unknown variable fails before any work
     prior = check_prior(Uniform() if prior is None else prior, names=data.names)
     chains = check_int(chains, "chains", minimum=1)
