@@ -93,6 +93,7 @@ def test_mistakes_on_continuous_data(work, monkeypatch, capsys):
         ([*learn, "g.csv", "--aw", "6"], 2, ["argument --aw: must be > n_vars + 1 = 6 for these data (5 variables)"]),
         ([*learn, "g.csv", "--am", "0"], 2, ["argument --am: must be a positive number"]),
         ([*learn, "disc.csv", "--am", "2"], 2, ["--am and --aw set the BGe score", "--score bdeu does not use them"]),
+        ([*learn, "g.csv", "--ess", "5"], 2, ["--ess sets the BDeu score's prior", "--score bge does not use it"]),
     ]
     for argv, code, parts in cases:
         if code == 2 and "--am" in argv and "0" in argv:

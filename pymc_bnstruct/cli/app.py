@@ -351,6 +351,8 @@ def cmd_learn(args: argparse.Namespace) -> int:
     args.score = args.score or ("bge" if data.kind == "continuous" else "bdeu")
     if args.score not in CONTINUOUS_SCORES and (args.am != 1.0 or args.aw is not None):
         raise UsageError(f"--am and --aw set the BGe score (continuous data); --score {args.score} does not use them")
+    if args.score != "bdeu" and args.ess != 1.0:
+        raise UsageError(f"--ess sets the BDeu score's prior; --score {args.score} does not use it")
     if args.score == "bge" and args.aw is not None and args.aw <= n + 1:
         raise UsageError(f"argument --aw: must be > n_vars + 1 = {n + 1} for these data ({n} variables), "
                          f"got {args.aw:g}")
