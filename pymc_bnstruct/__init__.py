@@ -36,7 +36,7 @@ from .data import ContinuousData, DiscreteData, as_data, as_discrete_data
 from .learning import learn
 from .model import DAG, NodeOrder, NodePartition
 from .order import OrderScorer
-from .questions import FittedNetwork, fit_parameters
+from .questions import FittedNetwork, fit_parameters, network_model
 from .results import (
     ChainAgreement,
     Comparison,
@@ -150,5 +150,6 @@ __all__ = [
     "questions",
     "fit_parameters",
     "FittedNetwork",
+    "network_model",
     "__version__",
 ]

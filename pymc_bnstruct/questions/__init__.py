@@ -5,6 +5,8 @@ This layer sits on top of :mod:`pymc_bnstruct.results` (which supplies the DAG d
 backend) and below :func:`pymc_bnstruct.learn` and the command line.
 """
 
+from .network_model import do_states, network_model, state_dim
 from .parameters import FittedNetwork, fit_parameters, parameter_name, posterior_concentration
 
-__all__ = ["posterior_concentration", "fit_parameters", "FittedNetwork", "parameter_name"]
+__all__ = ["posterior_concentration", "fit_parameters", "FittedNetwork", "parameter_name", "network_model", "do_states",
+           "state_dim"]

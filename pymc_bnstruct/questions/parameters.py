@@ -99,10 +99,10 @@ def family_table(cols, arities, child, parents):
 def _check_free_names(names: Sequence[str], *dims: str) -> None:
     """The variables' names must not clash with the extra dims or the parameter names."""
     taken = set(names)
-    clash = [d for d in dims if d in taken] + [v for v in names if parameter_name(v) in taken]
+    clash = [d for d in dims if d in taken] + [parameter_name(v) for v in names if parameter_name(v) in taken]
     if clash:
-        raise ValueError(f"variable names {clash} clash with the names of the parameters or dims "
-                         f"({', '.join(dims)}, {PARAMETER_PREFIX}<variable>): rename those columns")
+        raise ValueError(f"the variable names {clash} are also names of dims or parameters "
+                         f"({PARAMETER_PREFIX}<variable>) of the result: rename those columns")
 
 
 def _check_prior(prior: Any) -> str:
@@ -241,6 +241,10 @@ class FittedNetwork:
     ess : float
     prior : str
         ``"bdeu"`` or ``"k2"``.
+
+    References
+    ----------
+    .. [1] Heckerman et al. (1995), "Learning Bayesian networks: the combination of knowledge...", Mach. Learn. 20, 197-243.
 
     Examples
     --------
