@@ -299,3 +299,12 @@ def test_do_states_errors():
         do_states(model, {"B": "medium"})
     with pytest.raises(KeyError, match="not a variable"):
         do_states(model, {"D": "x"})
+
+
+def test_to_pgmpy_keeps_a_networks_own_tables():
+    pytest.importorskip("pgmpy")
+    net = bns.datasets.load_network("cancer")
+    model = bns.to_pgmpy(net)  # no data: the network's own tables
+    np.testing.assert_allclose(model.get_cpds("Xray").values, net.cpt("Xray"))
+    with pytest.raises(TypeError, match="needs data"):
+        bns.to_pgmpy(net.adjacency)
