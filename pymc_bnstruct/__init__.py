@@ -9,69 +9,15 @@ Typical use::
     table = bns.ScoreTable(data, max_parents=2)
 """
 
-from . import (
-    brai,
-    constraints,
-    contract,
-    datasets,
-    exact,
-    graph,
-    learning,
-    model,
-    moves,
-    ops,
-    order,
-    partition,
-    priors,
-    questions,
-    results,
-    samc,
-    scores,
-    search,
-    step_methods,
-    validation,
-)
-from .constraints import StructureConstraints
-from .data import ContinuousData, DiscreteData, as_data, as_discrete_data
-from .learning import learn
-from .model import DAG, NodeOrder, NodePartition
-from .order import OrderScorer
-from .questions import FittedNetwork, fit_parameters, network_model
-from .results import (
-    ChainAgreement,
-    Comparison,
-    PrCurve,
-    RocCurve,
-    Verdict,
-    chain_agreement,
-    compare,
-    convergence_verdict,
-    edge_probabilities,
-    from_adjacency_frame,
-    from_networkx,
-    markov_blanket_probabilities,
-    order_names,
-    path_probabilities,
-    plot_chain_agreement,
-    plot_edge_heatmap,
-    plot_network,
-    plot_roc,
-    plot_samc,
-    plot_score_trace,
-    pr_curve,
-    roc_curve,
-    samc_diagnostics,
-    summary,
-    to_adjacency_frame,
-    to_dot,
-    to_networkx,
-    to_pgmpy,
-)
-from .results.excluded import excluded_mass
-from .scores import BIC, K2, BDeu, BGe, network_score
-from .scores.table import ScoreTable
-from .search import SearchSpace, search_space
-from .step_methods import SAMC, ForeignStepError, OrderMetropolis, PartitionMetropolis, StructureMetropolis
+# ruff: noqa: F405  (the names of __all__ load on first use, see __getattr__)
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # for type checkers and IDEs; at run time names load on first use
+    from ._exports import *  # noqa: F403
 
 __version__ = "0.1.0"
 
@@ -153,3 +99,23 @@ __all__ = [
     "network_model",
     "__version__",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    # PEP 562: the first lookup of a public name imports the whole package (see _exports). A
+    # subpackage name imports that subpackage only: `from .. import exact` inside the package
+    # asks for it while the package is still loading.
+    if name.startswith("_"):  # dunders and private names (the import system probes these) load nothing
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    if importlib.util.find_spec(f"{__name__}.{name}") is not None:
+        return importlib.import_module(f"{__name__}.{name}")
+    _exports = importlib.import_module(f"{__name__}._exports")
+    namespace = globals()
+    namespace.update((k, v) for k, v in vars(_exports).items() if not k.startswith("_"))
+    if name in namespace:
+        return namespace[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

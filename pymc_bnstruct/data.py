@@ -3,7 +3,8 @@
 Every score, backend and sampler in the package reads data through one of these two
 classes. :class:`DiscreteData` stores an ``(n_samples, n_vars)`` array of ``int32`` state
 codes in column-major order, so that the counting kernels walk one contiguous column at a
-time. :class:`ContinuousData` stores float64 values and their sufficient statistics (the
+time; an optional boolean mask says which values an experiment set (interventional data,
+:attr:`DiscreteData.interventions`). :class:`ContinuousData` stores float64 values and their sufficient statistics (the
 number of rows, the column means and the scatter matrix), computed once.
 :func:`as_data` picks one of the two from the columns' dtypes.
 """
@@ -82,6 +83,11 @@ class DiscreteData(_Variables):
         Variable names.
     states : dict
         ``name -> tuple`` of state labels; ``codes[:, i] == k`` means state ``states[name][k]``.
+    interventions : numpy.ndarray or None
+        ``(n_samples, n_vars)`` read-only bool array: ``True`` where an experiment set the
+        variable in that row (Cooper & Yoo 1999), or None for observational data. The
+        scores leave a variable's intervened rows out of its own family's counts only
+        (``docs/data.md``).
     n_samples, n_vars : int
     kind : str
         ``"discrete"`` (:class:`ContinuousData` has ``"continuous"``).
@@ -96,7 +102,7 @@ class DiscreteData(_Variables):
     ((200, 8), [2, 2, 2, 2, 2, 2, 2, 2])
     """
 
-    __slots__ = ("codes", "arities", "states")
+    __slots__ = ("codes", "arities", "states", "interventions", "_engine_columns")
     kind = "discrete"
 
     def __init__(
@@ -105,12 +111,21 @@ class DiscreteData(_Variables):
         arities: np.ndarray,
         names: Sequence[str],
         states: Mapping[str, Sequence[Any]],
+        interventions: np.ndarray | None = None,
     ) -> None:
         self.codes = read_only(np.asfortranarray(codes, dtype=np.int32))
         self.arities = read_only(np.asarray(arities, dtype=np.int64).copy())
         _check_key_range(self.codes.shape[0], self.arities)
         self._set_names(names)
         self.states = {n: tuple(states[n]) for n in self.names}
+        if interventions is None:
+            self.interventions = None
+            self._engine_columns = self.codes.T
+        else:
+            self.interventions = read_only(np.array(interventions, dtype=bool))  # a copy
+            # the engine's layout: the codes' rows, then one 0/1 row per variable (see engine_columns)
+            self._engine_columns = read_only(np.ascontiguousarray(
+                np.concatenate([self.codes.T, self.interventions.T.astype(np.int32)])))
 
     # ------------------------------------------------------------------ constructors
     @classmethod
@@ -118,6 +133,8 @@ class DiscreteData(_Variables):
         cls,
         df: pd.DataFrame,
         states: Mapping[Hashable, Sequence[Any]] | None = None,
+        *,
+        interventions: pd.DataFrame | np.ndarray | None = None,
     ) -> DiscreteData:
         """Code a pandas DataFrame of discrete columns.
 
@@ -131,6 +148,11 @@ class DiscreteData(_Variables):
             Declared states count even when no row contains them. A categorical column's
             categories are used as its declared states when it has no entry here. Other
             columns take their states from the observed values, sorted.
+        interventions : pandas.DataFrame or numpy.ndarray of bool, optional
+            Interventional data: ``True`` where an experiment set the variable in that row
+            (instead of drawing it from its parents). A DataFrame with the columns and the
+            index of ``df`` (columns in any order), or a bool array of ``df``'s shape.
+            Stored, copied, as :attr:`interventions`; see ``docs/data.md``.
 
         Returns
         -------
@@ -141,7 +163,20 @@ class DiscreteData(_Variables):
         ValueError
             On missing values, non-integer floats, a variable with only one possible state,
             observed values outside the declared states, duplicate column names, fewer than
-            two rows, or unsupported column types. The message names the columns.
+            two rows, or unsupported column types. The message names the columns. Also on
+            an ``interventions`` mask of another shape, other columns or another index.
+        TypeError
+            On an ``interventions`` mask that is not boolean.
+
+        Examples
+        --------
+        Rows 0-1 set ``a`` by experiment; row 2 sets ``b``:
+
+        >>> df = pd.DataFrame({"a": ["x", "y", "y", "x"], "b": [0, 1, 1, 0]})
+        >>> mask = pd.DataFrame({"a": [True, True, False, False], "b": [False, False, True, False]})
+        >>> data = bns.DiscreteData.from_frame(df, interventions=mask)
+        >>> data.interventions.sum(axis=0).tolist()
+        [2, 1]
         """
         if not isinstance(df, pd.DataFrame):
             raise TypeError(f"from_frame expects a pandas DataFrame, got {type(df).__name__}")
@@ -176,7 +211,8 @@ class DiscreteData(_Variables):
         arities = np.array([len(all_states[n]) for n in names], dtype=np.int64)
         _check_arities(names, arities, all_states)
         _warn_id_like(names, codes, arities)
-        return cls(codes, arities, names, all_states)
+        mask = None if interventions is None else _intervention_mask(interventions, names, len(df), df.index)
+        return cls(codes, arities, names, all_states, mask)
 
     @classmethod
     def from_array(
@@ -185,6 +221,8 @@ class DiscreteData(_Variables):
         arities: Sequence[int] | None = None,
         names: Sequence[str] | None = None,
         states: Mapping[str, Sequence[Any]] | None = None,
+        *,
+        interventions: pd.DataFrame | np.ndarray | None = None,
     ) -> DiscreteData:
         """Wrap an integer array of state codes ``0 .. r_i - 1``.
 
@@ -200,10 +238,22 @@ class DiscreteData(_Variables):
             Variable names; default ``X0, X1, ...``.
         states : dict, optional
             ``name -> labels`` for the codes of that variable.
+        interventions : numpy.ndarray or pandas.DataFrame of bool, optional
+            ``(n_samples, n_vars)``: ``True`` where an experiment set the variable in that
+            row, as in :meth:`from_frame` (a DataFrame must have the variables' names as
+            columns).
 
         Returns
         -------
         DiscreteData
+
+        Examples
+        --------
+        >>> codes = np.array([[0, 1], [1, 1], [1, 0]])
+        >>> mask = np.array([[True, False], [False, False], [False, True]])
+        >>> data = bns.DiscreteData.from_array(codes, interventions=mask)
+        >>> data.interventions[:, 0].tolist()
+        [True, False, False]
         """
         arr, names = _table_and_names(codes, names, "codes")
         n_samples, n_vars = arr.shape
@@ -265,7 +315,8 @@ class DiscreteData(_Variables):
             raise ValueError(f"observed values outside the declared states in column(s) {detail}")
         all_states = {n: states.get(n, list(range(int(ar[j])))) for j, n in enumerate(names)}
         _check_arities(names, ar, all_states)
-        return cls(arr.astype(np.int32), ar, names, all_states)
+        mask = None if interventions is None else _intervention_mask(interventions, names, n_samples, None)
+        return cls(arr.astype(np.int32), ar, names, all_states, mask)
 
     # ------------------------------------------------------------------ accessors
     @property
@@ -274,8 +325,38 @@ class DiscreteData(_Variables):
         return self.codes.T
 
     @property
+    def engine_columns(self) -> np.ndarray:
+        """What the score engine counts (:meth:`~pymc_bnstruct.scores.Score.engine_inputs`).
+
+        Observational data: :attr:`columns`. Interventional data: a read-only
+        ``(2 n_vars, n_samples)`` int32 array, :attr:`columns` followed by one 0/1 row per
+        variable (``interventions.T``); the counting kernels leave the rows flagged for a
+        child out of that child's family (:func:`pymc_bnstruct.scores.kernels.count_family`).
+        """
+        return self._engine_columns
+
+    @property
     def n_samples(self) -> int:
         return int(self.codes.shape[0])
+
+    def observational(self) -> DiscreteData:
+        """The rows in which no variable was intervened on, as observational data.
+
+        Observational data are returned unchanged. Conditional-independence tests read
+        these rows only (B-RAI): rows of different experiments pooled together are not
+        draws from one distribution.
+
+        Examples
+        --------
+        >>> codes = np.array([[0, 1], [1, 1], [1, 0], [0, 0]])
+        >>> mask = np.array([[True, False], [False, False], [False, True], [False, False]])
+        >>> bns.DiscreteData.from_array(codes, interventions=mask).observational().codes.tolist()
+        [[1, 1], [0, 0]]
+        """
+        if self.interventions is None:
+            return self
+        keep = ~self.interventions.any(axis=1)
+        return type(self)(self.codes[keep], self.arities, self.names, self.states)
 
     def to_frame(self) -> pd.DataFrame:
         """The data as a DataFrame of categorical columns (categories = all states)."""
@@ -288,7 +369,8 @@ class DiscreteData(_Variables):
     def __repr__(self) -> str:
         shown = ", ".join(f"{n}[{r}]" for n, r in zip(self.names[:8], self.arities[:8]))
         more = ", ..." if self.n_vars > 8 else ""
-        return f"DiscreteData({self.n_samples} samples, {self.n_vars} variables: {shown}{more})"
+        extra = "" if self.interventions is None else f", {int(self.interventions.any(axis=1).sum())} intervened rows"
+        return f"DiscreteData({self.n_samples} samples{extra}, {self.n_vars} variables: {shown}{more})"
 
 
 class ContinuousData(_Variables):
@@ -339,7 +421,7 @@ class ContinuousData(_Variables):
 
     # ------------------------------------------------------------------ constructors
     @classmethod
-    def from_frame(cls, df: pd.DataFrame) -> ContinuousData:
+    def from_frame(cls, df: pd.DataFrame, *, interventions: Any = None) -> ContinuousData:
         """Read a pandas DataFrame of numeric columns as continuous data.
 
         Parameters
@@ -347,6 +429,9 @@ class ContinuousData(_Variables):
         df : pandas.DataFrame
             One column per variable, float or integer dtype (integers are read as
             numbers). It is not modified.
+        interventions : None
+            Not supported for continuous data yet (the BGe score of interventional data is
+            not implemented): anything but None raises ``NotImplementedError``.
 
         Returns
         -------
@@ -359,6 +444,7 @@ class ContinuousData(_Variables):
             yet), missing or infinite values, a constant column, duplicate column names or
             fewer than two rows. The message names the columns.
         """
+        _no_continuous_interventions(interventions)
         if not isinstance(df, pd.DataFrame):
             raise TypeError(f"from_frame expects a pandas DataFrame, got {type(df).__name__}")
         names = [str(c) for c in df.columns]
@@ -381,7 +467,7 @@ class ContinuousData(_Variables):
         return cls._checked(df.to_numpy(dtype=np.float64, copy=True), names)
 
     @classmethod
-    def from_array(cls, values: Any, names: Sequence[str] | None = None) -> ContinuousData:
+    def from_array(cls, values: Any, names: Sequence[str] | None = None, *, interventions: Any = None) -> ContinuousData:
         """Wrap a 2-D array of numbers, one column per variable.
 
         Parameters
@@ -390,6 +476,9 @@ class ContinuousData(_Variables):
             ``(n_samples, n_vars)`` real numbers. Copied, never modified.
         names : sequence of str, optional
             Variable names; default ``X0, X1, ...``.
+        interventions : None
+            Not supported for continuous data yet (the BGe score of interventional data is
+            not implemented): anything but None raises ``NotImplementedError``.
 
         Returns
         -------
@@ -401,6 +490,7 @@ class ContinuousData(_Variables):
             On a non-numeric array, NaN or infinite values, a constant column, duplicate
             names or fewer than two rows.
         """
+        _no_continuous_interventions(interventions)
         arr, names = _table_and_names(values, names, "values")
         n_samples, n_vars = arr.shape
         if arr.dtype.kind not in "iuf":
@@ -448,6 +538,14 @@ _MIXED_ADVICE = (
     "score (BDeu, K2, BIC), or code the discrete columns as numbers (e.g. 0/1 indicator columns) and "
     "use bns.BGe(), or drop one kind of column"
 )
+
+
+def _no_continuous_interventions(interventions: Any) -> None:
+    if interventions is not None:
+        raise NotImplementedError(
+            "interventional continuous data is not supported yet (the BGe score leaves no rows out); "
+            "discretise the columns and use DiscreteData.from_frame(df, interventions=mask) with a discrete "
+            "score, or learn from the observational rows only")
 
 
 def _is_number_dtype(dtype: Any) -> bool:
@@ -642,6 +740,39 @@ def _table_and_names(values: Any, names: Sequence[Any] | None, what: str) -> tup
     _check_names(names)
     _check_shape(n_samples, n_vars)
     return arr, names
+
+
+def _intervention_mask(mask: Any, names: list[str], n_samples: int, index: pd.Index | None) -> np.ndarray:
+    """The ``(n_samples, n_vars)`` bool array of an ``interventions=`` argument, checked."""
+    if isinstance(mask, pd.DataFrame):
+        cols = [str(c) for c in mask.columns]
+        if len(set(cols)) != len(cols) or set(cols) != set(names):
+            missing, extra = sorted(set(names) - set(cols)), sorted(set(cols) - set(names))
+            raise ValueError(
+                "the interventions mask must have the data's columns: "
+                + "; ".join(part for part in (f"missing {_fmt_names(missing)}" if missing else "",
+                                              f"unknown {_fmt_names(extra)}" if extra else "",
+                                              "duplicate names" if len(set(cols)) != len(cols) else "") if part))
+        if mask.shape[0] != n_samples:
+            raise ValueError(f"the interventions mask has {mask.shape[0]} rows, the data {n_samples}")
+        if index is not None and not mask.index.equals(index):
+            raise ValueError("the interventions mask's index differs from the data's: its rows must be the "
+                             "data's rows in the same order (align them, or reset_index() both)")
+        bad = [cols[j] for j in range(len(cols)) if not pd.api.types.is_bool_dtype(mask.iloc[:, j].dtype)]
+        if bad:
+            raise TypeError(f"the interventions mask must be boolean; column(s) {_fmt_names(bad)} are not "
+                            "(convert 0/1 codes with mask.astype(bool))")
+        if mask.isna().any().any():
+            raise ValueError("the interventions mask holds missing values; say True or False for every cell")
+        return mask.set_axis(cols, axis=1)[names].to_numpy(dtype=bool)
+    arr = np.asarray(mask)
+    if arr.dtype != bool:
+        raise TypeError(f"the interventions mask must be a boolean array, got dtype {arr.dtype} "
+                        "(convert 0/1 codes with mask.astype(bool))")
+    if arr.shape != (n_samples, len(names)):
+        raise ValueError(f"the interventions mask must have the data's shape {(n_samples, len(names))}, "
+                         f"got {arr.shape}")
+    return arr.copy()
 
 
 def _check_arities(names: Sequence[str], arities: np.ndarray, states: Mapping[str, Sequence[Any]]) -> None:

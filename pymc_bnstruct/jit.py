@@ -22,21 +22,83 @@ plain Python: :func:`inner` and :func:`inlined` return the Python function and :
 The intrinsics use numba internals (``numba.np.arrayobj._empty_nd_impl`` and ``_parse_shape``,
 ``numba.core.typing.npydecl.parse_dtype`` and ``parse_shape``, ``numba.core.cgutils.memset``);
 ``tests/test_jit.py`` pins them, and pyproject.toml bounds numba at the newest version tested.
+
+numba checks a cached kernel against its own source file only: when a helper it calls (in
+another file) changes, the cached machine code still holds the old helper, and gives wrong
+answers after an upgrade or a ``git merge``. :func:`drop_stale_caches` (run once, when this
+module is imported, before any kernel loads) removes the package's numba caches whenever any
+of the package's source files has changed since they were written.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
+from pathlib import Path
 
 import numba as nb
 import numpy as np
 from numba.core import config
 from numba.core.registry import CPUDispatcher
 
-__all__ = ["DISABLE_JIT", "InnerDispatcher", "inner", "inlined", "empty", "zeros", "wrapping_mul", "wrapping_add"]
+from .io import atomic_path
+
+__all__ = ["drop_stale_caches", "DISABLE_JIT", "InnerDispatcher", "inner", "inlined", "empty", "zeros", "wrapping_mul", "wrapping_add"]
 
 DISABLE_JIT: bool = bool(config.DISABLE_JIT)
 """Whether numba compiles nothing (``NUMBA_DISABLE_JIT=1`` when the package was imported)."""
+
+PACKAGE_ROOT = Path(__file__).resolve().parent
+STAMP_NAME = "numba_sources.stamp"
+
+
+def _cache_dirs(root: Path) -> list[Path]:
+    """Where numba keeps the caches of the package's kernels: each source folder's
+    ``__pycache__``, or the folders numba derives from it under ``NUMBA_CACHE_DIR``."""
+    folders = sorted({p.parent for p in root.rglob("*.py")})
+    if config.CACHE_DIR:  # numba's layout there: <folder name>_<sha1 of the folder's path>
+        base = Path(config.CACHE_DIR)
+        return [base / f"{d.name}_{hashlib.sha1(str(d).encode()).hexdigest()}" for d in folders]
+    return [d / "__pycache__" for d in folders]
+
+
+def drop_stale_caches(root: Path = PACKAGE_ROOT) -> bool:
+    """Remove the numba caches under ``root`` when its sources changed since the last check.
+
+    The sources' fingerprint (each file's path, size and modification time) is kept in a
+    stamp file next to the caches. Returns whether caches were dropped. A read-only
+    installation is left alone (numba then caches elsewhere, per user).
+    """
+    if DISABLE_JIT:
+        return False
+    stats = sorted((str(p.relative_to(root)), p.stat()) for p in root.rglob("*.py"))
+    fingerprint = hashlib.sha1("".join(f"{name} {st.st_size} {st.st_mtime_ns}\n" for name, st in stats)
+                               .encode()).hexdigest()
+    dirs = _cache_dirs(root)
+    stamp = dirs[0] / STAMP_NAME
+    try:
+        if stamp.read_text() == fingerprint:
+            return False
+    except OSError:
+        pass
+    dropped = False
+    for d in dirs:
+        for f in (*d.glob("*.nbi"), *d.glob("*.nbc")):
+            try:
+                f.unlink()
+                dropped = True
+            except OSError:  # another process removed it first, or a read-only folder
+                pass
+    try:
+        stamp.parent.mkdir(parents=True, exist_ok=True)
+        with atomic_path(stamp) as tmp:  # a concurrent reader sees the old or the new stamp
+            tmp.write_text(fingerprint)
+    except OSError:
+        pass
+    return dropped
+
+
+drop_stale_caches()
 
 
 class InnerDispatcher(CPUDispatcher):

@@ -75,6 +75,19 @@ def test_help_on_every_subcommand(capsys):
     assert set(METHODS) == {"hc", "tabu", "skeleton", "order", "partition", "structure", "samc", "exact", "brai"}
 
 
+def test_help_and_version_load_no_numerical_library():
+    # `bnstruct --help` / `--version` answer from the standard library (start-up well under 0.5 s;
+    # timed in benchmarks/bench_cold_start.py); a command then loads the package.
+    code = ("import sys\nfrom pymc_bnstruct.cli import main\n"
+            "for argv in (['--help'], ['--version'], ['-h']):\n"
+            "    try:\n        main(argv)\n    except SystemExit as e:\n        assert e.code == 0, e.code\n"
+            "heavy = [m for m in ('numpy', 'pandas', 'pymc', 'numba', 'matplotlib') if m in sys.modules]\n"
+            "assert not heavy, heavy\nassert main([]) == 2\nprint('OK')\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0 and proc.stdout.rstrip().endswith("OK"), proc.stderr[-2000:]
+    assert "learn     learn a structure" in proc.stdout and "usage: bnstruct" in proc.stderr
+
+
 def test_networks_and_sample(work):
     proc = ok(run("networks", cwd=work))
     lines = proc.stdout.splitlines()

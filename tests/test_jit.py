@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -194,3 +195,49 @@ def test_the_helpers_follow_numba_disable_jit():
     a, z = jit.empty((2, 3), np.int8), jit.zeros(4, np.uint64)
     assert a.shape == (2, 3) and a.dtype == np.int8 and z.shape == (4,) and z.dtype == np.uint64 and not z.any()
     assert 0 <= rng.randint(rng.seed_state(1), 3) < 3
+
+
+# ------------------------------------------------------------------ stale caches across files
+HELPER = "import numba\n@numba.njit(cache=True)\ndef helper():\n    return {value}\n"
+KERNEL = "import numba\nfrom helper import helper\n@numba.njit(cache=True)\ndef kernel():\n    return helper()\n"
+RUN = ("import sys; sys.path.insert(0, {root!r})\n"
+       "{drop}"
+       "from kernel import kernel; print(kernel())\n")
+
+
+def _kernel_value(root: Path, drop: bool) -> int:
+    code = RUN.format(root=str(root), drop=(f"from pymc_bnstruct.jit import drop_stale_caches; "
+                                            f"drop_stale_caches(__import__('pathlib').Path({str(root)!r}))\n"
+                                            if drop else ""))
+    env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_DISABLE_JIT", "NUMBA_CACHE_DIR")}
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, env=env)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return int(proc.stdout.split()[-1])
+
+
+@pytest.mark.jit_only
+@pytest.mark.parametrize("drop", [False, True])
+def test_a_changed_helper_in_another_file_reaches_cached_kernels(tmp_path, drop):
+    # numba re-checks a cached kernel against its own file only: without drop_stale_caches the
+    # kernel keeps the old helper (the hazard, shown); with it, the change reaches the kernel.
+    (tmp_path / "kernel.py").write_text(KERNEL)
+    (tmp_path / "helper.py").write_text(HELPER.format(value=1))
+    assert _kernel_value(tmp_path, drop) == 1
+    time.sleep(0.01)  # a new modification time, whatever the file system's resolution
+    (tmp_path / "helper.py").write_text(HELPER.format(value=22))
+    assert _kernel_value(tmp_path, drop) == (22 if drop else 1)
+
+
+@pytest.mark.jit_only  # without JIT there are no caches to drop
+def test_drop_stale_caches_keeps_caches_of_unchanged_sources(tmp_path):
+    from pymc_bnstruct.jit import drop_stale_caches
+
+    (tmp_path / "a.py").write_text("x = 1\n")
+    cache = tmp_path / "__pycache__"
+    cache.mkdir()
+    (cache / "a.f-1.py311.nbi").write_text("index")
+    assert drop_stale_caches(tmp_path) is True and not list(cache.glob("*.nbi"))   # no stamp yet
+    (cache / "a.f-1.py311.nbi").write_text("index")
+    assert drop_stale_caches(tmp_path) is False and list(cache.glob("*.nbi"))      # unchanged
+    os.utime(tmp_path / "a.py", ns=(1, 1))
+    assert drop_stale_caches(tmp_path) is True and not list(cache.glob("*.nbi"))   # changed

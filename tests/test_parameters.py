@@ -84,6 +84,23 @@ def test_posterior_concentration_beyond_the_dense_key_space():
     np.testing.assert_array_equal(got, hand)
 
 
+def test_interventional_rows_leave_their_own_node_only():
+    """Rows where an experiment set B leave B's table (Cooper & Yoo) but still give C the
+    parent state B; a hand count on the frame with those rows dropped for B only."""
+    df = _frame(60, seed=2)
+    mask = pd.DataFrame(False, index=df.index, columns=df.columns)
+    mask.loc[::3, "B"] = True
+    data = bns.DiscreteData.from_frame(df, interventions=mask)
+    fitted = bns.fit_parameters(data, EDGES, ess=2.0)
+    kept = df[~mask["B"]]
+    np.testing.assert_allclose(fitted.concentration_array("B"), _hand_concentration(kept, "B", ["A"], 2.0, "bdeu"))
+    np.testing.assert_allclose(fitted.concentration_array("C"), _hand_concentration(df, "C", ["A", "B"], 2.0, "bdeu"))
+    assert not np.allclose(_hand_concentration(kept, "B", ["A"], 2.0, "bdeu"),
+                           _hand_concentration(df, "B", ["A"], 2.0, "bdeu"))
+    with pytest.raises(NotImplementedError, match="interventional"):
+        bns.network_model(data, EDGES)
+
+
 def test_cpt_labels_dims_and_normalisation():
     df = _frame()
     fitted = bns.fit_parameters(df, EDGES)

@@ -120,6 +120,42 @@ def test_register_rebinds_and_is_idempotent(restore_registry):
                                                    bns.PartitionMetropolis, bns.SAMC))
 
 
+LAZY = """
+import sys
+import pymc_bnstruct
+heavy = sorted(m for m in ("pymc", "pytensor", "numba", "arviz", "pandas", "numpy") if m in sys.modules)
+assert heavy == [], heavy            # importing the package loads none of them
+assert pymc_bnstruct.__version__
+import pymc as pm
+assert not any(getattr(c, "__module__", "").startswith("pymc_bnstruct") for c in pm.STEP_METHODS)
+pymc_bnstruct.NodeOrder               # the first name used loads the package and registers
+assert pymc_bnstruct.OrderMetropolis in pm.STEP_METHODS and "learn" in dir(pymc_bnstruct)
+print("OK")
+"""
+
+DIRECT = """
+import pymc as pm
+from pymc_bnstruct.model import NodeOrder          # a submodule, the package root unused
+from pymc_bnstruct.datasets import load_network
+df = load_network("cancer").sample(200, random_seed=1)
+with pm.Model():
+    NodeOrder("order", df)
+    idata = pm.sample(draws=5, tune=0, chains=1, cores=1, progressbar=False, compute_convergence_checks=False)
+assert "swap_accept_rate" in idata.sample_stats, list(idata.sample_stats)   # OrderMetropolis' stat
+print("OK")
+"""
+
+
+def test_the_package_loads_on_first_use_and_registers_its_steps_then():
+    res = _run(LAZY)
+    assert res.returncode == 0 and "OK" in res.stdout, res.stderr[-3000:]
+
+
+def test_a_structure_variable_made_from_a_submodule_gets_its_step_method():
+    res = _run(DIRECT)
+    assert res.returncode == 0 and "OK" in res.stdout, res.stderr[-3000:]
+
+
 def test_import_replaces_no_pymc_function():
     code = textwrap.dedent("""
         import pymc.sampling.mcmc as mcmc

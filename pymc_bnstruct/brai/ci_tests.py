@@ -66,8 +66,12 @@ class CITest:
         return spec
 
     def __call__(self, data: DiscreteData | Any, x: Any, y: Any, z: Sequence[Any] = ()) -> bool:
-        """Test ``x ⊥ y | z`` on ``data`` once (no cache); True means independent."""
-        data = as_discrete_data(data)
+        """Test ``x ⊥ y | z`` on ``data`` once (no cache); True means independent.
+
+        Interventional data: the test reads the observational rows only
+        (:meth:`~pymc_bnstruct.DiscreteData.observational`).
+        """
+        data = as_discrete_data(data).observational()
         bound = BoundTest(self, data.columns, data.arities, data.names)
         return bound.independent(data.index(x), data.index(y), tuple(data.indices(list(z))))
 
@@ -345,6 +349,8 @@ def as_ci_test(ci_test: Any) -> CITest | Callable[..., Any] | list[CITest]:
 def ci_statistic(data: DiscreteData | Any, x: Any, y: Any, z: Sequence[Any] = ()) -> tuple[float, int]:
     """``(G², df)`` of ``x ⊥ y | z``: G² = 2 N · CMI and the df reduced for empty margins.
 
+    Interventional data: the observational rows only (:meth:`~pymc_bnstruct.DiscreteData.observational`).
+
     References
     ----------
     .. [1] Spirtes, Glymour & Scheines (2000), "Causation, Prediction, and Search", 2nd ed., MIT Press.
@@ -355,7 +361,7 @@ def ci_statistic(data: DiscreteData | Any, x: Any, y: Any, z: Sequence[Any] = ()
     >>> df_
     1
     """
-    data = as_discrete_data(data)
+    data = as_discrete_data(data).observational()
     zi = np.asarray(data.indices(list(z)), dtype=np.int64)
     g2, df, _ = _kernels.ci_statistic(data.columns, data.arities, data.index(x), data.index(y), zi)
     return float(g2), int(df)

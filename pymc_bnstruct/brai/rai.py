@@ -13,6 +13,11 @@ exogenous parents ``X_ex`` and the condition-set size ``n``:
    the descendant set (ancestors exogenous) with ``n + 1`` on that sample.
 
 RAI is the case ``s = 1`` without resampling. Leaves are scored on the full data.
+
+Interventional data: the CI tests read the observational rows only
+(:meth:`DiscreteData.observational`; rows of different experiments pooled are not draws
+from one distribution), the leaves' scores read every row through the score engine (each
+child's intervened rows left out of its own family).
 """
 
 from __future__ import annotations
@@ -63,6 +68,7 @@ class _Builder:
                  prior: StructurePrior | None, n_bootstrap: int, resample: bool, max_order: int | None,
                  required: np.ndarray, allowed: np.ndarray, entropy: int) -> None:
         self.data = data
+        self.tested = data.observational()  # the rows the CI tests read
         self.test = test
         self.score = score
         self.prior = prior
@@ -74,7 +80,7 @@ class _Builder:
         self.locked = required | (allowed & ~allowed.T)
         self.entropy = entropy
         self.builtin = isinstance(test, CITest)
-        self.spec = test.spec(data.n_samples) if self.builtin else None
+        self.spec = test.spec(self.tested.n_samples) if self.builtin else None
         # per process: family scores on the full data and the counters of this process
         self._family_cache: dict[tuple[int, tuple[int, ...]], float] = {}
         self.counts: dict[str, dict[int, int]] = {"computed": {}, "unsupported": {}, "cached": {}}
@@ -90,10 +96,10 @@ class _Builder:
     # ------------------------------------------------------------------ data sets
     def bound_test(self, key: tuple[int, ...] | None) -> BoundTest:
         """The test on the full data (``key=None``) or on the bootstrap sample named by ``key``."""
-        cols = self.data.columns
+        cols = self.tested.columns
         if key is not None and self.resample:
             rng = np.random.default_rng(np.random.SeedSequence(self.entropy, spawn_key=key))
-            rows = rng.integers(0, self.data.n_samples, self.data.n_samples)
+            rows = rng.integers(0, self.tested.n_samples, self.tested.n_samples)
             cols = np.ascontiguousarray(cols[:, rows])
         spec = self.spec
         if key is not None and self.resample and self.builtin:
@@ -156,7 +162,7 @@ class _Builder:
             return False
         ar = self.data.arities.astype(float)
         # unsupported tests that answer "independent" still remove edges: no limit then
-        limit = self.data.n_samples / self.spec.min_rows_per_df \
+        limit = self.tested.n_samples / self.spec.min_rows_per_df \
             if self.builtin and self.spec.min_rows_per_df > 0 and not self.spec.unsupported_independent else math.inf
         # (x, y, v): a size-n subset of adj(v) - x, with v = y and, for endogenous pairs, v = x too
         xs = np.concatenate([ex, ea, eb])
@@ -219,7 +225,8 @@ class _Builder:
         value = self._family_cache.get(key)
         if value is None:
             # the serial kernel: no thread pool in the parent process (fork-safe executors)
-            value = float(score_kernels.local_score(self.data.columns, self.data.arities, child,
+            cols, arities = self.score.engine_inputs(self.data)  # with interventional data, their flags
+            value = float(score_kernels.local_score(cols, arities, child,
                                                     np.asarray(parents, dtype=np.int64), self.score.kind,
                                                     self.score._param))
             if self.prior is not None:
@@ -434,6 +441,10 @@ def _check_common(data: Any, ci_test: Any, max_order: Any, min_rows: int) -> tup
     data = as_discrete_data(data)
     if data.n_samples < min_rows:
         raise ValueError(f"B-RAI needs at least {min_rows} rows to draw bootstrap samples, got {data.n_samples}")
+    n_obs = data.observational().n_samples
+    if n_obs < min_rows:
+        raise ValueError(f"B-RAI's independence tests read the observational rows only (no variable intervened "
+                         f"on): {n_obs} of the {data.n_samples} rows are, at least {min_rows} are needed")
     test = as_ci_test(ci_test)
     max_order = check_int(max_order, "max_order", minimum=0, allow_none=True)
     return data, test, max_order

@@ -6,7 +6,35 @@ net.png`` draws it, ``bnstruct sample asia --rows 500 --out data.csv`` makes dat
 bundled network and ``bnstruct networks`` lists those. See ``docs/cli.md``.
 """
 
-from .app import main
-from .results import Result, load_result
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from .commands import answers_alone, run_top_level
+
+if TYPE_CHECKING:
+    from .results import Result, load_result
 
 __all__ = ["main", "Result", "load_result"]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``bnstruct`` command; returns the exit code.
+
+    ``--help`` and ``--version`` are answered without loading the package's numerical stack
+    (a fraction of a second); any command loads it (:func:`.app.main`).
+    """
+    args = list(sys.argv[1:] if argv is None else argv)
+    if answers_alone(args):
+        return run_top_level(args)
+    return importlib.import_module(f"{__name__}.app").main(args)
+
+
+def __getattr__(name: str) -> Any:
+    # PEP 562: the result classes load with the numerical stack, on first use.
+    if name in ("Result", "load_result"):
+        return getattr(importlib.import_module(f"{__name__}.results"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

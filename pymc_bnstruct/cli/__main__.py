@@ -1,6 +1,6 @@
 """``python -m pymc_bnstruct.cli``: the ``bnstruct`` command."""
 
-from .app import main
+from . import main
 
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -8,7 +8,6 @@ range for the data), 1 any other failure — one line on stderr, no traceback un
 from __future__ import annotations
 
 import argparse
-import importlib.metadata
 import itertools
 import json
 import math
@@ -29,6 +28,7 @@ from ..priors import EdgePenalty, FamilyCount, StructurePrior, Uniform
 from ..results.diagnostics import convergence_verdict
 from ..results.idata import get_group, has_group
 from ..scores import BIC, K2, BDeu, Score
+from .commands import COMMANDS, EXIT_INTERRUPTED, EXIT_NOT_CONVERGED, PROG, top_level_parser, version
 from .control import RunControl, collect_warnings, show_warnings
 from .data_io import NA_VALUES, prepare_data, read_edge_file, read_table, write_table
 from .errors import CliError, UsageError
@@ -39,21 +39,9 @@ from .views import PLOT_KINDS, distinct_graphs, figure, read_truth, save_figure,
 
 __all__ = ["main", "build_parser"]
 
-PROG = "bnstruct"
-#: Exit code of ``--strict`` when the convergence verdict is not good.
-EXIT_NOT_CONVERGED = 3
-#: Exit code after Ctrl-C (128 + SIGINT, as shells report it).
-EXIT_INTERRUPTED = 130
 #: Largest ``--ess``: far beyond any useful BDeu prior (typical values are 1-10), and
 #: small enough that the score's log-gamma terms keep their precision.
 MAX_ESS = 1e6
-
-
-def _version() -> str:
-    try:
-        return importlib.metadata.version("pymc_bnstruct")
-    except importlib.metadata.PackageNotFoundError:  # run from a source tree
-        return "unknown"
 
 
 # ----------------------------------------------------------------------------- argument types
@@ -147,17 +135,9 @@ def make_score(name: str, ess: float) -> Score:
 # ----------------------------------------------------------------------------- parser
 def build_parser() -> argparse.ArgumentParser:
     """The argparse parser of ``bnstruct`` and its subcommands (each with ``--help``)."""
-    common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--debug", action="store_true", help="show the full traceback on errors")
-    parser = argparse.ArgumentParser(
-        prog=PROG, parents=[common],
-        description="Bayesian-network structure learning from discrete data (pymc_bnstruct).",
-        epilog="Run 'bnstruct COMMAND --help' for the options of a command. Exit codes: 0 success, "
-               "1 failure, 2 usage error, 3 not converged (with --strict), 130 interrupted.")
-    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    parser, sub, common = top_level_parser()
 
-    learn = sub.add_parser("learn", parents=[common], help="learn a structure from a data file",
+    learn = sub.add_parser("learn", parents=[common], help=COMMANDS["learn"],
                            description="Learn a Bayesian-network structure from a CSV / TSV / Parquet file "
                                        "(every column discrete) and write a netCDF result file.")
     learn.add_argument("data", metavar="DATA", help="data file: .csv, .tsv or .parquet (by extension)")
@@ -173,6 +153,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="structure prior: uniform, family-count or edge-penalty:BETA (default uniform)")
     learn.add_argument("--blacklist", metavar="FILE", help="forbidden edges, one 'parent,child' per line")
     learn.add_argument("--whitelist", metavar="FILE", help="required edges, one 'parent,child' per line")
+    learn.add_argument("--interventions", metavar="FILE",
+                       help="interventional data: a table of the data's shape and columns, 1/true where an "
+                            "experiment set that variable in that row (left out of its own family's counts)")
     learn.add_argument("--chains", type=_int_at_least(1), default=4, help="MCMC chains (default 4)")
     learn.add_argument("--draws", type=_int_at_least(1), default=None,
                        help="recorded draws per chain (default 1000; fewer on very large networks)")
@@ -219,7 +202,7 @@ def build_parser() -> argparse.ArgumentParser:
                             "few seconds otherwise); --no-progress silences it")
     learn.set_defaults(func=cmd_learn)
 
-    summ = _result_parser(sub, common, "summary", "print a result: edges, convergence",
+    summ = _result_parser(sub, common, "summary", COMMANDS["summary"],
                           "Print the edge probabilities (or the learned DAG of a search) and, for "
                           "samplers, the convergence table; SAMC draws are weighted.")
     summ.add_argument("--top", type=_int_at_least(0), default=20, help="rows to show (0 = all; default 20)")
@@ -231,7 +214,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help=f"exit {EXIT_NOT_CONVERGED} when the convergence verdict is not good")
     summ.set_defaults(func=cmd_summary)
 
-    plot = _result_parser(sub, common, "plot", "draw a result",
+    plot = _result_parser(sub, common, "plot", COMMANDS["plot"],
                           "Draw a result: the network, the edge-probability heat map, the score "
                           "trace, the chain agreement, or ROC curves against a true network.")
     plot.add_argument("--kind", choices=PLOT_KINDS, default="network", help="what to draw (default network)")
@@ -245,7 +228,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="network layout (default dot: graphviz if installed, else layered)")
     plot.set_defaults(func=cmd_plot)
 
-    sample = sub.add_parser("sample", parents=[common], help="sample data from a network",
+    sample = sub.add_parser("sample", parents=[common], help=COMMANDS["sample"],
                             description="Sample rows from a bundled network or a BIF file.")
     sample.add_argument("network", metavar="NETWORK", help="bundled network name (see 'bnstruct networks') or BIF path")
     sample.add_argument("--rows", type=_int_at_least(1), required=True, help="number of rows")
@@ -254,7 +237,7 @@ def build_parser() -> argparse.ArgumentParser:
     sample.add_argument("--force", action="store_true", help="overwrite an existing data file")
     sample.set_defaults(func=cmd_sample)
 
-    nets = sub.add_parser("networks", parents=[common], help="list the bundled networks",
+    nets = sub.add_parser("networks", parents=[common], help=COMMANDS["networks"],
                           description="List the networks shipped with the package.")
     nets.set_defaults(func=cmd_networks)
     return parser
@@ -305,14 +288,14 @@ def check_outputs(outputs: list[tuple[str, str]], inputs: list[tuple[str, str]],
 def _inputs(args: argparse.Namespace) -> list[tuple[str, str]]:
     named = [("data file", getattr(args, "data", None)), ("blacklist file", getattr(args, "blacklist", None)),
              ("whitelist file", getattr(args, "whitelist", None)), ("result file", getattr(args, "result", None)),
-             ("truth file", getattr(args, "truth", None))]
+             ("truth file", getattr(args, "truth", None)), ("interventions file", getattr(args, "interventions", None))]
     return [(what, p) for what, p in named if p and Path(p).exists()]
 
 
 def _settings_record(args: argparse.Namespace, method: Any, k: int, planned: dict[str, int]) -> dict[str, Any]:
     recorded = {"method": args.method, "score": args.score, "ess": args.ess, "max_parents": k, "prior": args.prior,
                 "blacklist": args.blacklist, "whitelist": args.whitelist, "seed": args.seed, "missing": args.missing,
-                "constant": args.constant, "na_values": list(args.na_values)}
+                "constant": args.constant, "na_values": list(args.na_values), "interventions": args.interventions}
     if method.kind == "sampler":
         recorded.update(chains=args.chains, cores=args.cores, search_space=args.search_space,
                         max_candidates=args.max_candidates, budget=args.budget, **planned)
@@ -346,8 +329,9 @@ def cmd_learn(args: argparse.Namespace) -> int:
     method = get_method(args.method)  # an unavailable method fails before any work
     outputs = [("--out", args.out)] + ([("--report", args.report)] if args.report else [])
     check_outputs(outputs, _inputs(args), args.force)
+    mask = read_table(args.interventions, sep=args.sep, header=args.header) if args.interventions else None
     prepared = prepare_data(read_table(args.data, sep=args.sep, header=args.header), missing=args.missing,
-                            constant=args.constant, na_values=args.na_values, force=args.force)
+                            constant=args.constant, na_values=args.na_values, force=args.force, interventions=mask)
     data = prepared.data
     n = data.n_vars
     if args.max_parents is None:
@@ -401,7 +385,7 @@ def cmd_learn(args: argparse.Namespace) -> int:
         show_warnings(caught, everything=args.debug)
         out.attrs["verdict"] = verdict.level
     save_result(args.out, out, method=args.method, kind=method.kind, settings=recorded, data_info=data_info,
-                command=command, version=_version())
+                command=command, version=version())
     what = "partial result" if partial else args.method
     print(f"wrote {args.out} ({what} on {data.n_samples:,} rows x {n} variables)")
     if args.report:

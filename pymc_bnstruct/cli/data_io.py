@@ -18,8 +18,8 @@ from ..graph import find_cycle, to_adjacency
 from ..io import atomic_path
 from .errors import CliError, warn
 
-__all__ = ["read_table", "write_table", "prepare_data", "PreparedData", "read_edge_file", "TABLE_SUFFIXES", "NA_VALUES",
-           "MIN_ROWS"]
+__all__ = ["read_table", "write_table", "prepare_data", "intervention_mask", "PreparedData", "read_edge_file",
+           "TABLE_SUFFIXES", "NA_VALUES", "MIN_ROWS"]
 
 TABLE_SUFFIXES = {".csv": ",", ".tsv": "\t", ".tab": "\t", ".txt": ",", ".parquet": None, ".pq": None}
 # A column is "continuous" when more than this share of the rows hold distinct values
@@ -230,8 +230,37 @@ def _clean_cells(df: pd.DataFrame, na_values: tuple[str, ...]) -> tuple[pd.DataF
     return df, stripped, found
 
 
+_TRUE, _FALSE = {"1", "true"}, {"0", "false"}
+
+
+def intervention_mask(table: pd.DataFrame, data: pd.DataFrame) -> pd.DataFrame:
+    """The ``--interventions`` table as a bool frame aligned with the data table: the same
+    column names (any order) and row count, cells ``0``/``1`` or ``true``/``false`` (any case)."""
+    table = table.copy()
+    table.columns = [str(c).strip() for c in table.columns]
+    names = [str(c) for c in data.columns]
+    missing = [c for c in names if c not in table.columns]
+    extra = [c for c in table.columns if c not in names]
+    if missing or extra:
+        parts = ([f"missing {', '.join(repr(c) for c in missing)}"] if missing else []) + \
+                ([f"unknown {', '.join(repr(c) for c in extra)}"] if extra else [])
+        raise CliError(f"the --interventions file must have the data's columns: {'; '.join(parts)}")
+    if len(table) != len(data):
+        raise CliError(f"the --interventions file has {len(table):,} rows, the data {len(data):,}: one mask row "
+                       "per data row, in the same order")
+    text = table[names].astype(str).apply(lambda col: col.str.strip().str.lower())
+    bad = ~(text.isin(_TRUE) | text.isin(_FALSE))
+    if bad.to_numpy().any():
+        col = names[int(np.flatnonzero(bad.any().to_numpy())[0])]
+        values = sorted(set(table.loc[bad[col], col].astype(str)))[:5]
+        raise CliError(f"the --interventions file must hold 0/1 or true/false; column '{col}' has "
+                       f"{', '.join(repr(v) for v in values)}")
+    return text.isin(_TRUE).set_axis(data.index, axis=0)
+
+
 def prepare_data(df: pd.DataFrame, *, missing: str = "error", constant: str = "drop",
-                 na_values: tuple[str, ...] = NA_VALUES, force: bool = False) -> PreparedData:
+                 na_values: tuple[str, ...] = NA_VALUES, force: bool = False,
+                 interventions: pd.DataFrame | None = None) -> PreparedData:
     """Check a table and code it as :class:`~pymc_bnstruct.DiscreteData`.
 
     Text cells are stripped of surrounding whitespace (with a warning: ``" 0"`` and ``"0"``
@@ -241,11 +270,14 @@ def prepare_data(df: pd.DataFrame, *, missing: str = "error", constant: str = "d
     ``constant="drop"`` drops columns with one value (warning naming them), ``"error"``
     refuses them. Columns that look continuous (most values distinct) are refused with a
     hint to discretise them. Fewer than :data:`MIN_ROWS` rows, or fewer rows than
-    variables, are refused unless ``force``.
+    variables, are refused unless ``force``. ``interventions``: the table of an
+    ``--interventions`` file (:func:`intervention_mask`); its rows and columns follow the
+    data's (dropped with them).
     """
     n_read = len(df)
     df = df.copy()
     df.columns = [str(c).strip() for c in df.columns]
+    mask = None if interventions is None else intervention_mask(interventions, df)
     df, stripped, tokens = _clean_cells(df, tuple(na_values))
     if any(stripped.values()):
         warn(f"stripped surrounding whitespace from {_plural(sum(stripped.values()), 'cell')} (columns: "
@@ -286,7 +318,8 @@ def prepare_data(df: pd.DataFrame, *, missing: str = "error", constant: str = "d
                        f"(need at least {max(MIN_ROWS, df.shape[1])}, and at least as many rows as variables); "
                        "pass --force to learn anyway")
     try:
-        data = DiscreteData.from_frame(df.reset_index(drop=True))
+        aligned = None if mask is None else mask.loc[df.index, list(df.columns)].reset_index(drop=True)
+        data = DiscreteData.from_frame(df.reset_index(drop=True), interventions=aligned)
     except ValueError as exc:
         raise CliError(str(exc)) from None
     return PreparedData(data, n_read, dropped_rows, constant_cols)

@@ -40,6 +40,7 @@ sampled by :class:`pymc_bnstruct.StructureMetropolis`.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -304,8 +305,20 @@ def _random_variable(op: RandomVariable, template: np.ndarray) -> pt.TensorVaria
     return op.make_node(rng, None, pt.constant(template)).default_output()
 
 
+def _load_step_methods() -> None:
+    """Make sure ``pm.sample`` can assign this package's step methods to a structure variable.
+
+    The adapters sit a layer above this module (``step_methods`` imports ``model``) and register
+    themselves with PyMC when imported. The package root loads them on first use, but a script
+    that imports ``pymc_bnstruct.model`` directly would otherwise get PyMC's Metropolis for a
+    node order; so the first structure variable loads them, by name (no import cycle).
+    """
+    importlib.import_module(f"{__package__.rpartition('.')[0]}.step_methods")
+
+
 def _model_and_data(kind: str, name: Any, data: Any) -> tuple[pm.Model, DiscreteData | ContinuousData]:
     """The model in context and the data of a structure variable, with the shared checks."""
+    _load_step_methods()
     if not isinstance(name, str) or not name:
         raise TypeError(f"{kind} needs a non-empty string name, got {name!r}")
     if data is None:

@@ -28,7 +28,8 @@ from ..scores.kernels import count_and_score
 class CacheEngine(NamedTuple):
     """The family-score cache as its kernels receive it (numba reads the fields by name)."""
 
-    #: ``(n_vars, n_samples)`` data codes.
+    #: ``(n_vars, n_samples)`` data codes (interventional data: then ``n_vars`` flag rows, see
+    #: ``DiscreteData.engine_columns``).
     columns: np.ndarray
     #: ``int64`` number of states of every variable.
     arities: np.ndarray

@@ -88,6 +88,9 @@ def network_model(data: DiscreteData | Any, graph: Any, *, ess: float = 1.0, pri
         ``theta_<another variable>`` or ``<another variable>_state``.
     TypeError
         For continuous data.
+    NotImplementedError
+        For interventional data (``DiscreteData(interventions=...)``; use
+        :func:`~pymc_bnstruct.fit_parameters`).
 
     References
     ----------
@@ -115,6 +118,10 @@ def network_model(data: DiscreteData | Any, graph: Any, *, ess: float = 1.0, pri
     ...                                     random_seed=2, progressbar=False)
     """
     data = as_discrete_data(data, who="network_model")
+    if data.interventions is not None:
+        # the observed categoricals would count intervened rows in their own node's likelihood
+        raise NotImplementedError("network_model does not take interventional data yet (a node's intervened "
+                                  "rows must leave its likelihood); bns.fit_parameters does")
     ess = _check_ess(ess)
     prior = _check_prior(prior)
     names = list(data.names)

@@ -78,9 +78,11 @@ class Score:
     def engine_inputs(self, data: DiscreteData | ContinuousData) -> tuple[np.ndarray, np.ndarray]:
         """The two arrays the score engine reads for this score on ``data``.
 
-        Discrete scores: the ``(n_vars, n_samples)`` codes and the arities. The family
-        kernels (:func:`pymc_bnstruct.scores.kernels.count_and_score`) take them with
-        :attr:`kind` and the score's parameter.
+        Discrete scores: the ``(n_vars, n_samples)`` codes (followed, for interventional
+        data, by ``n_vars`` rows of intervention flags: :attr:`DiscreteData.engine_columns`)
+        and the arities. The family kernels
+        (:func:`pymc_bnstruct.scores.kernels.count_and_score`) take them with :attr:`kind`
+        and the score's parameter.
 
         Raises
         ------
@@ -88,7 +90,7 @@ class Score:
             If ``data`` is not of the kind this score scores (e.g. continuous data for BDeu).
         """
         self.check_data(data)
-        return data.columns, data.arities
+        return data.engine_columns, data.arities
 
     def check_data(self, data: Any) -> None:
         """A clear ``TypeError`` unless ``data`` is a data object of :attr:`data_kind`."""

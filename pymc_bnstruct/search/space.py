@@ -346,7 +346,11 @@ def _start_skeleton(grower: _Grower, start: str | np.ndarray) -> tuple[np.ndarra
 
 def _pc_skeleton(data: DiscreteData | ContinuousData, max_order: int = _PC_MAX_ORDER) -> np.ndarray:
     """PC-stable skeleton from G² tests (discrete data) or Fisher's z tests (continuous
-    data), level 0.05, condition sets up to ``max_order``."""
+    data), level 0.05, condition sets up to ``max_order``.
+
+    Interventional data: every row (the experiments pooled). Only a start for the score-based
+    expansion: pooled experiments add dependencies rather than hide them, and there may be
+    no observational rows at all."""
     n = data.n_vars
     if isinstance(data, ContinuousData):
         test = BoundTest(FisherZ().bind(data), None, np.zeros(n, dtype=np.int64), data.names)

@@ -1,0 +1,72 @@
+"""Everything the package exports, loaded at once on the first use of a name of the package.
+
+The package root (``pymc_bnstruct/__init__.py``) imports nothing heavy, so ``import
+pymc_bnstruct`` and ``bnstruct --help`` are fast; the first attribute looked up on it imports
+this module. Loading everything together keeps one behaviour: the step methods are
+registered with PyMC (:mod:`.step_methods`) before any model variable can be made.
+"""
+
+# ruff: noqa: F401
+from . import (
+    brai,
+    constraints,
+    contract,
+    datasets,
+    exact,
+    graph,
+    learning,
+    model,
+    moves,
+    ops,
+    order,
+    partition,
+    priors,
+    questions,
+    results,
+    samc,
+    scores,
+    search,
+    step_methods,
+    validation,
+)
+from .constraints import StructureConstraints
+from .data import ContinuousData, DiscreteData, as_data, as_discrete_data
+from .learning import learn
+from .model import DAG, NodeOrder, NodePartition
+from .order import OrderScorer
+from .questions import FittedNetwork, fit_parameters, network_model
+from .results import (
+    ChainAgreement,
+    Comparison,
+    PrCurve,
+    RocCurve,
+    Verdict,
+    chain_agreement,
+    compare,
+    convergence_verdict,
+    edge_probabilities,
+    from_adjacency_frame,
+    from_networkx,
+    markov_blanket_probabilities,
+    order_names,
+    path_probabilities,
+    plot_chain_agreement,
+    plot_edge_heatmap,
+    plot_network,
+    plot_roc,
+    plot_samc,
+    plot_score_trace,
+    pr_curve,
+    roc_curve,
+    samc_diagnostics,
+    summary,
+    to_adjacency_frame,
+    to_dot,
+    to_networkx,
+    to_pgmpy,
+)
+from .results.excluded import excluded_mass
+from .scores import BIC, K2, BDeu, BGe, network_score
+from .scores.table import ScoreTable
+from .search import SearchSpace, search_space
+from .step_methods import SAMC, ForeignStepError, OrderMetropolis, PartitionMetropolis, StructureMetropolis
