@@ -97,8 +97,6 @@ def test_interventional_rows_leave_their_own_node_only():
     np.testing.assert_allclose(fitted.concentration_array("C"), _hand_concentration(df, "C", ["A", "B"], 2.0, "bdeu"))
     assert not np.allclose(_hand_concentration(kept, "B", ["A"], 2.0, "bdeu"),
                            _hand_concentration(df, "B", ["A"], 2.0, "bdeu"))
-    with pytest.raises(NotImplementedError, match="interventional"):
-        bns.network_model(data, EDGES)
 
 
 def test_cpt_labels_dims_and_normalisation():
@@ -325,3 +323,39 @@ def test_to_pgmpy_keeps_a_networks_own_tables():
     np.testing.assert_allclose(model.get_cpds("Xray").values, net.cpt("Xray"))
     with pytest.raises(TypeError, match="needs data"):
         bns.to_pgmpy(net.adjacency)
+
+
+def _log_density_at(model, thetas):
+    """The model's joint log density (no Jacobian) with the tables set to ``thetas``."""
+    point = model.initial_point()
+    for v, theta in thetas.items():
+        rv = model[parameter_name(v)]
+        point[model.rvs_to_values[rv].name] = model.rvs_to_transforms[rv].forward(theta).eval()
+    return float(model.compile_logp(jacobian=False)(point))
+
+
+@pytest.mark.parametrize("interventional", [False, True], ids=["observational", "interventional"])
+def test_network_model_density_is_the_conjugate_posterior(interventional):
+    """log p(theta, D) differs between two parameter points as the conjugate posterior density
+    does: sum (N + alpha - 1) log theta over every cell (intervened rows left out of B's counts)."""
+    df = _frame(80, seed=4)
+    mask = pd.DataFrame(False, index=df.index, columns=df.columns)
+    if interventional:
+        mask.loc[::4, "B"] = True
+    data = bns.DiscreteData.from_frame(df, interventions=mask if interventional else None)
+    model = bns.network_model(data, EDGES, ess=2.0)
+    assert ("B_intervened_rows" in model.named_vars) == interventional
+    fitted = bns.fit_parameters(data, EDGES, ess=2.0)
+    draws = fitted.sample(2, random_seed=6)
+    t1 = {v: draws[parameter_name(v)].values[0] for v in "ABC"}
+    t2 = {v: draws[parameter_name(v)].values[1] for v in "ABC"}
+    kept = df[~mask["B"]]
+    conc = {"A": _hand_concentration(df, "A", [], 2.0, "bdeu"),
+            "B": _hand_concentration(kept, "B", ["A"], 2.0, "bdeu"),
+            "C": _hand_concentration(df, "C", ["A", "B"], 2.0, "bdeu")}
+    expected = sum(((conc[v] - 1) * (np.log(t1[v]) - np.log(t2[v]))).sum() for v in "ABC")
+    got = _log_density_at(model, t1) - _log_density_at(model, t2)
+    np.testing.assert_allclose(got, expected, rtol=1e-8)
+    if interventional:  # the intervened rows matter: counting them gives another density
+        full = _hand_concentration(df, "B", ["A"], 2.0, "bdeu")
+        assert not np.isclose(expected - ((conc["B"] - full) * (np.log(t1["B"]) - np.log(t2["B"]))).sum(), got)

@@ -16,18 +16,21 @@ from typing import Any
 
 import numpy as np
 import pymc as pm
+import pytensor.tensor as pt
 
 from ..data import DiscreteData, as_discrete_data
 from ..graph import topological_order
 from .parameters import _check_ess, _check_free_names, _check_prior, _dag, parameter_name
 
-__all__ = ["network_model", "do_states", "state_dim", "ROW", "STATE_SUFFIX"]
+__all__ = ["network_model", "do_states", "state_dim", "ROW", "STATE_SUFFIX", "INTERVENED_SUFFIX"]
 
 #: Dim of the observed rows.
 ROW = "row"
 #: Suffix of the dim of a variable's states in the model: PyMC refuses a variable named like a
 #: dim (PyMC 6), and the observed variable ``v`` keeps the plain name, so that ``pm.do`` takes it.
 STATE_SUFFIX = "_state"
+#: Suffix of the potential that takes a node's intervened rows out of its likelihood.
+INTERVENED_SUFFIX = "_intervened_rows"
 
 
 def state_dim(v: str) -> str:
@@ -56,6 +59,10 @@ def network_model(data: DiscreteData | Any, graph: Any, *, ess: float = 1.0, pri
       1 for K2; see :func:`~pymc_bnstruct.questions.posterior_concentration`);
     * ``v ~ Categorical(theta_<v>[parent_1, ..., parent_m])``, dim ``"row"``, observed: the
       data's codes of ``v``, its probabilities indexed by its parents' variables.
+
+    With interventional data (``DiscreteData(interventions=...)``), a potential
+    ``<v>_intervened_rows`` takes the rows where an experiment set ``v`` out of ``v``'s
+    likelihood (they still give its children the parent state), as the scores do.
 
     ``pm.sample`` (NUTS) then targets the conjugate posterior of
     :func:`~pymc_bnstruct.fit_parameters`; the model can be extended like any PyMC model
@@ -88,9 +95,6 @@ def network_model(data: DiscreteData | Any, graph: Any, *, ess: float = 1.0, pri
         ``theta_<another variable>`` or ``<another variable>_state``.
     TypeError
         For continuous data.
-    NotImplementedError
-        For interventional data (``DiscreteData(interventions=...)``; use
-        :func:`~pymc_bnstruct.fit_parameters`).
 
     References
     ----------
@@ -100,6 +104,7 @@ def network_model(data: DiscreteData | Any, graph: Any, *, ess: float = 1.0, pri
     Examples
     --------
     >>> import pymc as pm
+import pytensor.tensor as pt
     >>> net = bns.datasets.load_network("cancer")
     >>> df = net.sample(300, random_seed=1)
     >>> model = bns.network_model(df, net)
@@ -118,14 +123,10 @@ def network_model(data: DiscreteData | Any, graph: Any, *, ess: float = 1.0, pri
     ...                                     random_seed=2, progressbar=False)
     """
     data = as_discrete_data(data, who="network_model")
-    if data.interventions is not None:
-        # the observed categoricals would count intervened rows in their own node's likelihood
-        raise NotImplementedError("network_model does not take interventional data yet (a node's intervened "
-                                  "rows must leave its likelihood); bns.fit_parameters does")
     ess = _check_ess(ess)
     prior = _check_prior(prior)
     names = list(data.names)
-    _check_free_names(names, ROW, *(state_dim(v) for v in names))
+    _check_free_names(names, ROW, *(state_dim(v) for v in names), *(v + INTERVENED_SUFFIX for v in names))
     adj = _dag(graph, names)
     coords: dict[str, Any] = {state_dim(v): list(data.states[v]) for v in names}
     coords[ROW] = np.arange(data.n_samples)
@@ -147,8 +148,14 @@ def network_model(data: DiscreteData | Any, graph: Any, *, ess: float = 1.0, pri
                 for q in pa[1:]:
                     config = config * arities[q] + nodes[q]
                 p = theta.reshape((-1, arities[i]))[config]
-            nodes[i] = pm.Categorical(names[i], p=p, observed=np.asarray(data.codes[:, i], dtype=np.int64),
-                                      dims=ROW)
+            codes = np.asarray(data.codes[:, i], dtype=np.int64)
+            nodes[i] = pm.Categorical(names[i], p=p, observed=codes, dims=ROW)
+            if data.interventions is not None and data.interventions[:, i].any():
+                # rows where an experiment set the node leave its own likelihood (Cooper & Yoo),
+                # as in the scores; the variable keeps every row for its children
+                rows = np.flatnonzero(data.interventions[:, i])
+                p_rows = p[rows, codes[rows]] if pa else p[codes[rows]]
+                pm.Potential(names[i] + INTERVENED_SUFFIX, -pt.log(p_rows).sum())
     return model
 
 
