@@ -104,7 +104,6 @@ def network_model(data: DiscreteData | Any, graph: Any, *, ess: float = 1.0, pri
     Examples
     --------
     >>> import pymc as pm
-import pytensor.tensor as pt
     >>> net = bns.datasets.load_network("cancer")
     >>> df = net.sample(300, random_seed=1)
     >>> model = bns.network_model(df, net)
