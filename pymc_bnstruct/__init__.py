@@ -97,6 +97,7 @@ __all__ = [
     "fit_parameters",
     "causal_effect", "predict", "average_effect",
     "FittedNetwork",
+    "network_model",
     "__version__",
 ]
 

@@ -34,7 +34,7 @@ from .data import ContinuousData, DiscreteData, as_data, as_discrete_data
 from .learning import learn
 from .model import DAG, NodeOrder, NodePartition
 from .order import OrderScorer
-from .questions import FittedNetwork, average_effect, causal_effect, fit_parameters, predict
+from .questions import FittedNetwork, average_effect, causal_effect, fit_parameters, network_model, predict
 from .results import (
     ChainAgreement,
     Comparison,

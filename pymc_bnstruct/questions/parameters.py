@@ -7,9 +7,10 @@ The hyperparameters are those of the structure scores: BDeu's ``α_ijk = ess / (
 (:class:`pymc_bnstruct.BDeu`) or K2's ``α_ijk = 1`` (:class:`pymc_bnstruct.K2`), so the
 parameters belong to the same model as the DAG posterior.
 
-The counts ``N_ijk`` come from the score engine's own family-count kernels
-(:func:`pymc_bnstruct.scores.kernels.family_keys` and ``histogram``), so the parameters
-count exactly the rows the scores count.
+The counts ``N_ijk`` come from the score engine's own family-count kernel
+(:func:`pymc_bnstruct.scores.kernels.count_family`), so the parameters count exactly the
+rows the scores count: with interventional data, a node's intervened rows are left out of
+its own table (Cooper & Yoo 1999) and still give the parents' states of other families.
 """
 
 from __future__ import annotations
@@ -63,9 +64,10 @@ MAX_TABLE_CELLS = 2**26
 def family_table(cols, arities, child, parents):
     """Dense counts ``N[j, k]`` of one family, flat in C order of ``(r_p1, ..., r_pm, r_child)``.
 
-    Counts through the engine's :func:`~pymc_bnstruct.scores.kernels.family_keys` and
-    ``histogram``; as keys may be renumbered (large key spaces), each key's first row
-    gives its parent configuration and child state.
+    ``cols`` as the engine reads it (``DiscreteData.engine_columns``). Counts through the
+    engine's :func:`~pymc_bnstruct.scores.kernels.count_family`, so a child's intervened
+    rows are left out as in the scores. As keys may be renumbered (large key spaces), each
+    key's first row gives its parent configuration and child state.
     """
     n = cols.shape[1]
     n_parents = parents.shape[0]
@@ -74,15 +76,15 @@ def family_table(cols, arities, child, parents):
     for t in range(n_parents):
         size *= arities[parents[t]]
     keys = empty(n, np.int32)
-    span = _kernels.family_keys(cols, arities, child, parents, n_parents, keys)
-    counts = empty(4 * span, np.int64)
-    _kernels.histogram(keys, span, counts)
+    counts, span, _ = _kernels.count_family(cols, arities, child, parents, n_parents, keys,
+                                            empty(1024, np.int64))
     first = empty(span, np.int64)
     for k in range(span):
         first[k] = -1
     for s in range(n):
-        if first[keys[s]] < 0:
-            first[keys[s]] = s
+        k = keys[s]
+        if k < span and first[k] < 0:  # key == span: a row left out (intervened child)
+            first[k] = s
     out = zeros(size, np.int64)
     for k in range(span):
         s = first[k]
@@ -99,10 +101,10 @@ def family_table(cols, arities, child, parents):
 def _check_free_names(names: Sequence[str], *dims: str) -> None:
     """The variables' names must not clash with the extra dims or the parameter names."""
     taken = set(names)
-    clash = [d for d in dims if d in taken] + [v for v in names if parameter_name(v) in taken]
+    clash = [d for d in dims if d in taken] + [parameter_name(v) for v in names if parameter_name(v) in taken]
     if clash:
-        raise ValueError(f"variable names {clash} clash with the names of the parameters or dims "
-                         f"({', '.join(dims)}, {PARAMETER_PREFIX}<variable>): rename those columns")
+        raise ValueError(f"the variable names {clash} are also names of dims or parameters "
+                         f"({PARAMETER_PREFIX}<variable>) of the result: rename those columns")
 
 
 def _check_prior(prior: Any) -> str:
@@ -134,7 +136,7 @@ def _concentration(data: DiscreteData, c: int, pa: np.ndarray, ess: float, prior
         raise ValueError(
             f"the table of {data.names[c]!r} given {[data.names[p] for p in pa]} has {cells:,} cells "
             f"(more than {MAX_TABLE_CELLS:,}): too many parents or states for a dense table")
-    counts = family_table(data.columns, arities, c, pa)
+    counts = family_table(data.engine_columns, arities, c, pa)
     alpha = ess / cells if prior == "bdeu" else 1.0
     return (counts + alpha).reshape(shape)
 
@@ -241,6 +243,10 @@ class FittedNetwork:
     ess : float
     prior : str
         ``"bdeu"`` or ``"k2"``.
+
+    References
+    ----------
+    .. [1] Heckerman et al. (1995), "Learning Bayesian networks: the combination of knowledge...", Mach. Learn. 20, 197-243.
 
     Examples
     --------
