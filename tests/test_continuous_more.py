@@ -283,3 +283,18 @@ def test_random_linear_gaussian_size_degree_and_bad_input():
         bns.datasets.random_linear_gaussian(5, 2.5)
     with pytest.raises(ValueError, match="n_vars"):
         bns.datasets.random_linear_gaussian(1)
+
+
+def test_every_entry_point_defaults_to_bge_on_continuous_data_and_bdeu_on_discrete():
+    # the default score follows the data: the same numbers as passing the score explicitly
+    df = bns.datasets.random_linear_gaussian(5, 1.5, random_seed=1).sample(150, random_seed=2)
+    for data, explicit in ((df, bns.BGe()), (bns.datasets.load_network("cancer").sample(150, random_seed=1), bns.BDeu())):
+        table, given = bns.ScoreTable(data, max_parents=2), bns.ScoreTable(data, score=explicit, max_parents=2)
+        assert table.score == explicit and np.array_equal(table.log_scores, given.log_scores)
+        assert bns.moves.ScoreCache(data).score == explicit
+        exact = bns.exact.posterior(data, max_parents=2, progressbar=False)
+        assert exact.log_evidence == bns.exact.posterior(data, score=explicit, max_parents=2,
+                                                         progressbar=False).log_evidence
+        assert bns.exact.enumerate_posterior(data).log_evidence == bns.exact.enumerate_posterior(
+            data, score=explicit).log_evidence
+        assert bns.search.hill_climb(data).score == bns.search.hill_climb(data, score=explicit).score

@@ -36,7 +36,7 @@ from ..data import ContinuousData, DiscreteData, as_data
 from ..graph import adjacency_dataarray, markov_blankets, transitive_closure
 from ..order.sampling import sample_dags_given_orders
 from ..priors import StructurePrior, Uniform
-from ..scores import BDeu, Score
+from ..scores import Score
 from ..scores.table import ScoreTable
 from ..validation import check_choice, check_int, read_only, renamed_keywords
 from . import dp_kernels
@@ -564,7 +564,7 @@ def _check_count(n: Any) -> int:
 def posterior(
     data: DiscreteData | ContinuousData | Any,
     *,
-    score: Score = BDeu(),
+    score: Score | None = None,
     prior: StructurePrior = Uniform(),
     max_parents: int | None = DEFAULT_MAX_PARENTS,
     modularity: Literal["dag", "order"] = "dag",
@@ -580,7 +580,9 @@ def posterior(
     Parameters
     ----------
     data : DiscreteData, ContinuousData or pandas.DataFrame
-    score : Score, default ``BDeu()``
+    score : Score, optional
+        Default: BDeu (``ess=1``) for discrete data, BGe for continuous data
+        (:func:`~pymc_bnstruct.scores.default_score`).
     prior : StructurePrior, default ``Uniform()``
         Modular prior ``q_i(Pa_i)``; under ``"order"`` it is the prior of a DAG given an
         order.

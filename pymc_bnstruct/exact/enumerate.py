@@ -35,7 +35,7 @@ from ..data import ContinuousData, DiscreteData
 from ..graph import adjacency_dataarray, find_cycle, to_adjacency
 from ..jit import inner, zeros
 from ..priors import StructurePrior, Uniform
-from ..scores import BDeu, Score
+from ..scores import Score
 from ..scores.table import ScoreTable
 from ..validation import check_choice, read_only
 from .dp import MODULARITIES, exact_score_table
@@ -430,7 +430,7 @@ def _check_size(n: int) -> None:
 def enumerate_posterior(
     data: DiscreteData | ContinuousData | Any,
     *,
-    score: Score = BDeu(),
+    score: Score | None = None,
     prior: StructurePrior = Uniform(),
     max_parents: int | None = DEFAULT_MAX_PARENTS,
     modularity: Literal["dag", "order"] = "dag",
@@ -451,7 +451,9 @@ def enumerate_posterior(
     ----------
     data : DiscreteData, ContinuousData or pandas.DataFrame
         At most 6 variables.
-    score : Score, default ``BDeu()``
+    score : Score, optional
+        Default: BDeu (``ess=1``) for discrete data, BGe for continuous data
+        (:func:`~pymc_bnstruct.scores.default_score`).
     prior : StructurePrior, default ``Uniform()``
     max_parents : int or None, default 3
         In-degree bound; None means no bound; an int outside ``0..n-1`` is an error (as

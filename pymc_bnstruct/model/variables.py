@@ -77,7 +77,7 @@ from ..order.scorer import OrderScorer
 from ..partition.ops import PartitionFeatures, PartitionLogScore
 from ..partition.scorer import PartitionScorer
 from ..priors import StructurePrior, Uniform
-from ..scores import BDeu, Score
+from ..scores import Score
 from ..scores.table import ScoreTable
 from ..search.seed import climb_families, greedy_dag, search_result_dag
 from ..validation import ArgumentTypeError
@@ -158,7 +158,7 @@ class _ScoredStructure:
         name: str,
         data: DiscreteData | ContinuousData | pd.DataFrame | Any = None,
         *,
-        score: Score = BDeu(),
+        score: Score | None = None,
         prior: StructurePrior = Uniform(),
         max_parents: int | None = DEFAULT_MAX_PARENTS,
         candidates: int | Mapping[Any, Sequence[Any]] | None = None,
@@ -203,7 +203,9 @@ class NodeOrder(_ScoredStructure):
         Name of the variable.
     data : DiscreteData, ContinuousData or pandas.DataFrame
         The data.
-    score : Score, default ``BDeu()``
+    score : Score, optional
+        Default: BDeu (``ess=1``) for discrete data, BGe for continuous data
+        (:func:`~pymc_bnstruct.scores.default_score`).
     prior : StructurePrior, default ``Uniform()``
         Modular prior ``q_i`` of the DAGs consistent with an order.
     max_parents : int or None, default 3
@@ -471,7 +473,9 @@ class DAG:
     ----------
     name : str
     data : DiscreteData, ContinuousData or pandas.DataFrame
-    score : Score, default ``BDeu()``
+    score : Score, optional
+        Default: BDeu (``ess=1``) for discrete data, BGe for continuous data
+        (:func:`~pymc_bnstruct.scores.default_score`).
     prior : StructurePrior, default ``Uniform()``
         A size-based modular prior (``Uniform``, ``FamilyCount``, ``EdgePenalty``, with any
         power), ``EdgeBeliefs`` or a product of these; family values are computed on demand by a
@@ -534,7 +538,7 @@ class DAG:
         name: str,
         data: DiscreteData | ContinuousData | pd.DataFrame | Any = None,
         *,
-        score: Score = BDeu(),
+        score: Score | None = None,
         prior: StructurePrior = Uniform(),
         max_parents: int | None = DEFAULT_MAX_PARENTS,
         candidates: Mapping[Any, Sequence[Any]] | Any = None,
@@ -633,7 +637,9 @@ class NodePartition(_ScoredStructure):
     ----------
     name : str
     data : DiscreteData, ContinuousData or pandas.DataFrame
-    score : Score, default ``BDeu()``
+    score : Score, optional
+        Default: BDeu (``ess=1``) for discrete data, BGe for continuous data
+        (:func:`~pymc_bnstruct.scores.default_score`).
     prior : StructurePrior, default ``Uniform()``
         Modular prior ``q_i`` over DAGs.
     max_parents : int or None, default 3

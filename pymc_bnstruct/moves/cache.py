@@ -17,7 +17,7 @@ import numpy as np
 from ..data import ContinuousData, DiscreteData, as_data
 from ..graph import find_cycle, to_adjacency
 from ..priors import StructurePrior, Uniform
-from ..scores import BDeu, Score, check_prior, check_score, family_indices
+from ..scores import Score, check_prior, check_score, default_score, family_indices
 from ..scores.kernels import DENSE_LIMIT
 from . import cache_kernels as _cache
 from .state import parent_bitsets
@@ -43,7 +43,9 @@ class ScoreCache:
     ----------
     data : DiscreteData, ContinuousData or pandas.DataFrame
         The data whose families are scored (a frame is read with :func:`~pymc_bnstruct.as_data`).
-    score : Score, default ``BDeu()``
+    score : Score, optional
+        Default: BDeu (``ess=1``) for discrete data, BGe for continuous data
+        (:func:`~pymc_bnstruct.scores.default_score`).
         Continuous data need ``BGe()``.
     prior : StructurePrior, default ``Uniform()``
         A size-based prior (``Uniform``, ``FamilyCount``, ``EdgePenalty``, with any
@@ -91,12 +93,12 @@ class ScoreCache:
     def __init__(
         self,
         data: DiscreteData | ContinuousData | Any,
-        score: Score = BDeu(),
+        score: Score | None = None,
         prior: StructurePrior = Uniform(),
         capacity: int | None = None,
     ) -> None:
         data = as_data(data)
-        check_score(score)
+        score = check_score(default_score(data) if score is None else score)
         prior = check_prior(prior, names=data.names)
         columns, arities = score.engine_inputs(data)  # the score engine's view of the data
         n = data.n_vars

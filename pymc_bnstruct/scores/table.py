@@ -19,7 +19,7 @@ from ..constraints import DEFAULT_MAX_PARENTS, StructureConstraints
 from ..data import ContinuousData, DiscreteData, as_data
 from ..priors import StructurePrior, Uniform
 from ..validation import read_only
-from . import BDeu, Score, check_prior, check_score, family_indices
+from . import Score, check_prior, check_score, default_score, family_indices
 from . import kernels as _kernels
 
 __all__ = ["ScoreTable", "family_count", "node_families"]
@@ -105,7 +105,9 @@ class ScoreTable:
     ----------
     data : DiscreteData, ContinuousData or pandas.DataFrame
         A frame is read with :func:`~pymc_bnstruct.as_data`.
-    score : Score, default ``BDeu()``
+    score : Score, optional
+        Default: BDeu (``ess=1``) for discrete data, BGe for continuous data
+        (:func:`~pymc_bnstruct.scores.default_score`).
         Continuous data need ``BGe()``.
     prior : StructurePrior, default ``Uniform()``
     max_parents : int or None, default 3
@@ -191,7 +193,7 @@ class ScoreTable:
     def __init__(
         self,
         data: DiscreteData | ContinuousData | Any,
-        score: Score = BDeu(),
+        score: Score | None = None,
         prior: StructurePrior = Uniform(),
         max_parents: int | None = DEFAULT_MAX_PARENTS,
         candidates: int | Mapping[Any, Sequence[Any]] | None = None,
@@ -202,7 +204,7 @@ class ScoreTable:
         plus1: bool = False,
     ) -> None:
         data = as_data(data)
-        check_score(score)
+        score = check_score(default_score(data) if score is None else score)
         prior = check_prior(prior, names=data.names)
         n = data.n_vars
         self.data, self.score, self.prior = data, score, prior

@@ -14,7 +14,7 @@ from ..graph import adjacency_dataarray
 from ..moves import ScoreCache, StructureConstraints
 from ..moves import kernels as move_kernels
 from ..priors import StructurePrior, Uniform
-from ..scores import BDeu, Score
+from ..scores import Score
 from ..validation import check_int, check_number
 from . import kernels as search_kernels
 from ._state import Climber
@@ -89,7 +89,7 @@ def _greedy(climber: Climber, max_steps: int | None, skeleton_every: int | None,
 def hill_climb(
     data: DiscreteData | ContinuousData | Any,
     *,
-    score: Score = BDeu(),
+    score: Score | None = None,
     prior: StructurePrior = Uniform(),
     max_parents: int | None = DEFAULT_MAX_PARENTS,
     start: Any = None,
@@ -114,7 +114,9 @@ def hill_climb(
     Parameters
     ----------
     data : DiscreteData, ContinuousData or pandas.DataFrame
-    score : Score, default ``BDeu()``
+    score : Score, optional
+        Default: BDeu (``ess=1``) for discrete data, BGe for continuous data
+        (:func:`~pymc_bnstruct.scores.default_score`).
     prior : StructurePrior, default ``Uniform()``
         A size-based prior (``Uniform``, ``FamilyCount``, ``EdgePenalty``),
         ``EdgeBeliefs`` or a product of these (see :class:`~pymc_bnstruct.moves.ScoreCache`).

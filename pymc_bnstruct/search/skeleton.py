@@ -22,7 +22,7 @@ from ..data import ContinuousData, DiscreteData, as_data
 from ..graph import adjacency_dataarray, to_adjacency
 from ..moves import ScoreCache, parent_bitsets
 from ..priors import StructurePrior, Uniform
-from ..scores import BDeu, Score
+from ..scores import Score
 from ..validation import check_int, check_number
 from . import kernels as search_kernels
 from ._state import Climber
@@ -83,7 +83,7 @@ def _perm(n: int, random_seed: Any) -> np.ndarray:
 def skeleton_operator(
     dag: Any,
     data: DiscreteData | ContinuousData | Any,
-    score: Score = BDeu(),
+    score: Score | None = None,
     gamma: float = 9.0,
     *,
     prior: StructurePrior = Uniform(),
@@ -124,7 +124,9 @@ def skeleton_operator(
     dag : graph
         A DAG over ``data``'s variables that satisfies the constraints.
     data : DiscreteData, ContinuousData or pandas.DataFrame
-    score : Score, default ``BDeu(ess=1.0)``
+    score : Score, optional
+        Default: BDeu (``ess=1``) for discrete data, BGe for continuous data
+        (:func:`~pymc_bnstruct.scores.default_score`).
     gamma : float, default 9.0
         Threshold ``> 1``; Steck uses ``sqrt(gamma) = 3``, i.e. ``log(gamma) ≈ 2.2``.
     prior : StructurePrior, default ``Uniform()`` (as in :func:`hill_climb`)
@@ -180,7 +182,7 @@ def collider_scores(
     b: str | int,
     c: str | int,
     data: DiscreteData | ContinuousData | Any,
-    score: Score = BDeu(),
+    score: Score | None = None,
     prior: StructurePrior = Uniform(),
 ) -> ColliderScores:
     """Relative scores of the collider ``a -> b <- c`` given the oriented edges of ``graph``.
@@ -224,7 +226,7 @@ def collider_scores(
 def skeleton_search(
     data: DiscreteData | ContinuousData | Any,
     *,
-    score: Score = BDeu(),
+    score: Score | None = None,
     gamma: float = 9.0,
     prior: StructurePrior = Uniform(),
     max_parents: int | None = DEFAULT_MAX_PARENTS,
@@ -253,7 +255,9 @@ def skeleton_search(
     Parameters
     ----------
     data : DiscreteData, ContinuousData or pandas.DataFrame
-    score : Score, default ``BDeu(ess=1.0)``
+    score : Score, optional
+        Default: BDeu (``ess=1``) for discrete data, BGe for continuous data
+        (:func:`~pymc_bnstruct.scores.default_score`).
         The package-wide default; Steck (2000) used ``BIC()`` (pass it to reproduce the paper).
     gamma : float, default 9.0
         Threshold ``> 1`` for colliders and forward inclusion.
