@@ -35,11 +35,10 @@ from ..results.sampling_checks import check_structure_draws
 from ..results.weights import draw_weights
 from ..validation import check_int, check_probability
 from .inference import _ancestors, conditional_distribution, interventional_distribution
-from .parameters import _check_ess, _check_prior, _concentration, _dag
+from .parameters import SAMPLE, _check_ess, _check_prior, _concentration, _dag
 
 __all__ = ["causal_effect", "predict", "average_effect", "posterior_dags"]
 
-SAMPLE = "sample"
 DO = "do"
 OUTCOME = "outcome"
 
