@@ -14,7 +14,8 @@ import pymc as pm
 import pytest
 
 import pymc_bnstruct as bns
-from pymc_bnstruct.learning.api import AUTO_FULL_FAMILIES, METHODS
+from pymc_bnstruct.learning import api as learning_api
+from pymc_bnstruct.learning.api import AUTO_FULL_FAMILIES, AUTO_PLUS1_FAMILIES, METHODS, _plus1_families
 from pymc_bnstruct.learning.budget import (
     DEFAULT_CAP_SECONDS,
     MIN_DRAWS,
@@ -147,21 +148,45 @@ def test_auto_space_is_full_for_small_networks_and_learned_for_large(asia):
     assert attrs["bnstruct_search_space_seconds"] > 0
     assert attrs["bnstruct_excluded_mass"] == pytest.approx(bns.excluded_mass(idata, warn=False), rel=1e-12)
     assert get_group(small, "posterior").attrs["bnstruct_excluded_mass"] == 0.0
-    narrow = bns.learn(df, random_seed=1, cores=1, max_candidates=2, **SHORT)
+    # order MCMC samples the space's plus1 neighbourhood (a small table here)
+    assert attrs["bnstruct_plus1"] == 1 and _plus1_families(bns.as_data(df), expected, {"max_parents": 3}) \
+        <= AUTO_PLUS1_FAMILIES
+    narrow = bns.learn(df, random_seed=1, cores=1, max_candidates=2, plus1=False, **SHORT)
+    assert get_group(narrow, "posterior").attrs["bnstruct_plus1"] == 0
     narrow_space = json.loads(get_group(narrow, "posterior").attrs["bnstruct_search_space"])
     assert max(len(p) for p in narrow_space.values()) <= 2 < max(len(p) for p in space.values())
-    # the sampler stayed inside the space
-    probs = bns.edge_probabilities(idata)
-    for child, parents in space.items():
+    # without plus1 the sampler stays inside the space
+    probs = bns.edge_probabilities(narrow)
+    for child, parents in narrow_space.items():
         outside = [p for p in df.columns if p != child and p not in parents]
         assert float(probs.sel(parent=outside, child=child).sum()) == 0.0
+    # with it, some edge outside the space has positive probability
+    wide = bns.edge_probabilities(idata)
+    assert any(float(wide.sel(parent=[p for p in df.columns if p != c and p not in ps], child=c).sum()) > 0
+               for c, ps in space.items())
+
+
+def test_order_plus1_default_follows_the_table_size(monkeypatch):
+    """plus1 is on for order MCMC on a learned space while its table is small; a cap below
+    the table's size turns it off."""
+    df = bns.datasets.load_network("insurance").sample(200, random_seed=1)
+    space = bns.search_space(df, random_seed=1, progressbar=False)
+    size = _plus1_families(bns.as_data(df), space, {"max_parents": 3})
+    assert size == bns.ScoreTable(df, max_parents=3, candidates=space, plus1=True).n_families
+    kw = dict(search_space=space, random_seed=1, cores=1, draws=5, tune=0, chains=1)
+    on = bns.learn(df, **kw)
+    monkeypatch.setattr(learning_api, "AUTO_PLUS1_FAMILIES", size - 1)
+    off = bns.learn(df, **kw)
+    assert get_group(on, "posterior").attrs["bnstruct_plus1"] == 1
+    assert get_group(off, "posterior").attrs["bnstruct_plus1"] == 0
 
 
 def test_a_given_space_is_used_as_is(asia):
     space = bns.search_space(asia, random_seed=1, progressbar=False)
     idata = bns.learn(asia, search_space=space, random_seed=1, cores=1, **SHORT)
+    assert get_group(idata, "posterior").attrs["bnstruct_plus1"] == 1
     ref, _ = _hand_written(asia, "order", 1, int(get_group(idata, "posterior").attrs["bnstruct_moves_per_draw"]),
-                           candidates=space)
+                           candidates=space, plus1=True)
     np.testing.assert_array_equal(_posterior(idata, "order"), _posterior(ref, "order"))
     part = bns.learn(asia, method="partition", search_space=space, random_seed=1, cores=1, **SHORT)
     assert get_group(part, "posterior").attrs["bnstruct_plus1"] == 1

@@ -30,6 +30,7 @@ from ..priors import StructurePrior, Uniform
 from ..results.excluded import excluded_mass
 from ..results.idata import get_group
 from ..scores import Score, check_prior, default_score
+from ..scores.table import family_count
 from ..search import SearchSpace, hill_climb, search_space, skeleton_search
 from ..validation import ArgumentTypeError, check_int
 from .budget import (
@@ -43,7 +44,8 @@ from .budget import (
 )
 from .chains import SAMPLERS, Recipe, build_model, make_step, quiet_initial_draws, run_chains
 
-__all__ = ["learn", "METHODS", "SAMPLER_METHODS", "BACKEND_METHODS", "AUTO_FULL_VARS", "AUTO_FULL_FAMILIES"]
+__all__ = ["learn", "METHODS", "SAMPLER_METHODS", "BACKEND_METHODS", "AUTO_FULL_VARS", "AUTO_FULL_FAMILIES",
+           "AUTO_PLUS1_FAMILIES"]
 
 SAMPLER_METHODS = tuple(SAMPLERS)
 BACKEND_METHODS = ("hc", "tabu", "skeleton", "exact", "brai")
@@ -53,6 +55,10 @@ AUTO_FULL_VARS = 20
 #: ... or while the full score table has at most this many families (built in well under
 #: a second).
 AUTO_FULL_FAMILIES = 20_000
+#: Order MCMC on a restricted space samples its plus1 neighbourhood while that score table
+#: has at most this many families (hailfinder-500: about 0.2 M; link: about 20 M, whose
+#: order moves would then be some ten times slower).
+AUTO_PLUS1_FAMILIES = 2_000_000
 #: Tabu list length of ``method="tabu"`` (``hill_climb``'s ``tabu_length``) unless given.
 TABU_LENGTH = 10
 #: Seconds a chain needs beyond its moves (model checks, PyMC's set-up, feature draws):
@@ -116,11 +122,15 @@ def learn(
         20,000 families), else :func:`pymc_bnstruct.search_space` with the same score,
         prior, bound, lists and seed. ``"full"`` / None: every parent set. A
         :class:`~pymc_bnstruct.SearchSpace` or a dict ``name -> parents``: that space.
-        Partition MCMC on a restricted space samples its plus1 neighbourhood (each node
-        may also take one parent from outside its candidates; ``plus1=False`` to turn it
-        off): on candidates alone, partitions in which a node has no candidate in the
-        next part are impossible, and the chains stick on islands. The search backends
-        always search the full space.
+        Order and partition MCMC on a restricted space sample its plus1 neighbourhood
+        (each node may also take one parent from outside its candidates, as BiDAG's
+        ``orderMCMC`` does by default; ``plus1=False`` to turn it off). Order MCMC does
+        so while that table has at most :data:`AUTO_PLUS1_FAMILIES` families (on
+        insurance-500 its chains then converge where they do not on the candidates
+        alone, and the excluded mass shrinks); partition MCMC always, because on
+        candidates alone, partitions in which a node has no candidate in the next part
+        are impossible, and the chains stick on islands. The search backends always
+        search the full space.
     max_candidates : int, default 20
         Most candidate parents per node of a space learned by ``"auto"``.
     chains : int, default 4
@@ -239,6 +249,8 @@ def learn(
         variable_kwargs["candidates"] = space
         if method == "partition":  # a candidates-only space splits the partitions into islands
             variable_kwargs.setdefault("plus1", True)
+        elif method == "order" and "plus1" not in variable_kwargs:
+            variable_kwargs["plus1"] = _plus1_families(data, space, variable_kwargs) <= AUTO_PLUS1_FAMILIES
     recipe = Recipe(data=data, method=method, variable_kwargs=variable_kwargs, step_kwargs=step_kwargs,
                     sample_kwargs=sample_kwargs, chains=chains, seed=seed, progressbar=progress)
     model = build_model(recipe)
@@ -349,6 +361,20 @@ def _split_kwargs(method: str, kwargs: dict[str, Any]) -> tuple[dict[str, Any], 
 
 def _n_families(n: int, k: int) -> int:
     return n * sum(math.comb(n - 1, j) for j in range(k + 1))
+
+
+def _plus1_families(data: DiscreteData | ContinuousData, space: Any, variable_kwargs: dict[str, Any]) -> int:
+    """Families of the plus1 score table of ``space`` under the lists and bound in ``variable_kwargs``."""
+    c = StructureConstraints(data.names, variable_kwargs.get("max_parents"), variable_kwargs.get("blacklist"),
+                             variable_kwargs.get("whitelist"), candidates=space)
+    black = np.zeros((c.n_vars, c.n_vars), dtype=bool)
+    black[tuple(np.array(c.blacklist, dtype=np.int64).reshape(-1, 2).T)] = True
+    total = 0
+    for v in range(c.n_vars):
+        required = int(c.required[:, v].sum())
+        outside = c.n_vars - 1 - int(black[:, v].sum()) - len(c.candidates[v])
+        total += family_count(len(c.candidates[v]) - required, outside, int(c.max_parents) - required, (0, 1))
+    return total
 
 
 def _resolve_space(search_space_arg: Any, data: DiscreteData | ContinuousData, *, score: Score, prior: StructurePrior,

@@ -173,7 +173,7 @@ def excluded_mass(idata: Any, *, per_node: bool = False, var_name: str | None = 
             f"the search space excludes {'at least ' if lower else 'an estimated '}{100 * mass:.3g} % of the "
             f"posterior mass (over {attrs['n_evaluated']} draws); the nodes that lose most: {lost}. Widen their "
             "candidate parents: a larger max_candidates= in bns.search_space, more parents for them in "
-            "candidates=, plus1=True (one parent from outside the candidates), or candidates=None (no "
+            "candidates=, plus1=True where it is off (one parent from outside the candidates), or candidates=None (no "
             "restriction); a cache_size= / prune= cut of the families counts too", ExcludedMassWarning, stacklevel=2)
     if per_node:
         return xr.DataArray(per, dims=(NODE,), coords={NODE: names}, name="excluded_mass", attrs=attrs)
