@@ -256,6 +256,8 @@ def _bad_inputs(d: Path) -> tuple[Cases, Cases]:
                           ["invalid choice: 'tiny'"]),
         "no candidates": (["learn", "asia.csv", "--max-candidates", "0", "--out", "out.nc"], 2,
                           ["must be >= 1, got 0"]),
+        "plus1 for a search": (["learn", "asia.csv", "--method", "hc", "--plus1", "on", "--out", "out.nc"], 2,
+                               ["--plus1 widens the space of order and partition MCMC"]),
     }
     return cases, more
 
@@ -272,7 +274,8 @@ BAD = ["missing file", "empty file", "header only", "ragged rows", "continuous",
        "whitelist cycle", "max-parents too large", "max-parents negative", "exact too many", "foreign netcdf",
        "text result"]
 MORE = ["unknown extension", "unknown method", "empty result", "missing result", "roc without truth", "bad plot suffix",
-        "unknown network", "output folder missing"]
+        "unknown network", "output folder missing", "unreadable budget", "zero budget", "unknown space",
+        "no candidates", "plus1 for a search"]
 
 
 def _check_failure(work: Path, code: int, parts: list[str], returncode: int, out: str, err: str) -> None:
@@ -385,6 +388,27 @@ def test_learn_by_default_is_bns_learn_order(tmp_path, monkeypatch, capsys):
     assert main(["summary", "b.nc", "--format", "json"]) == 0
     settings = json.loads(capsys.readouterr().out)["settings"]
     assert settings["budget"] == 2.0 and settings["search_space"] == "full"
+
+
+@pytest.mark.parametrize(("flag", "passed"), [("auto", None), ("on", True), ("off", False)])
+def test_plus1_reaches_bns_learn(tmp_path, monkeypatch, flag, passed):
+    """--plus1 auto leaves the choice to bns.learn; on / off pass plus1= and are recorded."""
+    import pymc_bnstruct.cli.methods as cli_methods
+
+    seen = {}
+    real = cli_methods.learn
+
+    def spy(*args, **kwargs):
+        seen.update(kwargs)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(cli_methods, "learn", spy)
+    monkeypatch.chdir(tmp_path)
+    bns.datasets.load_network("cancer").sample(100, random_seed=1).to_csv("c.csv", index=False)
+    assert main(["learn", "c.csv", "--seed", "1", "--chains", "1", "--draws", "5", "--tune", "0",
+                 "--moves-per-draw", "5", "--plus1", flag, "--out", "o.nc", "--no-progress"]) == 0
+    assert seen.get("plus1") is passed
+    assert load_result("o.nc").settings["plus1"] == flag
 
 
 def test_the_other_methods_in_process(tmp_path, monkeypatch, capsys):

@@ -177,6 +177,10 @@ def build_parser() -> argparse.ArgumentParser:
     learn.add_argument("--search-space", choices=("auto", "full"), default="auto",
                        help="candidate parents of the samplers and exact: auto (the full space up to 20 variables "
                             "or 20,000 families, else a learned space, bns.search_space) or full (default auto)")
+    learn.add_argument("--plus1", choices=("auto", "on", "off"), default="auto",
+                       help="order / partition MCMC on a learned space: also allow each node one parent from "
+                            "outside its candidates (auto: partition always, order while the table has at most "
+                            "2 million families; default auto)")
     learn.add_argument("--max-candidates", type=_int_at_least(1), default=20,
                        help="most candidate parents per node in a learned space (default 20)")
     learn.add_argument("--budget", type=_budget, default=None, metavar="TIME",
@@ -312,6 +316,8 @@ def _settings_record(args: argparse.Namespace, method: Any, k: int, planned: dic
     if method.kind == "sampler":
         recorded.update(chains=args.chains, cores=args.cores, search_space=args.search_space,
                         max_candidates=args.max_candidates, budget=args.budget, **planned)
+        if args.method in ("order", "partition"):
+            recorded["plus1"] = args.plus1
     elif args.method == "tabu":
         recorded["tabu_length"] = args.tabu_length
     elif method.kind == "bootstrap":
@@ -353,6 +359,9 @@ def cmd_learn(args: argparse.Namespace) -> int:
         raise UsageError(f"--am and --aw set the BGe score (continuous data); --score {args.score} does not use them")
     if args.score != "bdeu" and args.ess != 1.0:
         raise UsageError(f"--ess sets the BDeu score's prior; --score {args.score} does not use it")
+    if args.plus1 != "auto" and args.method not in ("order", "partition"):
+        raise UsageError(f"--plus1 widens the space of order and partition MCMC; --method {args.method} does not "
+                         "use it")
     if args.score == "bge" and args.aw is not None and args.aw <= n + 1:
         raise UsageError(f"argument --aw: must be > n_vars + 1 = {n + 1} for these data ({n} variables), "
                          f"got {args.aw:g}")
@@ -386,7 +395,7 @@ def cmd_learn(args: argparse.Namespace) -> int:
                             blacklist=black, whitelist=white, chains=args.chains, draws=args.draws, tune=args.tune,
                             seed=args.seed, cores=args.cores, moves_per_draw=args.moves_per_draw,
                             search_space=args.search_space, max_candidates=args.max_candidates, budget=args.budget,
-                            tabu_length=args.tabu_length, n_bootstrap=args.n_bootstrap,
+                            plus1=args.plus1, tabu_length=args.tabu_length, n_bootstrap=args.n_bootstrap,
                             progress=args.progress and sys.stderr.isatty(),
                             callback=control.callback if sampler else None, on_plan=on_plan if sampler else None)
         out = method.run(data, settings)

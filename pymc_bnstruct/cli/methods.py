@@ -55,6 +55,8 @@ class Settings:
     search_space: str = "auto"
     max_candidates: int = 20
     budget: float | None = None
+    #: "auto" (bns.learn's choice), "on" or "off": plus1 of order / partition MCMC
+    plus1: str = "auto"
     tabu_length: int = 10
     n_bootstrap: int = 3
     progress: bool = False
@@ -122,6 +124,8 @@ def _sampler(name: str, **variable: Any) -> Callable[[DiscreteData, Settings], R
     def run(data: DiscreteData, s: Settings) -> RunOutput:
         logging.getLogger("pymc").setLevel(logging.ERROR)
         given = {k: v for k, v in (("moves_per_draw", s.moves_per_draw),) if v is not None}
+        if s.plus1 != "auto":
+            given["plus1"] = s.plus1 == "on"
         idata = _learn(data, s, name, search_space=s.search_space, max_candidates=s.max_candidates,
                        chains=s.chains, cores=s.cores, draws=s.draws, tune=s.tune, budget=s.budget,
                        callback=s.callback, on_plan=s.on_plan, **variable, **given)
