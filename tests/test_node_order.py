@@ -238,3 +238,28 @@ def test_topological_order_is_a_linear_extension():
             assert np.all(pos[u] < pos[v])
     with pytest.raises(ValueError, match="cycle"):
         topological_order(np.array([[0, 1], [1, 0]]))
+
+
+@pytest.mark.parametrize(("variable", "step"), [(bns.NodeOrder, bns.OrderMetropolis),
+                                                (bns.NodePartition, bns.PartitionMetropolis)])
+def test_a_prebuilt_table_gives_the_same_draws(variable, step):
+    """table= (e.g. built on an executor) stands for the table the variable would build."""
+    df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
+    table = bns.ScoreTable(df, max_parents=2, blacklist=[("Smoker", "Cancer")])
+    draws = []
+    for data, kwargs in ((df, {"max_parents": 2, "blacklist": [("Smoker", "Cancer")], "initval": "greedy"}),
+                         (None, {"table": table, "initval": "greedy"}), (df, {"table": table, "initval": "greedy"})):
+        with pm.Model():
+            variable("s", data, **kwargs)
+            idata = pm.sample(draws=30, tune=5, chains=1, step=step(moves_per_draw=5), random_seed=3,
+                              progressbar=False, compute_convergence_checks=False)
+        draws.append(idata["posterior"]["s"].values)
+    np.testing.assert_array_equal(draws[0], draws[1])
+    np.testing.assert_array_equal(draws[0], draws[2])
+    with pm.Model():
+        with pytest.raises(ValueError, match=r"either table= or the table's settings \['max_parents'\]"):
+            variable("s", df, table=table, max_parents=2)
+        with pytest.raises(ValueError, match="built on other data"):
+            variable("s", df.iloc[:50], table=table)
+        with pytest.raises(TypeError, match="table must be a ScoreTable"):
+            variable("s", df, table={"not": "a table"})

@@ -169,13 +169,19 @@ class _ScoredStructure:
         features: Sequence[str] = ("edge",),
         initval: Any = None,
         plus1: bool = False,
+        table: ScoreTable | None = None,
     ) -> pt.TensorVariable:
+        if table is not None:
+            data = _table_data(cls.__name__, table, data, score=score, prior=prior, max_parents=max_parents,
+                               candidates=candidates, blacklist=blacklist, whitelist=whitelist, plus1=plus1)
         model, data = _model_and_data(cls.__name__, name, data)
         features = _check_features(features)
-        table = ScoreTable(data, score=score, prior=prior, max_parents=max_parents, candidates=candidates,
-                           blacklist=blacklist, whitelist=whitelist, plus1=plus1)
+        if table is None:
+            table = ScoreTable(data, score=score, prior=prior, max_parents=max_parents, candidates=candidates,
+                               blacklist=blacklist, whitelist=whitelist, plus1=plus1)
         scorer = cls._scorer_cls(table, cache_size=cache_size, prune=prune)
-        settings = dict(score=score, prior=prior, max_parents=max_parents, blacklist=blacklist, whitelist=whitelist)
+        settings = dict(score=table.score, prior=table.prior, max_parents=table.max_parents,
+                        blacklist=list(table.blacklist) or None, whitelist=list(table.whitelist) or None)
         var = cls._variable(model, name, scorer, cls._initial(initval, scorer, data, settings))
         _add_families_and_features(model, name, var, scorer, features, cls._features_op)
         return var
@@ -232,6 +238,11 @@ class NodeOrder(_ScoredStructure):
     plus1 : bool, default False
         Widen the candidates to their plus1 neighbourhood: each family may add one parent
         from outside its child's candidates (see :class:`ScoreTable`).
+    table : ScoreTable, optional
+        A score table built beforehand (e.g. on an executor, ``ScoreTable(...,
+        executor=...)``) instead of one built here: ``data`` may then be left out, and
+        ``score``, ``prior``, ``max_parents``, ``candidates``, the lists and ``plus1`` must
+        be (the table holds them).
 
     Returns
     -------
@@ -316,6 +327,27 @@ def _load_step_methods() -> None:
     node order; so the first structure variable loads them, by name (no import cycle).
     """
     importlib.import_module(f"{__package__.rpartition('.')[0]}.step_methods")
+
+
+def _table_data(kind: str, table: Any, data: Any, **shaping: Any) -> DiscreteData | ContinuousData:
+    """The data of a variable given a prebuilt ``table=``: the table's own. ``data`` must be
+    None or the same variables and rows, and the table-shaping keywords left out (the table
+    already holds them)."""
+    if not isinstance(table, ScoreTable):
+        raise TypeError(f"{kind}: table must be a ScoreTable, got {type(table).__name__}")
+    defaults = dict(score=None, prior=Uniform(), max_parents=DEFAULT_MAX_PARENTS, candidates=None, blacklist=None,
+                    whitelist=None, plus1=False)
+    given = sorted(k for k, v in shaping.items() if not (v is defaults[k] or v == defaults[k]))
+    if given:
+        raise ValueError(f"{kind}: give either table= or the table's settings {given}, not both (the table was "
+                         "built with its own)")
+    if data is not None:
+        data = as_data(data)
+        if tuple(data.names) != tuple(table.names) or data.n_samples != table.data.n_samples:
+            raise ValueError(f"{kind}: the table was built on other data ({len(table.names)} variables, "
+                             f"{table.data.n_samples} rows) than the data given ({data.n_vars} variables, "
+                             f"{data.n_samples} rows)")
+    return table.data
 
 
 def _model_and_data(kind: str, name: Any, data: Any) -> tuple[pm.Model, DiscreteData | ContinuousData]:
@@ -665,6 +697,8 @@ class NodePartition(_ScoredStructure):
         compatible DAG (a node without a candidate parent in the layer before its own),
         which otherwise split the partition posterior into regions a chain cannot leave
         (``docs/large_networks.md``).
+    table : ScoreTable, optional
+        A score table built beforehand, as for :class:`NodeOrder`.
 
     Returns
     -------
