@@ -106,6 +106,9 @@ def _check_plus1(value: Any) -> bool:
 
 
 def _check_executor(executor: Any) -> Executor | None:
+    if isinstance(executor, type):
+        raise ArgumentTypeError(f"executor must be an executor instance (e.g. {executor.__name__}(4)), "
+                                f"not the class {executor.__name__}")
     if executor is not None and not callable(getattr(executor, "submit", None)):
         raise ArgumentTypeError(f"executor must be a concurrent.futures.Executor (anything with submit) or None, "
                                 f"got {executor!r}")
