@@ -16,7 +16,7 @@ import pytest
 import pymc_bnstruct as bns
 from pymc_bnstruct.priors import EdgePenalty, FamilyCount
 from pymc_bnstruct.scores import kernels
-from pymc_bnstruct.scores.table import BLOCKS_PER_WORKER, _executor_workers, _score_block
+from pymc_bnstruct.scores.table import BLOCKS_PER_WORKER, MIN_BLOCK_FAMILIES, _executor_workers, _score_block
 
 DISCRETE_SCORES = {"bdeu": bns.BDeu(ess=2.0), "k2": bns.K2(), "bic": bns.BIC()}
 # plain, and with a prior, candidates, plus1 and black/white lists (indices: both data sets)
@@ -73,6 +73,18 @@ def both_tables(data, executor, block_size=None, **kwargs):
             bns.ScoreTable(data, **kwargs))
 
 
+class RecordingExecutor(ThreadPoolExecutor):
+    """A thread pool that records what each task is sent."""
+
+    def __init__(self, max_workers: int) -> None:
+        super().__init__(max_workers)
+        self.calls: list[tuple] = []
+
+    def submit(self, fn, /, *args, **kwargs):
+        self.calls.append((fn, args, kwargs))
+        return super().submit(fn, *args, **kwargs)
+
+
 # ----------------------------------------------------------------------------- equality
 @pytest.mark.parametrize("config", CONFIGS)
 @pytest.mark.parametrize("score", DISCRETE_SCORES)
@@ -99,33 +111,25 @@ def test_default_block_size_and_interventions(executor):
 def test_equal_to_numba_parallel_kernel():
     """A table large enough that the serial build uses numba's parallel kernel."""
     data = bns.as_data(bns.datasets.load_network("alarm").sample(500, random_seed=2))
-    with ThreadPoolExecutor(2) as ex:
+    with RecordingExecutor(2) as ex:
         got, ref = both_tables(data, ex, max_parents=2)
     if numba.get_num_threads() > 1:
         assert ref.n_families * data.n_samples >= kernels.SERIAL_WORK
     assert_same_table(got, ref)
+    # the default: BLOCKS_PER_WORKER blocks per worker, when they are not too small
+    assert ref.n_families >= 2 * BLOCKS_PER_WORKER * MIN_BLOCK_FAMILIES
+    assert len(ex.calls) == 2 * BLOCKS_PER_WORKER
 
 
 # ----------------------------------------------------------------------------- the tasks
-class RecordingExecutor(ThreadPoolExecutor):
-    """A thread pool that records what each task is sent."""
-
-    def __init__(self, max_workers: int) -> None:
-        super().__init__(max_workers)
-        self.calls: list[tuple] = []
-
-    def submit(self, fn, /, *args, **kwargs):
-        self.calls.append((fn, args, kwargs))
-        return super().submit(fn, *args, **kwargs)
-
-
 @pytest.mark.parametrize("block_size", [None, 1, 10, 10_000])
 def test_blocks_cover_the_rows_in_order(discrete, block_size):
     with RecordingExecutor(3) as ex:
         table = bns.ScoreTable(discrete, max_parents=2, executor=ex, block_size=block_size)
     n = table.n_families
     sizes = [len(args[4]) for _, args, _ in ex.calls]
-    expected_blocks = BLOCKS_PER_WORKER * 3 if block_size is None else -(-n // block_size)
+    default = max(-(-n // (BLOCKS_PER_WORKER * 3)), MIN_BLOCK_FAMILIES)
+    expected_blocks = -(-n // (default if block_size is None else block_size))
     assert len(sizes) == expected_blocks and sum(sizes) == n
     assert max(sizes) - min(sizes) <= 1  # balanced by number of families
     assert block_size is None or max(sizes) <= block_size
@@ -192,6 +196,6 @@ def dask_executor():
 def test_dask_executor_equal_serial(discrete, continuous, dask_executor):
     assert _executor_workers(dask_executor) == 2
     for score in DISCRETE_SCORES.values():
-        assert_same_table(*both_tables(discrete, dask_executor, score=score, **CONFIGS["constrained"]))
+        assert_same_table(*both_tables(discrete, dask_executor, block_size=50, score=score, **CONFIGS["constrained"]))
     assert_same_table(*both_tables(continuous, dask_executor, block_size=7, score=bns.BGe(),
                                    **CONFIGS["constrained"]))

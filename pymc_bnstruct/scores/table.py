@@ -33,6 +33,9 @@ MAX_FAMILIES = 50_000_000
 # a block of larger families) does not leave the others idle at the end; few, so that the
 # data shipped with each block and the per-task overhead stay small next to its scoring.
 BLOCKS_PER_WORKER = 4
+# ... but no default block under this many families: a process pool's round trip per task
+# (~0.3 ms measured) would then cost as much as the block's scoring (~1-6 µs per family).
+MIN_BLOCK_FAMILIES = 1024
 
 
 # Enumeration and bitsets are NumPy, not numba kernels: the table is built once, and two
@@ -191,8 +194,10 @@ class ScoreTable:
     block_size : int, optional
         Families per task (``>= 1``; only with ``executor``). Default: the families split
         evenly into ``4`` blocks per worker of the executor (``BLOCKS_PER_WORKER``; the
-        executor's ``_max_workers``, a Dask client's total threads, else the CPU count):
-        several per worker balance uneven workers, few keep the data shipped per task small.
+        executor's ``_max_workers``, a Dask client's total threads, else the CPU count),
+        but at least ``1024`` families a block (``MIN_BLOCK_FAMILIES``): several blocks per
+        worker balance uneven workers, few keep the per-task overhead and the data shipped
+        small (each task receives the whole data's codes).
 
     Attributes
     ----------
@@ -365,7 +370,8 @@ class ScoreTable:
         if executor is None or len(children) == 0:
             return self.score.family_scores(self.data, children, parent_sets, n_parents)
         if block_size is None:
-            block_size = -(-len(children) // (BLOCKS_PER_WORKER * _executor_workers(executor)))
+            block_size = max(-(-len(children) // (BLOCKS_PER_WORKER * _executor_workers(executor))),
+                             MIN_BLOCK_FAMILIES)
         cols, arities = self.score.engine_inputs(self.data)
         kind, param = self.score.kind, self.score._param
         futures = [executor.submit(_score_block, cols, arities, kind, param, children[lo:hi], parent_sets[lo:hi],
