@@ -317,10 +317,11 @@ def local_score(cols, arities, child, parents, kind, ess):
     return count_and_score(cols, arities, child, parents, parents.shape[0], kind, ess, keys, counts)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)  # nogil: blocks of a score table run side by side on a thread pool
 def local_scores_serial(cols, arities, children, parent_sets, n_parents, kind, ess):
     """:func:`local_scores` in one thread: for small batches, where compiling the parallel
-    kernel (seconds on a cold cache) costs far more than it saves."""
+    kernel (seconds on a cold cache) costs far more than it saves, and for the blocks of a
+    score table on an executor (``ScoreTable(executor=...)``)."""
     out = empty(children.shape[0], np.float64)
     keys = empty(cols.shape[1], np.int32)
     counts = empty(1024, np.int64)

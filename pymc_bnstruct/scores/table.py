@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import functools
 import math
+import os
 from collections.abc import Mapping, Sequence
+from concurrent.futures import Executor
 from typing import Any
 
 import numpy as np
@@ -18,7 +20,7 @@ import pandas as pd
 from ..constraints import DEFAULT_MAX_PARENTS, StructureConstraints
 from ..data import ContinuousData, DiscreteData, as_data
 from ..priors import StructurePrior, Uniform
-from ..validation import read_only
+from ..validation import ArgumentTypeError, check_int, read_only
 from . import Score, check_prior, check_score, default_score, family_indices
 from . import kernels as _kernels
 
@@ -26,6 +28,14 @@ __all__ = ["ScoreTable", "family_count", "node_families"]
 
 # Refuse tables beyond this many families (about 40 bytes each plus parent lists).
 MAX_FAMILIES = 50_000_000
+
+# Default blocks per executor worker: several, so that a worker slowed down (a shared core,
+# a block of larger families) does not leave the others idle at the end; few, so that the
+# data shipped with each block and the per-task overhead stay small next to its scoring.
+BLOCKS_PER_WORKER = 4
+# ... but no default block under this many families: a process pool's round trip per task
+# (~0.3 ms measured) would then cost as much as the block's scoring (~1-6 µs per family).
+MIN_BLOCK_FAMILIES = 1024
 
 
 # Enumeration and bitsets are NumPy, not numba kernels: the table is built once, and two
@@ -98,6 +108,43 @@ def _check_plus1(value: Any) -> bool:
     return bool(value)
 
 
+def _check_executor(executor: Any) -> Executor | None:
+    if isinstance(executor, type):
+        raise ArgumentTypeError(f"executor must be an executor instance (e.g. {executor.__name__}(4)), "
+                                f"not the class {executor.__name__}")
+    if executor is not None and not callable(getattr(executor, "submit", None)):
+        raise ArgumentTypeError(f"executor must be a concurrent.futures.Executor (anything with submit) or None, "
+                                f"got {executor!r}")
+    return executor
+
+
+def _executor_workers(executor: Any) -> int:
+    """How many tasks ``executor`` runs at once, as far as it says; else the CPU count."""
+    n = getattr(executor, "_max_workers", None)  # ThreadPoolExecutor, ProcessPoolExecutor
+    client = getattr(executor, "_client", None)  # dask.distributed's ClientExecutor
+    if n is None and callable(getattr(client, "nthreads", None)):
+        n = sum(client.nthreads().values())
+    return max(int(n or os.cpu_count() or 1), 1)
+
+
+def _score_block(cols: np.ndarray, arities: np.ndarray, kind: int, param: float, children: np.ndarray,
+                 parent_sets: np.ndarray, n_parents: np.ndarray) -> np.ndarray:
+    """Local scores of one block of families (the executor task: picklable, module level).
+
+    The serial kernel of :meth:`Score.family_scores`: the executor supplies the parallelism,
+    and numba's thread pool is neither safe in a forked worker whose parent started it nor
+    re-entrant from several threads of one process.
+    """
+    return _kernels.local_scores_serial(cols, arities, children, parent_sets, n_parents, kind, param)
+
+
+def _blocks(n_families: int, block_size: int) -> list[tuple[int, int]]:
+    """``[lo, hi)`` row ranges of at most ``block_size`` families, as equal as possible."""
+    n_blocks = -(-n_families // block_size)
+    edges = [b * n_families // n_blocks for b in range(n_blocks + 1)]
+    return list(zip(edges[:-1], edges[1:]))
+
+
 class ScoreTable:
     """All allowed families ``(child, parent set)`` with ``local score + log prior``.
 
@@ -136,6 +183,21 @@ class ScoreTable:
         ``o Σ_{s<k} C(c, s)`` families. Without a candidate restriction every allowed parent
         is a candidate and ``plus1`` changes nothing (not an error: the same call works with
         and without a search space).
+    executor : concurrent.futures.Executor, optional
+        Score the families on this executor (a ``ThreadPoolExecutor``, a
+        ``ProcessPoolExecutor``, ``dask.distributed.Client(...).get_executor()``, anything
+        with ``submit``) in blocks of consecutive families, one task each; the results are
+        the same bits as without it. Each task receives only the score's data arrays (the
+        codes and arities, or the BGe statistics), the score's kind and parameter and its
+        block's children and parent sets, and runs numba's serial kernel (the executor
+        supplies the parallelism). None (default): in this process, with numba's threads.
+    block_size : int, optional
+        Families per task (``>= 1``; only with ``executor``). Default: the families split
+        evenly into ``4`` blocks per worker of the executor (``BLOCKS_PER_WORKER``; the
+        executor's ``_max_workers``, a Dask client's total threads, else the CPU count),
+        but at least ``1024`` families a block (``MIN_BLOCK_FAMILIES``): several blocks per
+        worker balance uneven workers, few keep the per-task overhead and the data shipped
+        small (each task receives the whole data's codes).
 
     Attributes
     ----------
@@ -163,8 +225,11 @@ class ScoreTable:
     ValueError
         For ``max_parents`` out of range, unknown names, self-loops, black/white lists
         that intersect, a cyclic white list, a white list giving a child more than
-        ``max_parents`` parents or a parent outside its candidates, and tables larger
-        than ``MAX_FAMILIES`` (the message states the size and memory).
+        ``max_parents`` parents or a parent outside its candidates, tables larger
+        than ``MAX_FAMILIES`` (the message states the size and memory), ``block_size < 1``
+        and ``block_size`` without ``executor``.
+    TypeError
+        For an ``executor`` without ``submit`` and a ``block_size`` that is not an int.
 
     References
     ----------
@@ -202,7 +267,13 @@ class ScoreTable:
         *,
         constraints: StructureConstraints | None = None,
         plus1: bool = False,
+        executor: Executor | None = None,
+        block_size: int | None = None,
     ) -> None:
+        executor = _check_executor(executor)
+        block_size = check_int(block_size, "block_size", minimum=1, allow_none=True)
+        if block_size is not None and executor is None:
+            raise ValueError("block_size is the number of families per executor task: give it with executor=")
         data = as_data(data)
         score = check_score(default_score(data) if score is None else score)
         prior = check_prior(prior, names=data.names)
@@ -248,7 +319,7 @@ class ScoreTable:
                                      + [node_families(*node, n_out, width) for node in nodes])
         n_parents = (parent_sets >= 0).sum(axis=1).astype(np.int64)
         children = np.repeat(np.arange(n, dtype=np.int64), sizes)
-        local = score.family_scores(data, children, parent_sets, n_parents)
+        local = self._local_scores(children, parent_sets, n_parents, executor, block_size)
         log_prior = self._log_priors(children, parent_sets, n_parents)
         n_words = (n + 63) // 64
         bitsets = _bitsets(parent_sets, n_words)
@@ -292,6 +363,26 @@ class ScoreTable:
             best = [cand[t] for t in sorted(range(len(cand)), key=lambda t: (-vals[t], cand[t]))[:m]]
             chosen.append(sorted(set(best) | set(required[i])))
         return chosen
+
+    def _local_scores(self, children: np.ndarray, parent_sets: np.ndarray, n_parents: np.ndarray,
+                      executor: Executor | None, block_size: int | None) -> np.ndarray:
+        """Local scores of the families, here or in blocks on ``executor`` (in row order)."""
+        if executor is None or len(children) == 0:
+            return self.score.family_scores(self.data, children, parent_sets, n_parents)
+        if block_size is None:
+            block_size = max(-(-len(children) // (BLOCKS_PER_WORKER * _executor_workers(executor))),
+                             MIN_BLOCK_FAMILIES)
+        cols, arities = self.score.engine_inputs(self.data)
+        kind, param = self.score.kind, self.score._param
+        futures = [executor.submit(_score_block, cols, arities, kind, param, children[lo:hi], parent_sets[lo:hi],
+                                   n_parents[lo:hi])
+                   for lo, hi in _blocks(len(children), block_size)]
+        try:
+            return np.concatenate([future.result() for future in futures])  # submission order = row order
+        except BaseException:
+            for future in futures:  # a failed block (or an interrupt) drops the blocks not yet started
+                future.cancel()
+            raise
 
     def _log_priors(self, children: np.ndarray, parent_sets: np.ndarray, n_parents: np.ndarray) -> np.ndarray:
         return self.prior.log_families(self.n_vars, children, parent_sets, n_parents)
