@@ -113,6 +113,36 @@ def test_executor_gives_the_serial_draws(asia):
     np.testing.assert_allclose(bns.edge_probabilities(parallel), bns.edge_probabilities(serial))
 
 
+class _CountingPool(ProcessPoolExecutor):
+    """A process pool that records the names of the functions submitted to it."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.submitted = []
+
+    def submit(self, fn, /, *args, **kwargs):
+        self.submitted.append(getattr(fn, "__name__", repr(fn)))
+        return super().submit(fn, *args, **kwargs)
+
+
+@pytest.mark.parametrize("method", ["order", "partition"])
+def test_executor_scores_the_table_and_gives_the_serial_draws(asia, method):
+    """Order / partition MCMC on an executor: the table is scored there in blocks, sent to
+    the chains, and the draws are those of the serial run (a restricted space with plus1)."""
+    space = bns.search_space(asia, random_seed=1, progressbar=False)
+    kw = dict(method=method, search_space=space, random_seed=6, **SHORT)
+    serial = bns.learn(asia, cores=1, **kw)
+    with _CountingPool(2) as pool:
+        parallel = bns.learn(asia, executor=pool, **kw)
+        submitted = list(pool.submitted)
+    assert "_score_block" in submitted and submitted.count("_one_chain") == SHORT["chains"]
+    assert get_group(parallel, "posterior").attrs["bnstruct_plus1"] == 1
+    name = "order" if method == "order" else "partition"
+    np.testing.assert_array_equal(_posterior(serial, name), _posterior(parallel, name))
+    np.testing.assert_array_equal(get_group(serial, "sample_stats")["log_score"].values,
+                                  get_group(parallel, "sample_stats")["log_score"].values)
+
+
 def test_executor_workers_fork_safely_after_parallel_scoring(asia):
     """A forked worker must not touch the thread pool the parent started for scoring."""
     alarm = bns.datasets.load_network("alarm").sample(500, random_seed=1)

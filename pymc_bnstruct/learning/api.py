@@ -30,7 +30,7 @@ from ..priors import StructurePrior, Uniform
 from ..results.excluded import excluded_mass
 from ..results.idata import get_group
 from ..scores import Score, check_prior, default_score
-from ..scores.table import family_count
+from ..scores.table import ScoreTable, family_count
 from ..search import SearchSpace, hill_climb, search_space, skeleton_search
 from ..validation import ArgumentTypeError, check_int
 from .budget import (
@@ -59,6 +59,9 @@ AUTO_FULL_FAMILIES = 20_000
 #: has at most this many families (hailfinder-500: about 0.2 M; link: about 20 M, whose
 #: order moves would then be some ten times slower).
 AUTO_PLUS1_FAMILIES = 2_000_000
+#: Samplers whose model variable holds a score table (built on the executor when one is given).
+TABLE_METHODS = ("order", "partition")
+_TABLE_SHAPING = ("score", "prior", "max_parents", "candidates", "blacklist", "whitelist", "plus1")
 #: Tabu list length of ``method="tabu"`` (``hill_climb``'s ``tabu_length``) unless given.
 TABU_LENGTH = 10
 #: Seconds a chain needs beyond its moves (model checks, PyMC's set-up, feature draws):
@@ -153,8 +156,10 @@ def learn(
         PyMC's progress bar and one line per stage on stderr.
     executor : concurrent.futures.Executor, optional
         Run one chain per task on it (a process pool, or
-        ``dask.distributed.Client(...).get_executor()``); each worker builds its own score
-        table. Same draws as without it.
+        ``dask.distributed.Client(...).get_executor()``). Order and partition MCMC score
+        their table in blocks on it first (``ScoreTable(..., executor=)``) and send the
+        table to the chains; the structure samplers' workers score their own families.
+        Same draws as without it.
     on_plan : callable, optional
         Called with the :class:`~pymc_bnstruct.learning.budget.RunSize` (draws, tune,
         moves per draw, estimated seconds) once the run is sized, before sampling starts:
@@ -251,6 +256,9 @@ def learn(
             variable_kwargs.setdefault("plus1", True)
         elif method == "order" and "plus1" not in variable_kwargs:
             variable_kwargs["plus1"] = _plus1_families(data, space, variable_kwargs) <= AUTO_PLUS1_FAMILIES
+    plus1 = bool(variable_kwargs.get("plus1", False))
+    if executor is not None and method in TABLE_METHODS:
+        variable_kwargs = _table_on(executor, data, variable_kwargs)
     recipe = Recipe(data=data, method=method, variable_kwargs=variable_kwargs, step_kwargs=step_kwargs,
                     sample_kwargs=sample_kwargs, chains=chains, seed=seed, progressbar=progress)
     model = build_model(recipe)
@@ -295,7 +303,7 @@ def learn(
         "bnstruct_method": method,
         _SPACE_ATTR: "full" if space is None else json.dumps(dict(_as_candidates(space, data))),
         "bnstruct_search_space_seconds": space_seconds,
-        "bnstruct_plus1": int(bool(variable_kwargs.get("plus1", False))),
+        "bnstruct_plus1": int(plus1),
         "bnstruct_moves_per_draw": size.moves_per_draw,
         "bnstruct_budget_seconds": math.nan if seconds is None else seconds,
         "bnstruct_excluded_mass": _excluded(idata, method, space),
@@ -361,6 +369,13 @@ def _split_kwargs(method: str, kwargs: dict[str, Any]) -> tuple[dict[str, Any], 
 
 def _n_families(n: int, k: int) -> int:
     return n * sum(math.comb(n - 1, j) for j in range(k + 1))
+
+
+def _table_on(executor: Any, data: DiscreteData | ContinuousData, variable_kwargs: dict[str, Any]) -> dict[str, Any]:
+    """The variable's keywords with its score table built here, in blocks on ``executor``,
+    and passed as ``table=`` (the chains receive it instead of each scoring it again)."""
+    table = ScoreTable(data, executor=executor, **{k: v for k, v in variable_kwargs.items() if k in _TABLE_SHAPING})
+    return {**{k: v for k, v in variable_kwargs.items() if k not in _TABLE_SHAPING}, "table": table}
 
 
 def _plus1_families(data: DiscreteData | ContinuousData, space: Any, variable_kwargs: dict[str, Any]) -> int:
