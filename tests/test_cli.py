@@ -704,3 +704,24 @@ def test_brai_on_76_variables_stays_under_1_gb_and_counts_its_graphs(tmp_path, m
     assert doc["facts"]["distinct_graphs"] >= 1 and doc["settings"]["temperature"] == 1.0
     assert main(["summary", "b.nc", "--top", "3"]) == 0
     assert f"distinct_graphs: {doc['facts']['distinct_graphs']}" in capsys.readouterr().out
+
+
+def test_a_learned_space_and_its_excluded_mass_are_reported(tmp_path, monkeypatch, capsys):
+    """On more than 20 variables learn runs on a learned space: summary (JSON and the report's
+    facts) says which, whether plus1 was on, and the excluded mass, with a headline above 1 %."""
+    monkeypatch.chdir(tmp_path)
+    bns.datasets.load_network("insurance").sample(200, random_seed=1).to_csv("ins.csv", index=False)
+    assert main(["learn", "ins.csv", "--seed", "1", "--chains", "2", "--draws", "30", "--tune", "5",
+                 "--moves-per-draw", "20", "--cores", "1", "--out", "o.nc", "--no-progress"]) == 0
+    capsys.readouterr()
+    assert main(["summary", "o.nc", "--format", "json", "--top", "0"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    facts = doc["facts"]
+    assert facts["search_space"].startswith("learned: ") and facts["plus1"] is True
+    result = load_result("o.nc")
+    expected = bns.excluded_mass(result.idata, warn=False)
+    assert facts["excluded_mass"] == pytest.approx(expected, rel=1e-12)
+    assert main(["summary", "o.nc", "--top", "3"]) == 0
+    text = capsys.readouterr().out
+    assert (expected > 0.01) == ("the search space leaves out an estimated" in text)
+    assert f"excluded_mass: {expected:.6g}" in text

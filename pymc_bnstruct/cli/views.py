@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +18,7 @@ from ..io import atomic_path
 from ..results import samc_diagnostics
 from ..results.comparison import compare, shared_structures
 from ..results.diagnostics import Verdict, summary
+from ..results.excluded import WARN_ABOVE as EXCLUDED_WARN_ABOVE
 from ..results.features import resolve_source
 from ..results.idata import get_group
 from ..results.interop import as_structure
@@ -124,6 +126,11 @@ def tables(result: Result, top: int = 20, *, truth: Any = None) -> Tables:
         for key in ("max_r_hat", "min_ess_bulk", "max_chain_difference", "kish_ess"):
             if key in verdict.numbers:
                 facts[key] = verdict.numbers[key]
+        facts.update(_space_facts(get_group(result.idata, "posterior").attrs, conv.attrs.get("excluded_mass")))
+        if facts.get("excluded_mass", 0.0) > EXCLUDED_WARN_ABOVE:
+            out.headline.append(f"the search space leaves out an estimated {100 * facts['excluded_mass']:.3g} % of "
+                                "the posterior mass (bns.excluded_mass); edges outside it have probability 0 "
+                                "here: widen it (--max-candidates, --plus1 on) or use --search-space full")
         cols = ["kind", "mean", "sd", "ess_bulk", "ess_tail", "r_hat", "constant"]
         out.convergence = conv[cols].head(top) if top else conv[cols]
         if _is_samc(result):
@@ -132,6 +139,23 @@ def tables(result: Result, top: int = 20, *, truth: Any = None) -> Tables:
                 out.samc = samc_diagnostics(result.idata).table()
             facts["weighted"] = "draws weighted by exp(log_weight) (SAMC estimator 17)"
     return out
+
+
+def _space_facts(attrs: Any, excluded: float | None) -> dict[str, Any]:
+    """The search space a sampler ran on (from ``bns.learn``'s attrs) and the mass it excludes."""
+    facts: dict[str, Any] = {}
+    space = attrs.get("bnstruct_search_space")
+    if space is not None:
+        if space == "full":
+            facts["search_space"] = "full"
+        else:
+            sizes = [len(p) for p in json.loads(space).values()]
+            facts["search_space"] = (f"learned: {np.mean(sizes):.1f} candidate parents per node on average "
+                                     f"(max {max(sizes)})")
+            facts["plus1"] = bool(int(attrs.get("bnstruct_plus1", 0)))
+    if excluded is not None:
+        facts["excluded_mass"] = float(excluded)
+    return facts
 
 
 def read_truth(spec: str, names: list[str]) -> xr.DataArray:
