@@ -567,6 +567,38 @@ def test_rev_listed_families_match_brute_force(n, kw, prune_nats, index):
     assert checked >= 50
 
 
+def test_rev_sums_survive_underflowing_weights():
+    """Family values spread over thousands of nats (a ScoreTable's values times 1,000):
+    most precomputed weights ``exp(value - the child's best)`` are 0, and the sums over the
+    families a graph allows that would be 0 are redone from the values (``_TINY``). The
+    normalisers and draw probabilities still equal a brute force over the values."""
+    n = 7
+    data, c, t = _list_case(n, dict(max_parents=3))
+    scaled = types.SimpleNamespace(**{k: getattr(t, k) for k in ("offsets", "bitsets", "parent_sets", "constraints")})
+    scaled.log_scores = t.log_scores * 1000.0
+    table = FamilyTable.from_score_table(scaled, prune_nats=None)
+    assert (table.weights == 0).mean() > 0.5
+    W = workspace(table, n)
+    bits = bits_to_bool(t.bitsets, n)
+    gen = np.random.default_rng(9)
+    redone = 0
+    for _ in range(20):
+        g = random_dag(n, gen, 0.5)
+        for x in range(n):
+            gx = g.copy()
+            gx[:, x] = 0
+            lo, hi = t.offsets[x], t.offsets[x + 1]
+            ref_rows = lo + np.flatnonzero(~(bits[lo:hi] & ref_descendants(gx)[x]).any(axis=1))
+            lse, rows, cum = _listed_families(x, gx, np.int64(-1), *table[:3], W)
+            np.testing.assert_array_equal(rows, ref_rows)
+            ref_lse = np.logaddexp.reduce(scaled.log_scores[ref_rows])
+            assert lse == pytest.approx(ref_lse, rel=1e-13)
+            prob = np.diff(cum, prepend=0.0) / cum[-1]
+            np.testing.assert_allclose(prob, np.exp(scaled.log_scores[ref_rows] - lse), rtol=0, atol=1e-12)
+            redone += table.weights[ref_rows].sum() == 0.0  # every weight underflowed
+    assert redone >= 5
+
+
 def test_rev_index_refuses_a_table_in_another_order():
     """The index assumes the ScoreTable's rows (every family, sorted by bitset): a table
     whose rows are in another order is refused instead of being misread."""
