@@ -599,6 +599,23 @@ def test_rev_sums_survive_underflowing_weights():
     assert redone >= 5
 
 
+def test_rev_prune_option_reaches_the_table():
+    """``StructureChain``'s ``rev_prune``: the default prunes at ``REV_PRUNE_NATS``, None keeps
+    every family; a negative threshold is refused."""
+    from pymc_bnstruct.moves.chain import StructureChain
+    from pymc_bnstruct.moves.state import REV_PRUNE_NATS
+
+    data, c, t = _list_case(7, dict(max_parents=3))
+    cache = ScoreCache(data, prior=bns.priors.FamilyCount())
+    default = StructureChain(cache, c)
+    np.testing.assert_array_equal(default.families.kept,
+                                  FamilyTable.from_score_table(default.rev_table, prune_nats=REV_PRUNE_NATS).kept)
+    assert len(StructureChain(cache, c, rev_prune=None).families.log_scores) == t.n_families
+    assert len(StructureChain(cache, c, rev_prune=1.0).families.log_scores) < t.n_families
+    with pytest.raises(ValueError, match="prune_nats"):
+        StructureChain(cache, c, rev_prune=-1.0)
+
+
 def test_rev_index_refuses_a_table_in_another_order():
     """The index assumes the ScoreTable's rows (every family, sorted by bitset): a table
     whose rows are in another order is refused instead of being misread."""
