@@ -13,13 +13,14 @@ import types
 import numba as nb
 import numpy as np
 import pytest
-from conftest import random_dag, random_data
+from conftest import random_dag, random_data, sample_from_dag
 from scipy import stats as sps
 
 import pymc_bnstruct as bns
 from pymc_bnstruct.moves import ScoreCache, StructureConstraints, parent_bitsets
 from pymc_bnstruct.moves.kernels import ADD, DELETE, REVERSE, descendant_bitsets
 from pymc_bnstruct.moves.mcmc import (
+    _is_kept,
     _parent_sets,
     _popcount,
     accept,
@@ -359,12 +360,19 @@ def test_exact_posterior_is_stationary_and_wrong_ratios_are_detected(kw, probs, 
 
 
 # ----------------------------------------------------------------------------- REV move
-def ref_rev_proposals(adj, i, j, c, fam):
+def ref_rev_proposals(adj, i, j, c, fam, keep=None):
     """Given the picked edge i -> j: every graph the REV move can propose, with its
-    probability, by brute force (itertools over parent sets, Kahn for acyclicity)."""
+    probability, by brute force (itertools over parent sets, Kahn for acyclicity). With
+    ``keep`` (``keep(x, parents)``: a pruned table's families, :func:`ref_kept`) the sets
+    are the kept ones, and nothing is proposed when the current family of i or j is not kept."""
     from itertools import combinations
 
     n = adj.shape[0]
+    if keep is None:
+        def keep(x, s):
+            return True
+    if not (keep(i, tuple(np.flatnonzero(adj[:, i]))) and keep(j, tuple(np.flatnonzero(adj[:, j])))):
+        return {}
     g0 = adj.copy()
     g0[:, i] = 0
     g0[:, j] = 0
@@ -382,7 +390,7 @@ def ref_rev_proposals(adj, i, j, c, fam):
                     continue
                 h = g.copy()
                 h[list(s), x] = 1
-                if ref_acyclic(h):
+                if ref_acyclic(h) and keep(x, s):
                     out.append(s)
         return out
 
@@ -406,11 +414,12 @@ def ref_rev_proposals(adj, i, j, c, fam):
     return result
 
 
-def family_table(data, c, score=bns.BDeu(), prior=bns.priors.Uniform(), index=True):
+def family_table(data, c, score=bns.BDeu(), prior=bns.priors.Uniform(), index=True, prune_nats=None):
     """The REV move's family table (a ``FamilyTable`` of a ScoreTable; ``index=False``: without
-    its index, so that REV scans every family)."""
+    its index, so that REV scans every family; ``prune_nats``: see ``FamilyTable``, None
+    keeps every family)."""
     t = bns.ScoreTable(data, score=score, prior=prior, constraints=c)
-    return FamilyTable.from_score_table(t, index=index)
+    return FamilyTable.from_score_table(t, index=index, prune_nats=prune_nats)
 
 
 def workspace(table, n):
@@ -418,11 +427,30 @@ def workspace(table, n):
     return rev_workspace_indexed(n, (n + 63) // 64, int(np.diff(table.offsets).max()), *table[3:])
 
 
-def ref_rev_q(adj, target, c, fam):
+def ref_rev_q(adj, target, c, fam, keep=None):
     """q(adj -> target) of the REV move (1/m per edge times the brute-force distribution)."""
     m = int(adj.sum())
-    return sum(ref_rev_proposals(adj, int(i), int(j), c, fam).get(target.tobytes(), 0.0) / m
+    return sum(ref_rev_proposals(adj, int(i), int(j), c, fam, keep).get(target.tobytes(), 0.0) / m
                for i, j in zip(*np.nonzero(adj)))
+
+
+def ref_kept(table, c, prune_nats):
+    """``{(child, parents): kept}`` of :class:`FamilyTable`'s pruning, by brute force: a
+    family is kept when its value is at least the best value among its strict subsets
+    that keep the white-listed parents, minus ``prune_nats`` (itertools over the subsets,
+    values looked up by parent tuple)."""
+    from itertools import combinations
+
+    values = {(int(x), tuple(int(p) for p in row[row >= 0])): v
+              for x, row, v in zip(table.children, table.parent_sets, table.log_scores)}
+    out = {}
+    for (x, parents), v in values.items():
+        free = [p for p in parents if not c.required[p, x]]
+        subsets = [tuple(sorted(set(parents) - set(drop))) for k in range(1, len(free) + 1)
+                   for drop in combinations(free, k)]
+        best = max((values[(x, s)] for s in subsets), default=-math.inf)
+        out[(x, parents)] = v >= best - prune_nats
+    return out
 
 
 @nb.njit(cache=True)
@@ -432,26 +460,83 @@ def _listed_families(x, g, forced, offsets, fbits, fscores, W):
     return lse, W[6][:count].copy(), W[4][:count].copy()
 
 
-@pytest.mark.parametrize("n, kw", [
+LIST_CASES = pytest.mark.parametrize("n, kw", [
     (7, dict(max_parents=3)),
     (8, dict(max_parents=3, blacklist=[(0, 1), (2, 3), (5, 0)], whitelist=[(4, 5), (6, 5)],
              candidates={1: [0, 2, 3, 4, 6], 7: [1, 2]})),
     (70, dict(max_parents=2, whitelist=[(66, 2)], blacklist=[(1, 67)], candidates={3: [0, 65, 69]})),
 ], ids=["n7", "n8-lists-candidates", "n70-multiword"])
-def test_rev_index_walk_lists_exactly_the_scanned_families(n, kw):
-    """The REV normalisers through the table's index equal those of the scan of every family
-    and a brute force over the ScoreTable: the same rows, the same ``log Σ exp(value)`` and
-    the same draw probabilities (to 1e-12), for random graphs with some nodes orphaned,
-    every child and every forced parent (also white-listed, black-listed, descendants)."""
-    data = bns.DiscreteData.from_array(np.random.default_rng(n).integers(0, 3, size=(60, n)))
+
+
+def _list_case(n, kw):
+    """Data on ``n`` variables from a random DAG (in-degree <= 3, strong dependencies: some
+    large families score well) and the constraints of ``kw`` (indices as names)."""
+    gen = np.random.default_rng(n)
+    adj = random_dag(n, gen, 0.5 if n <= 10 else 0.03, max_parents=3)
+    arities = gen.integers(2, 4, size=n)
+    data = bns.DiscreteData.from_array(sample_from_dag(adj, arities, 300, gen), arities=arities)
     names = data.names
     kw = {k: ([(names[a], names[b]) for a, b in v] if k.endswith("list") else
               {names[a]: [names[b] for b in bs] for a, bs in v.items()} if k == "candidates" else v)
           for k, v in kw.items()}
     c = StructureConstraints(names, **kw)
-    t = bns.ScoreTable(data, prior=bns.priors.FamilyCount(), constraints=c)
-    walk, scan = FamilyTable.from_score_table(t), FamilyTable.from_score_table(t, index=False)
-    W_walk, W_scan = workspace(walk, n), workspace(scan, n)
+    return data, c, bns.ScoreTable(data, prior=bns.priors.FamilyCount(), constraints=c)
+
+
+@nb.njit(cache=True)
+def _kept_by_rank(children, bitsets, W):
+    """``_is_kept`` of every (child, parent bitset) from Python."""
+    out = np.empty(children.shape[0], dtype=np.bool_)
+    for r in range(children.shape[0]):
+        out[r] = _is_kept(children[r], bitsets[r], W)
+    return out
+
+
+@LIST_CASES
+@pytest.mark.parametrize("prune_nats", [0.5, 3.0])
+def test_rev_kept_families_match_brute_force(n, kw, prune_nats):
+    """``FamilyTable``'s pruning against a brute force over each family's subsets (with
+    white-listed parents and candidate lists; 70 variables: two-word bitsets): the kept
+    flags, the kept table (rows, offsets, weights) and the kernel's check of a family by
+    its rank (``_is_kept``) of every family. Both thresholds keep some and prune other
+    families of two and more free parents, whose subsets the DP reaches through their ranks."""
+    data, c, t = _list_case(n, kw)
+    ref = ref_kept(t, c, prune_nats)
+    table = FamilyTable.from_score_table(t, prune_nats=prune_nats)
+    expected = np.array([ref[(int(x), tuple(int(p) for p in row[row >= 0]))]
+                         for x, row in zip(t.children, t.parent_sets)])
+    n_free = (t.parent_sets >= 0).sum(axis=1) - c.required.sum(axis=0)[t.children]
+    assert 0 < expected[n_free >= 2].sum() < (n_free >= 2).sum()
+    np.testing.assert_array_equal(table.kept, expected)
+    rows = np.flatnonzero(expected)
+    np.testing.assert_array_equal(table.bitsets, t.bitsets[rows])
+    np.testing.assert_array_equal(table.log_scores, t.log_scores[rows])
+    np.testing.assert_array_equal(np.diff(table.offsets), np.bincount(t.children[rows], minlength=n))
+    best = np.array([t.log_scores[t.offsets[x]:t.offsets[x + 1]].max() for x in t.children[rows]])
+    np.testing.assert_allclose(table.weights, np.exp(t.log_scores[rows] - best), rtol=1e-12)
+    W = workspace(table, n)
+    np.testing.assert_array_equal(_kept_by_rank(np.asarray(t.children, dtype=np.int64), t.bitsets, W), expected)
+    # no pruning: every family kept, the table itself
+    whole = FamilyTable.from_score_table(t, prune_nats=None)
+    assert whole.kept.all() and np.array_equal(whole.bitsets, t.bitsets)
+
+
+@LIST_CASES
+@pytest.mark.parametrize("prune_nats, index", [(None, True), (None, False), (1.0, True)],
+                         ids=["weights", "no-index", "pruned"])
+def test_rev_listed_families_match_brute_force(n, kw, prune_nats, index):
+    """The REV normalisers and draw probabilities of the families ``_parent_sets`` lists:
+    with the index's precomputed weights, without an index (weights from the values, the
+    path of partition MCMC) and from a pruned table (its kept families only), each equal to
+    a brute force over the ScoreTable: the same families, the same ``log Σ exp(value)`` and
+    the same draw probabilities (to 1e-12), for random graphs with some nodes orphaned,
+    every child and every forced parent (also white-listed, black-listed, descendants)."""
+    data, c, t = _list_case(n, kw)
+    table = FamilyTable.from_score_table(t, index=index, prune_nats=prune_nats)
+    kept = table.kept if index else np.ones(t.n_families, dtype=bool)
+    assert prune_nats is None or not kept.all()
+    to_full = np.flatnonzero(kept)  # rows of the table -> rows of the ScoreTable
+    W = workspace(table, n)
     gen = np.random.default_rng(5)
     bits = bits_to_bool(t.bitsets, n)
     checked = 0
@@ -466,23 +551,69 @@ def test_rev_index_walk_lists_exactly_the_scanned_families(n, kw):
                 if forced == x:
                     continue
                 lo, hi = t.offsets[x], t.offsets[x + 1]
-                ok = ~(bits[lo:hi] & desc).any(axis=1)
+                ok = ~(bits[lo:hi] & desc).any(axis=1) & kept[lo:hi]
                 if forced >= 0:
                     ok &= bits[lo:hi, forced]
                 ref_rows = lo + np.flatnonzero(ok)
-                got = [_listed_families(x, gx, np.int64(forced), *table[:3], W)
-                       for table, W in ((walk, W_walk), (scan, W_scan))]
-                for lse, rows, cum in got:
-                    np.testing.assert_array_equal(np.sort(rows), ref_rows)
-                    if len(ref_rows) == 0:
-                        assert lse == -np.inf
-                        continue
-                    assert lse == pytest.approx(np.logaddexp.reduce(t.log_scores[ref_rows]), rel=0, abs=1e-12)
-                    prob = np.diff(cum, prepend=0.0) / cum[-1]
-                    expected = np.exp(t.log_scores[rows] - lse)
-                    np.testing.assert_allclose(prob, expected, rtol=0, atol=1e-12)
-                checked += len(ref_rows) > 0
+                lse, rows, cum = _listed_families(x, gx, np.int64(forced), *table[:3], W)
+                np.testing.assert_array_equal(to_full[rows], ref_rows)
+                if len(ref_rows) == 0:
+                    assert lse == -np.inf
+                    continue
+                assert lse == pytest.approx(np.logaddexp.reduce(t.log_scores[ref_rows]), rel=1e-13, abs=1e-12)
+                prob = np.diff(cum, prepend=0.0) / cum[-1]
+                np.testing.assert_allclose(prob, np.exp(t.log_scores[ref_rows] - lse), rtol=0, atol=1e-12)
+                checked += 1
     assert checked >= 50
+
+
+def test_rev_sums_survive_underflowing_weights():
+    """Family values spread over thousands of nats (a ScoreTable's values times 1,000):
+    most precomputed weights ``exp(value - the child's best)`` are 0, and the sums over the
+    families a graph allows that would be 0 are redone from the values (``_TINY``). The
+    normalisers and draw probabilities still equal a brute force over the values."""
+    n = 7
+    data, c, t = _list_case(n, dict(max_parents=3))
+    scaled = types.SimpleNamespace(**{k: getattr(t, k) for k in ("offsets", "bitsets", "parent_sets", "constraints")})
+    scaled.log_scores = t.log_scores * 1000.0
+    table = FamilyTable.from_score_table(scaled, prune_nats=None)
+    assert (table.weights == 0).mean() > 0.5
+    W = workspace(table, n)
+    bits = bits_to_bool(t.bitsets, n)
+    gen = np.random.default_rng(9)
+    redone = 0
+    for _ in range(20):
+        g = random_dag(n, gen, 0.5)
+        for x in range(n):
+            gx = g.copy()
+            gx[:, x] = 0
+            lo, hi = t.offsets[x], t.offsets[x + 1]
+            ref_rows = lo + np.flatnonzero(~(bits[lo:hi] & ref_descendants(gx)[x]).any(axis=1))
+            lse, rows, cum = _listed_families(x, gx, np.int64(-1), *table[:3], W)
+            np.testing.assert_array_equal(rows, ref_rows)
+            ref_lse = np.logaddexp.reduce(scaled.log_scores[ref_rows])
+            assert lse == pytest.approx(ref_lse, rel=1e-13)
+            prob = np.diff(cum, prepend=0.0) / cum[-1]
+            np.testing.assert_allclose(prob, np.exp(scaled.log_scores[ref_rows] - lse), rtol=0, atol=1e-12)
+            redone += table.weights[ref_rows].sum() == 0.0  # every weight underflowed
+    assert redone >= 5
+
+
+def test_rev_prune_option_reaches_the_table():
+    """``StructureChain``'s ``rev_prune``: the default prunes at ``REV_PRUNE_NATS``, None keeps
+    every family; a negative threshold is refused."""
+    from pymc_bnstruct.moves.chain import StructureChain
+    from pymc_bnstruct.moves.state import REV_PRUNE_NATS
+
+    data, c, t = _list_case(7, dict(max_parents=3))
+    cache = ScoreCache(data, prior=bns.priors.FamilyCount())
+    default = StructureChain(cache, c)
+    np.testing.assert_array_equal(default.families.kept,
+                                  FamilyTable.from_score_table(default.rev_table, prune_nats=REV_PRUNE_NATS).kept)
+    assert len(StructureChain(cache, c, rev_prune=None).families.log_scores) == t.n_families
+    assert len(StructureChain(cache, c, rev_prune=1.0).families.log_scores) < t.n_families
+    with pytest.raises(ValueError, match="prune_nats"):
+        StructureChain(cache, c, rev_prune=-1.0)
 
 
 def test_rev_index_refuses_a_table_in_another_order():
@@ -504,14 +635,16 @@ def test_rev_index_refuses_a_table_in_another_order():
     (6, dict(max_parents=2, blacklist=[(0, 1), (2, 3)], whitelist=[(4, 5)])),
     (70, dict(max_parents=2, whitelist=[(66, 2)])),
 ], ids=["n5-free", "n6-constrained", "n70-multiword"])
-@pytest.mark.parametrize("index", [True, False], ids=["walk", "scan"])
-def test_rev_proposals_match_brute_force(n, kw, index):
+@pytest.mark.parametrize("prune_nats, index", [(None, True), (None, False), (8.0, True)],
+                         ids=["weights", "no-index", "pruned"])
+def test_rev_proposals_match_brute_force(n, kw, prune_nats, index):
     """Each REV proposal from a random walk: the proposed graph is an allowed DAG with the
     picked edge reversed, the delta equals the difference of full network scores, and
     delta + log Hastings equals log[P(G') q(G' -> G) / (P(G) q(G -> G'))] with both q computed
     by brute force (n <= 6; at n = 70, two-word bitsets, the rest is checked); after
-    acceptance the kernel state equals its recomputation. Both ways of listing the
-    families: the table's index walk and the scan of every family."""
+    acceptance the kernel state equals its recomputation. With the index's weights, without
+    an index, and from a pruned table, whose brute force draws only kept families
+    (:func:`ref_kept`) and proposes nothing from a graph with a family that is not kept."""
     data = bns.DiscreteData.from_array(np.random.default_rng(n).integers(0, 2, size=(40, n)))
     names = data.names
     kw = {k: ([(names[a], names[b]) for a, b in v] if k.endswith("list") else v) for k, v in kw.items()}
@@ -519,27 +652,45 @@ def test_rev_proposals_match_brute_force(n, kw, index):
     score, prior = bns.BDeu(), bns.priors.FamilyCount()
     cache = ScoreCache(data, score=score, prior=prior)
     ref = RefScore(data, score, prior)
-    table = family_table(data, c, score, prior, index)
+    t = bns.ScoreTable(data, score=score, prior=prior, constraints=c)
+    table = FamilyTable.from_score_table(t, index=index, prune_nats=prune_nats)
+    keep = None
+    if prune_nats is not None:
+        kept = ref_kept(t, c, prune_nats)
+        assert not all(kept.values())
+
+        def keep(x, parents):
+            return kept[(int(x), tuple(int(p) for p in parents))]
     W = workspace(table, n)
     st = KernelState(c.empty_graph())
     brute = n <= 6
     rng = seed_state(3)
     gen = np.random.default_rng(4)
-    # reach a graph with some edges first
-    for _ in range(40):
-        kind, u, v, legal, *_ = st.propose(cache, c, np.array([0.8, 0.1, 0.1]), rng)
-        if legal:
+    # pruned: partly a Metropolis walk, which stays on graphs of kept families, partly free,
+    # which leaves them for REV's refusals to be seen (n <= 6; with more free steps a pruned
+    # family is soon everywhere and REV always refused)
+    free = 0.2 if brute else 0.0
+
+    def single_edge_step(probs, free):
+        kind, u, v, legal, d, lh = st.propose(cache, c, np.array(probs), rng)
+        if legal and (keep is None or gen.random() < free or math.log(gen.random()) < d + lh):
             st.accept(kind, u, v)
-    checked = 0
-    for _step in range(120):
+
+    for _ in range(40):  # reach a graph with some edges first
+        single_edge_step([0.8, 0.1, 0.1], 1.0)
+    checked = refused = 0
+    need_refused = 3 if brute and keep else 0
+    for _step in range(600):
+        if checked >= 40 and refused >= need_refused:
+            break
         legal, i, j, delta, log_h = rev_propose(st.adj, st.pbits, st.eu, st.ev, st.m, cache.engine, *table[:3],
                                                 W, rng)
         if not legal:
             assert st.m == 0 or c.required[i, j] or not c.allowed[j, i] or not brute or not ref_rev_proposals(
-                st.adj, i, j, c, ref.family)
-            kind, u, v, legal1, *_ = st.propose(cache, c, np.array([0.6, 0.2, 0.2]), rng)
-            if legal1:
-                st.accept(kind, u, v)
+                st.adj, i, j, c, ref.family, keep)
+            # refused for a pruned family of i or j only (the move is possible without pruning)
+            refused += bool(brute and keep and st.m > 0 and ref_rev_proposals(st.adj, i, j, c, ref.family))
+            single_edge_step([0.6, 0.2, 0.2], free)
             continue
         target = st.adj.copy()
         for row, x in ((0, i), (1, j)):
@@ -548,8 +699,8 @@ def test_rev_proposals_match_brute_force(n, kw, index):
         assert ref_allowed_dag(target, c)
         assert delta == pytest.approx(ref(target) - ref(st.adj), abs=1e-8)
         if brute:
-            q_fwd = ref_rev_q(st.adj, target, c, ref.family)
-            q_back = ref_rev_q(target, st.adj, c, ref.family)
+            q_fwd = ref_rev_q(st.adj, target, c, ref.family, keep)
+            q_back = ref_rev_q(target, st.adj, c, ref.family, keep)
             assert q_fwd > 0 and q_back > 0
             assert delta + log_h == pytest.approx(delta + math.log(q_back) - math.log(q_fwd), abs=1e-8)
         checked += 1
@@ -557,10 +708,12 @@ def test_rev_proposals_match_brute_force(n, kw, index):
             st.m = rev_accept(st.adj, st.pbits, st.npar, st.desc, st.eu, st.ev, st.pos, st.order_buf, i, j, W[5])
             np.testing.assert_array_equal(st.adj, target)
             st.check_consistent()
-    assert checked >= 40
+        if keep is not None:  # pruned: single-edge steps also between legal REV moves, to leave kept graphs
+            single_edge_step([0.6, 0.2, 0.2], free)
+    assert checked >= 40 and refused >= need_refused
 
 
-@pytest.mark.parametrize("index", [True, False], ids=["walk", "scan"])
+@pytest.mark.parametrize("index", [True, False], ids=["weights", "no-index"])
 def test_rev_proposal_distribution_matches_brute_force(index):
     """20,000 REV proposals from one graph on four nodes: the frequencies of the proposed
     graphs equal the brute-force proposal distribution (chi-square), with and without the
@@ -613,8 +766,8 @@ def _rev_chain_without_edge_count_ratio(adj, pbits, npar, desc, E, families, n_m
     ev = np.empty(n * n, dtype=np.int64)
     pos = np.empty((n, n), dtype=np.int64)
     order_buf = np.empty(n, dtype=np.int64)
-    W = rev_workspace_indexed(n, pbits.shape[1], 1 << n, families.alphabet, families.free, families.binom,
-                              families.weights, families.log_scale)
+    W = rev_workspace_indexed(n, pbits.shape[1], 1 << n, families.local, families.slots, families.binom,
+                              families.full_offsets, families.kept, families.weights, families.log_scale)
     m = edge_list(adj, eu, ev, pos)
     for _ in range(n_moves):
         legal, i, j, delta, log_h = rev_propose(adj, pbits, eu, ev, m, E, families.offsets, families.bitsets,
@@ -650,6 +803,56 @@ def test_rev_keeps_the_exact_posterior_stationary(probs):
     if probs[3] > 0.5:
         bad, _ = _stationarity_pvalue(wrong, exact, c, cache, np.array(probs), 20_000, 4, seed=2)
         assert bad < 1e-8, bad
+
+
+def _pruned_mass(exact, t, table):
+    """Posterior mass of the DAGs (of an enumerated posterior) in which some node's family
+    is not kept by the pruned ``table`` (a FamilyTable of the ScoreTable ``t``)."""
+    kept = {(int(x), tuple(int(p) for p in row[row >= 0])): bool(k)
+            for x, row, k in zip(t.children, t.parent_sets, table.kept)}
+    masks, probs = exact.dag_probabilities()
+    mass = 0.0
+    for mask, p in zip(masks, probs / probs.sum()):
+        adj = exact._adjacency(mask)
+        if not all(kept[(v, tuple(int(u) for u in np.flatnonzero(adj[:, v])))] for v in range(adj.shape[0])):
+            mass += p
+    return mass
+
+
+@pytest.mark.parametrize("prune_nats", [0.5, 2.0])
+def test_pruned_rev_keeps_the_exact_posterior_stationary(prune_nats):
+    """REV from a pruned family table (``FamilyTable``, thresholds far below the default
+    so that much is pruned) keeps the exact posterior stationary: the stationarity test
+    with REV nearly alone, on a table without a good part of the families and a posterior
+    with a good part of its mass on graphs that hold one of them, from which REV is refused
+    (so the check of the current families and its refusals are exercised, and REV moves
+    are accepted). The same chain without that check (``kept`` all true: REV proposes from
+    a graph with a pruned family, whose reverse it could never draw) is rejected."""
+    data, _ = random_data(4, 60, 21, max_arity=2)
+    exact = bns.exact.enumerate_posterior(data, modularity="dag")
+    c = StructureConstraints(data.names)
+    cache = ScoreCache(data)
+    t = bns.ScoreTable(data, score=bns.BDeu(), prior=bns.priors.Uniform(), constraints=c)
+    table = FamilyTable.from_score_table(t, prune_nats=prune_nats)
+    assert len(table.log_scores) < 0.8 * len(table.kept)
+    mass = _pruned_mass(exact, t, table)
+    assert 0.05 < mass < 0.95, mass
+    unchecked = table._replace(kept=np.ones_like(table.kept))
+    stats = np.zeros(8, dtype=np.int64)
+    probs = np.array([0.05, 0.05, 0.0, 0.9])
+
+    def kernel_of(families):
+        def kernel(adj, pbits, npar, desc, E, allowed, required, max_parents, p, n_moves, seed):
+            return structure_metropolis(adj, pbits, npar, desc, E, allowed, required, max_parents, p, n_moves,
+                                        seed, stats, families, 1.0, 1.0)
+        return kernel
+
+    good, cells = _stationarity_pvalue(kernel_of(table), exact, c, cache, probs, 20_000, 4, seed=2)
+    assert cells >= 50
+    assert good > 1e-4, good
+    assert stats[4 + 3] > 0.05 * stats[3]  # REV moves accepted
+    bad, _ = _stationarity_pvalue(kernel_of(unchecked), exact, c, cache, probs, 20_000, 4, seed=2)
+    assert bad < 1e-8, bad
 
 
 class _Tempered:

@@ -20,7 +20,7 @@ from ..scores.table import ScoreTable
 from ..validation import check_move_probs
 from .cache import ScoreCache
 from .mcmc import N_KINDS, structure_metropolis
-from .state import FamilyTable, GraphState
+from .state import REV_PRUNE_NATS, FamilyTable, GraphState
 
 __all__ = ["StructureChain", "MOVE_KINDS", "check_structure_move_probs", "rev_set_count", "MAX_REV_FAMILIES",
            "DEFAULT_REV_PROB", "DEFAULT_ANNEAL_MOVES", "default_move_probs", "describe_moves"]
@@ -92,6 +92,10 @@ class StructureChain:
         None: :func:`default_move_probs` (REV on with probability 1/15 where its table fits,
         otherwise the single-edge moves with a warning). Otherwise see
         :func:`check_structure_move_probs`.
+    rev_prune : float or None, default :data:`~pymc_bnstruct.moves.state.REV_PRUNE_NATS`
+        REV draws only the families that no subset beats by more than this many nats, and
+        is rejected from a graph holding another (exact for any value; see
+        :class:`~pymc_bnstruct.moves.state.FamilyTable`); None: every family.
 
     Attributes
     ----------
@@ -100,7 +104,10 @@ class StructureChain:
     log_score : float
         ``log P(D | G) + log P(G)`` of the current graph (up to the prior's constant).
     rev_table : ScoreTable or None
-        The family table REV draws parent sets from (built when REV has positive weight).
+        The table of every family (built when REV has positive weight).
+    families : FamilyTable
+        The families REV draws parent sets from (those of ``rev_table`` that ``rev_prune``
+        keeps; empty without REV).
 
     References
     ----------
@@ -133,7 +140,8 @@ class StructureChain:
     True
     """
 
-    def __init__(self, cache: ScoreCache, constraints: StructureConstraints, move_probs: Any = None) -> None:
+    def __init__(self, cache: ScoreCache, constraints: StructureConstraints, move_probs: Any = None,
+                 rev_prune: float | None = REV_PRUNE_NATS) -> None:
         self.cache = cache
         self.constraints = constraints
         if move_probs is None:
@@ -151,7 +159,7 @@ class StructureChain:
                     f"variables with max_parents={c.max_parents} (limit {MAX_REV_FAMILIES:,}); give the DAG "
                     f"a smaller max_parents or set the 'rev' weight to 0")
             self.rev_table = ScoreTable(cache.data, score=cache.score, prior=cache.prior, constraints=c)
-            self.families = FamilyTable.from_score_table(self.rev_table)
+            self.families = FamilyTable.from_score_table(self.rev_table, prune_nats=rev_prune)
         self.state: GraphState | None = None
         self.log_score = -math.inf
 

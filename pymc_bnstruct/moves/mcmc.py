@@ -28,12 +28,17 @@ posterior, then new parents of ``j`` from theirs (both restricted to sets that k
 graph an allowed DAG). Its Hastings ratio needs four normalising sums over parent sets
 (see :func:`rev_propose`); they run over the families of a
 :class:`~pymc_bnstruct.ScoreTable` (the shared score engine's table of every allowed
-family), so REV needs an in-degree bound that keeps that table small. With the table's
-index (:class:`~pymc_bnstruct.moves.state.FamilyTable`, in a workspace from
-:func:`rev_workspace_indexed`) a sum visits only the families the graph allows, with
-precomputed weights; without it (partition MCMC's cut tables) every family is tested. A REV proposal is chosen with
-probability ``p_rev`` independently of the state, so the mixture with the single-edge
-moves stays reversible.
+family), so REV needs an in-degree bound that keeps that table small. Structure MCMC
+passes a :class:`~pymc_bnstruct.moves.state.FamilyTable`: the families minus those that
+some subset beats by more than ``T`` nats (pruned: a graph holding one has negligible
+posterior mass), with precomputed weights, and an index that finds out whether a
+graph's family is kept (in a workspace from :func:`rev_workspace_indexed`). A REV move
+from a graph whose family of ``i`` or ``j`` is pruned is rejected, because its reverse
+could not be drawn: the chain stays exact for any ``T``. Without the index (partition
+MCMC's tables) every family of the table may be drawn and weights come from the values.
+Either way a sum scans a node's families in the table, testing each against the
+forbidden parents. A REV proposal is chosen with probability ``p_rev`` independently of
+the state, so the mixture with the single-edge moves stays reversible.
 
 Annealing. :func:`structure_metropolis` can run its moves at an inverse temperature
 ``β`` that rises linearly along the call: a move is accepted with probability
@@ -188,10 +193,11 @@ def accept(adj, pbits, npar, desc, eu, ev, pos, m, order_buf, kind, u, v):
 
 # --------------------------------------------------------------------------- REV move
 @nb.njit(cache=True)
-def rev_workspace_indexed(n, n_words, max_rows, alphabet, free, binom, weights, log_scale):
+def rev_workspace_indexed(n, n_words, max_rows, local, slots, binom, full_offsets, kept, weights, log_scale):
     """Scratch arrays of :func:`rev_propose` for graphs of ``n`` nodes and a family table
-    with at most ``max_rows`` families per child, holding the table's index (the last five
-    fields of :class:`~pymc_bnstruct.moves.state.FamilyTable`; empty: scan every family)."""
+    with at most ``max_rows`` families per child, holding the table's index (the fields
+    after the third of :class:`~pymc_bnstruct.moves.state.FamilyTable`; empty: weights
+    from the values, no check of the current families)."""
     return (zeros((n, n), np.int8),                   # 0: the graph being rebuilt
             zeros(n, np.bool_),                       # 1: descendant marks
             zeros(n + 1, np.int64),                   # 2: DFS stack
@@ -199,15 +205,18 @@ def rev_workspace_indexed(n, n_words, max_rows, alphabet, free, binom, weights, 
             zeros(max(max_rows, 1), np.float64),      # 4: running sums of the eligible families' weights
             zeros((2, n_words), np.uint64),           # 5: proposed Pa(i), Pa(j)
             zeros(max(max_rows, 1), np.int64),        # 6: table rows of the eligible families
-            zeros((5, n + 1), np.int64),              # 7: the index walk: candidates, then its stack
-            alphabet, free, binom, weights, log_scale)  # 8-12: the index
+            zeros(n_words, np.uint64),                # 7: the forced parent (bitset)
+            local, slots, binom, full_offsets, kept,  # 8-12: ranks of the current families
+            weights, log_scale)                       # 13-14: precomputed weights
 
 
 @nb.njit(cache=True)
 def rev_workspace(n, n_words, max_rows):
-    """:func:`rev_workspace_indexed` without an index: REV scans every family of a node."""
-    return rev_workspace_indexed(n, n_words, max_rows, zeros((0, 0), np.int64), zeros((0, 2), np.int64),
-                                 zeros((0, 0), np.int64), zeros(0, np.float64), zeros(0, np.float64))
+    """:func:`rev_workspace_indexed` without an index: REV sums weights from the values of
+    every family that fits and draws from any family of the table."""
+    return rev_workspace_indexed(n, n_words, max_rows, zeros((0, 0), np.int64), zeros(0, np.int64),
+                                 zeros((0, 0), np.int64), zeros(1, np.int64), zeros(0, np.bool_),
+                                 zeros(0, np.float64), zeros(0, np.float64))
 
 
 @inner
@@ -234,94 +243,48 @@ _TINY = 1e-250
 
 
 @inner
-def _walk_families(x, forbid, forced, lo, required, W):
-    """The index walk of :func:`_parent_sets`: append to ``W[6]`` the rows of the families
-    of ``x`` that avoid ``forbid`` and contain ``forced`` (or -1), visiting those only, and
-    their weights' running sums to ``W[4]``; return their number. ``lo`` is the first row
-    of ``x``, the family of its white-listed parents ``required`` alone.
-
-    The free members ``l_1 > l_2 > ...`` (local indices) of a family are chosen depth
-    first, each below the last, among the free candidates outside ``forbid``; the row
-    grows by ``binom[l_t, k - t + 1]`` at each step (see ``FamilyTable``). A family that
-    still lacks ``forced`` only takes members down to it."""
-    cum, rows, walk = W[4], W[6], W[7]
-    alphabet, free, binom, weights = W[8], W[9], W[10], W[11]
-    cand, next_pos, end, rank, need = walk[0], walk[1], walk[2], walk[3], walk[4]
-    for w in range(forbid.shape[0]):  # a white-listed parent among the descendants: nothing fits
-        if forbid[w] & required[w] != 0:
-            return 0
-    if forced >= 0 and has_bit(required, forced):
-        forced = -1  # white-listed: in every family
-    n_cand = 0
-    f_pos = -1
-    for t in range(free[x, 0]):
-        p = alphabet[x, t]
-        if not has_bit(forbid, p):
-            cand[n_cand] = t
-            if p == forced:
-                f_pos = n_cand
-            n_cand += 1
-    if forced >= 0 and f_pos < 0:
-        return 0
-    k = free[x, 1]
-    count = 0
-    total = 0.0
-    if f_pos < 0:  # the family of the white-listed parents alone
-        total = weights[lo]
-        cum[0] = total
-        rows[0] = lo
-        count = 1
-    if k == 0 or n_cand == 0:
-        return count
-    # pre-order with the members in ascending order, which is the rows' order: the walk
-    # streams through the table. Node at depth d: its children take the members at positions
-    # next_pos[d] .. end[d] - 1 of cand; rank[d] is its row - lo, need[d] the position of
-    # forced while it lacks it (-1 once it has it)
-    d = 0
-    next_pos[0] = max(f_pos, 0)
-    end[0] = n_cand
-    rank[0] = 0
-    need[0] = f_pos
-    while d >= 0:
-        pos = next_pos[d]
-        if pos >= end[d]:
-            d -= 1
-            continue
-        next_pos[d] = pos + 1
-        r = rank[d] + binom[cand[pos], k - d]
-        child_need = -1 if need[d] < 0 or pos == need[d] else need[d]
-        if child_need < 0:
-            total += weights[lo + r]
-            cum[count] = total
-            rows[count] = lo + r
-            count += 1
-        first = max(child_need, 0)
-        if d + 1 < k and pos > first:
-            d += 1
-            next_pos[d] = first
-            end[d] = pos
-            rank[d] = r
-            need[d] = child_need
-    return count
+def _is_kept(x, bits, W):
+    """Whether ``bits`` (parent bitset of ``x``, an allowed family) is a kept family of the
+    index in ``W``: its row from its rank (see ``FamilyTable``)."""
+    local, slots, binom, full_offsets, kept = W[8], W[9], W[10], W[11], W[12]
+    k = slots[x]
+    rank = 0
+    t = 0
+    for p in range(local.shape[1] - 1, -1, -1):  # free members, largest local index first
+        if has_bit(bits, p) and local[x, p] >= 0:
+            rank += binom[local[x, p], k - t]
+            t += 1
+    return kept[full_offsets[x] + rank]
 
 
 @inner
-def _scan_families(x, forbid, forced, offsets, fbits, W):
-    """:func:`_walk_families` for a table without index: test every family of ``x``
-    (only the rows, no sums)."""
-    rows = W[6]
+def _scan_families(x, forbid, need, offsets, fbits, W):
+    """Append to ``W[6]`` the rows of the families of ``x`` that avoid ``forbid`` and
+    contain ``need`` (bitsets); with precomputed weights (``W[13]``), their running sums to
+    ``W[4]``. Returns ``(their number, the sum of their weights)``."""
+    cum, rows, weights = W[4], W[6], W[13]
+    weighed = weights.shape[0] > 0
+    n_words = forbid.shape[0]
     count = 0
+    total = 0.0
+    f0, n0 = forbid[0], need[0]  # one word: the common case (n <= 64), tested first
     for r in range(offsets[x], offsets[x + 1]):
-        ok = forced < 0 or has_bit(fbits[r], forced)
-        if ok:
-            for w in range(forbid.shape[0]):
-                if fbits[r, w] & forbid[w] != 0:
-                    ok = False
-                    break
-        if ok:
+        b = fbits[r, 0]
+        if (b & f0) | (n0 & ~b) != 0:
+            continue
+        fits = True
+        for w in range(1, n_words):
+            b = fbits[r, w]
+            if (b & forbid[w]) | (need[w] & ~b) != 0:
+                fits = False
+                break
+        if fits:
             rows[count] = r
+            if weighed:
+                total += weights[r]
+                cum[count] = total
             count += 1
-    return count
+    return count, total
 
 
 @inner
@@ -346,24 +309,24 @@ def _parent_sets(x, g, forced, offsets, fbits, fscores, W):
     running sums of their weights to ``W[4]`` (for :func:`_draw_parent_set`). Returns
     ``(log Σ exp(value), their number)`` (``-inf`` when there is none).
 
-    With the table's index in ``W`` only these families are visited
-    (:func:`_walk_families`), weighed by their precomputed weights; otherwise every family
-    of ``x`` is tested. Either way the sum runs over the same families."""
-    mark, stack, forbid = W[1], W[2], W[3]
+    Scans every family of ``x`` in the table; the weights are the index's precomputed
+    ones where ``W`` has them (unless their sum may have underflowed), otherwise
+    ``exp(value)`` computed here."""
+    mark, stack, forbid, need = W[1], W[2], W[3], W[7]
     _mark_descendants(g, x, mark, stack)  # a parent among them would close a cycle
     for w in range(forbid.shape[0]):
         forbid[w] = 0
+        need[w] = 0
     for p in range(g.shape[0]):
         if mark[p]:
             set_bit(forbid, p)
-    if W[11].shape[0] == 0:
-        count = _scan_families(x, forbid, forced, offsets, fbits, W)
-    else:
-        count = _walk_families(x, forbid, forced, offsets[x], fbits[offsets[x]], W)
-        if count > 0 and W[4][count - 1] >= _TINY:
-            return W[12][x] + math.log(W[4][count - 1]), count
+    if forced >= 0:
+        set_bit(need, forced)
+    count, total = _scan_families(x, forbid, need, offsets, fbits, W)
     if count == 0:
         return -np.inf, 0
+    if total >= _TINY:
+        return W[14][x] + math.log(total), count
     return _exp_sums(count, fscores, W), count
 
 
@@ -404,12 +367,20 @@ def rev_draw(adj, pbits, eu, ev, m, offsets, fbits, fscores, W, rng):
     ratio (the target ratio is in it: the new parent sets are drawn from their conditional
     posterior) and ``row_i``, ``row_j`` are the table rows of the proposed parent sets (their
     values are ``fscores[row_i]``, ``fscores[row_j]``). Shared with partition MCMC, whose
-    joint (partition, DAG) chain makes the same move on a DAG drawn given the partition."""
+    joint (partition, DAG) chain makes the same move on a DAG drawn given the partition.
+
+    With an index in ``W`` (:func:`rev_workspace_indexed`) the table holds only the kept
+    families of a :class:`~pymc_bnstruct.moves.state.FamilyTable`: the move is not legal
+    when the current family of ``i`` or ``j`` is not kept (its reverse could not be drawn)."""
     if m == 0:
         return False, -1, -1, 0.0, -1, -1
     e = randint(rng, m)
     i = eu[e]
     j = ev[e]
+    # the table may leave families out (FamilyTable's pruning): from a graph whose family of
+    # i or j is one of them, the reverse move could not be drawn, so neither is this one
+    if W[12].shape[0] > 0 and not (_is_kept(i, pbits[i], W) and _is_kept(j, pbits[j], W)):
+        return False, i, j, 0.0, -1, -1
     g = W[0]
     new = W[5]
     n = adj.shape[0]
@@ -454,16 +425,18 @@ def rev_propose(adj, pbits, eu, ev, m, E, offsets, fbits, fscores, W, rng):
     ``exp(value) / Z_j``. The parent sets are the families of a
     :class:`~pymc_bnstruct.ScoreTable` (``offsets``, ``fbits``, ``fscores``) built with the
     chain's score, prior, in-degree bound and black / white lists, so every proposal
-    respects the constraints. The proposed sets go to ``W[5]`` (rows ``i``, ``j``); nothing
-    else changes. With ``G+'`` = ``G0`` plus the old parents of ``j``, the acceptance
-    ratio is::
+    respects the constraints (structure MCMC's: the kept families of a
+    :class:`~pymc_bnstruct.moves.state.FamilyTable`, the normalisers summing over those
+    only). The proposed sets go to ``W[5]`` (rows ``i``, ``j``); nothing else changes.
+    With ``G+'`` = ``G0`` plus the old parents of ``j``, the acceptance ratio is::
 
         P(G'|D) q(G' → G) / (P(G|D) q(G → G')) = m Z*_i(G0) Z_j(G+) / (m' Z*_j(G0) Z_i(G+'))
 
     (``m'`` edges in ``G'``; ``Z*_j`` sums over sets that contain ``i``); ``log_hastings``
     is its log minus ``delta``, the change of the graph score (from the cache ``E``).
-    ``legal`` is False (the chain stays) when there is no edge or no parent set fits (e.g.
-    a white-listed ``i -> j`` or a black-listed ``j -> i``).
+    ``legal`` is False (the chain stays) when there is no edge, no parent set fits (e.g.
+    a white-listed ``i -> j`` or a black-listed ``j -> i``) or the current family of ``i``
+    or ``j`` is not among the table's (pruned: the reverse move could not draw it).
     """
     legal, i, j, log_accept, _, _ = _rev_draw_inline(adj, pbits, eu, ev, m, offsets, fbits, fscores, W, rng)
     if not legal:
@@ -522,7 +495,7 @@ def structure_metropolis(adj, pbits, npar, desc, E, allowed, required, max_paren
     ``probs``: weights of add, delete, reverse and REV (4 entries summing to 1). REV draws
     parent sets from ``families``, a :class:`~pymc_bnstruct.moves.state.FamilyTable` of a
     :class:`~pymc_bnstruct.ScoreTable` with the same score, prior and constraints (ignored,
-    and may be empty, when ``probs[3] == 0``), through its index when it has one.
+    and may be empty, when ``probs[3] == 0``): its kept families, with its index.
     ``stats[k]`` / ``stats[4 + k]`` receive proposed / accepted moves of kind ``k`` (0–3;
     illegal proposals count as proposed and rejected).
 
@@ -550,8 +523,8 @@ def structure_metropolis(adj, pbits, npar, desc, E, allowed, required, max_paren
     if p_rev > 0.0:
         for x in range(offsets.shape[0] - 1):
             max_rows = max(max_rows, offsets[x + 1] - offsets[x])
-    W = rev_workspace_indexed(n, pbits.shape[1], max_rows, families.alphabet, families.free, families.binom,
-                              families.weights, families.log_scale)
+    W = rev_workspace_indexed(n, pbits.shape[1], max_rows, families.local, families.slots, families.binom,
+                              families.full_offsets, families.kept, families.weights, families.log_scale)
     m = edge_list(adj, eu, ev, pos)
     beta_step = (beta_to - beta_from) / n_moves if n_moves > 0 else 0.0
     for t in range(n_moves):

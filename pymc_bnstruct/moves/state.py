@@ -14,7 +14,7 @@ import numpy as np
 
 from . import kernels as move_kernels
 
-__all__ = ["GraphState", "FamilyTable", "KernelConstraints", "parent_bitsets"]
+__all__ = ["GraphState", "FamilyTable", "KernelConstraints", "parent_bitsets", "REV_PRUNE_NATS"]
 
 
 def parent_bitsets(adj: np.ndarray) -> np.ndarray:
@@ -112,33 +112,63 @@ class KernelConstraints(NamedTuple):
                    np.int64(constraints.max_parents))
 
 
-class FamilyTable(NamedTuple):
-    """Every allowed family of a :class:`~pymc_bnstruct.ScoreTable`, as the REV move reads it.
+#: Default pruning threshold of the REV move's family table, in nats (see :class:`FamilyTable`).
+REV_PRUNE_NATS = 25.0
 
-    Besides the table's rows, an index that lets REV visit only the families a graph allows
-    (:func:`~pymc_bnstruct.moves.mcmc.rev_draw`): the families of child ``x`` are its
-    white-listed parents plus every set ``T`` of at most ``free[x, 1]`` of its ``free[x, 0]``
-    other candidate parents ``alphabet[x, :free[x, 0]]`` (ascending), and a table sorted by
-    parent bitset holds them in the order of the combinatorial number system: with the
-    local indices ``l_1 > l_2 > ... > l_d`` of ``T``, the row is ``offsets[x] + Σ_t
-    binom[l_t, free[x, 1] - t + 1]``, where ``binom[a, q] = Σ_{s <= q} C(a, s)`` counts the
-    subsets of at most ``q`` of ``a`` elements. A table without the index (``weights``
-    empty) is scanned row by row instead.
+
+class FamilyTable(NamedTuple):
+    """The families a REV move draws parent sets from, and the index that checks the current ones.
+
+    Built from a :class:`~pymc_bnstruct.ScoreTable` (:meth:`from_score_table`). The first
+    three fields are a family table in the ScoreTable's layout, which
+    :func:`~pymc_bnstruct.moves.mcmc.rev_draw` scans: the families REV may propose, each
+    child's in the ScoreTable's order. The rest is the index (empty without one): the
+    families' weights, precomputed, and what :func:`~pymc_bnstruct.moves.mcmc.rev_draw`
+    needs to check whether the current parent sets of a move's two nodes are among the
+    proposable ones.
+
+    **Pruning.** A family ``S`` of child ``x`` is *kept* when its value (local score + log
+    prior) is at least that of its best strict subset in the table, minus ``T`` nats
+    (subsets keep the white-listed parents); the family of the white-listed parents alone
+    is always kept. REV draws only kept families and is rejected (the chain stays) when the
+    current family of either of its two nodes is not kept. The forward and the reverse
+    move then draw from the same families with the same weights, and each is possible
+    exactly when the other is, so the Hastings ratio is exact and the chain targets the
+    posterior exactly, whatever ``T``; ``T`` only decides how well REV mixes. It loses
+    little: replacing a pruned family ``S`` of ``x`` by its best subset removes edges (the
+    graph stays an allowed DAG) and multiplies the posterior by more than ``e^T``, a map
+    that is one-to-one for each ``S``, so under the posterior the probability that some
+    node's family is pruned is below ``n · (families per node) · e^-T`` (alarm, 37 nodes,
+    ``max_parents=4``, ``T = 25``: 37 · 66,712 · e^-25 ≈ 3e-5). Pruning shortens REV's scans
+    about 5 to 10 times (alarm, 500 rows, ``max_parents=4``: 1.4 % of the families kept at
+    ``T = 10``, 7.8 % at 20, 18.6 % at 30).
+
+    **Ranks.** The families of child ``x`` in the ScoreTable are its white-listed parents
+    plus every set of at most ``slots[x]`` of its other candidate parents, sorted by parent
+    bitset, which is the order of the combinatorial number system: with the local indices
+    ``l_1 > l_2 > ... > l_d`` (``local[x, p]``: the place of ``p`` among the candidates,
+    ascending) of the free members, the family's row is ``full_offsets[x] + Σ_t binom[l_t,
+    slots[x] - t + 1]``, where ``binom[a, q] = Σ_{s <= q} C(a, s)`` counts the subsets of
+    at most ``q`` of ``a`` elements; ``kept`` is indexed by that row.
     """
 
-    #: families of child ``i`` are rows ``offsets[i]:offsets[i + 1]``.
+    #: the kept families of child ``i`` are rows ``offsets[i]:offsets[i + 1]``.
     offsets: np.ndarray
-    #: ``(n_families, n_words)`` ``uint64`` parent bitsets.
+    #: ``(n_kept, n_words)`` ``uint64`` parent bitsets.
     bitsets: np.ndarray
-    #: ``local score + log prior`` of each family.
+    #: ``local score + log prior`` of each kept family.
     log_scores: np.ndarray
-    #: ``(n, n)`` ``int64``: row ``x`` lists the free candidate parents of ``x``, ascending (-1 after).
-    alphabet: np.ndarray
-    #: ``(n, 2)`` ``int64``: number of free candidates and largest number of free parents.
-    free: np.ndarray
-    #: ``(n, max_parents + 1)`` ``int64``: ``binom[a, q]`` subsets of at most ``q`` of ``a`` elements.
+    #: ``(n, n)`` ``int64``: ``local[x, p]``, the place of ``p`` among the free candidate parents of ``x`` (or -1).
+    local: np.ndarray
+    #: ``(n,)`` ``int64``: largest number of free parents of each child.
+    slots: np.ndarray
+    #: ``(n + 1, max_parents + 1)`` ``int64``: ``binom[a, q]`` subsets of at most ``q`` of ``a`` elements.
     binom: np.ndarray
-    #: ``exp(log_scores - log_scale[child])``: the families' weights, precomputed.
+    #: ``(n + 1,)`` ``int64``: the ScoreTable's offsets (ranks to rows of ``kept``).
+    full_offsets: np.ndarray
+    #: ``(n_families,)`` ``bool``: whether each family of the ScoreTable is kept.
+    kept: np.ndarray
+    #: ``exp(log_scores - log_scale[child])``: the kept families' weights, precomputed.
     weights: np.ndarray
     #: ``(n,)`` largest family value of each child.
     log_scale: np.ndarray
@@ -150,62 +180,107 @@ class FamilyTable(NamedTuple):
                    *_no_index())
 
     @classmethod
-    def from_score_table(cls, table, index: bool = True) -> FamilyTable:
-        """The families of ``table`` (a :class:`~pymc_bnstruct.ScoreTable`), with the index
-        unless ``index`` is False (then REV scans every family, the reference path).
+    def from_score_table(cls, table, index: bool = True, prune_nats: float | None = REV_PRUNE_NATS) -> FamilyTable:
+        """The families of ``table`` (a :class:`~pymc_bnstruct.ScoreTable`) that REV may
+        propose, with the index.
+
+        Parameters
+        ----------
+        table : ScoreTable
+            Every allowed family (complete and bitset-sorted, as the ScoreTable builds it).
+        index : bool, default True
+            False: every family, no index (REV then scans every family and sums weights
+            from the values, as partition MCMC does: a reference path).
+        prune_nats : float or None, default :data:`REV_PRUNE_NATS`
+            ``T`` of the pruning (see the class); None or ``inf``: keep every family.
 
         Raises
         ------
         ValueError
             If the table's rows are not in the order the index assumes (a table cut by
-            ``cache_size`` / ``prune`` or sorted otherwise).
+            ``cache_size`` / ``prune`` or sorted otherwise), or ``prune_nats`` is negative
+            or NaN.
         """
+        if prune_nats is not None and not prune_nats >= 0:
+            raise ValueError(f"prune_nats must be >= 0 or None, got {prune_nats!r}")
         offsets = np.asarray(table.offsets, dtype=np.int64)
         bitsets = np.ascontiguousarray(table.bitsets, dtype=np.uint64)
         log_scores = np.asarray(table.log_scores, dtype=np.float64)
         if not index:
             return cls(offsets, bitsets, log_scores, *_no_index())
-        return cls(offsets, bitsets, log_scores, *_family_index(table, offsets, log_scores))
+        local, slots, binom, kept, log_scale = _family_index(
+            table, offsets, log_scores, math.inf if prune_nats is None else float(prune_nats))
+        rows = np.flatnonzero(kept)
+        children = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))[rows]
+        return cls(np.searchsorted(rows, offsets).astype(np.int64), np.ascontiguousarray(bitsets[rows]),
+                   log_scores[rows], local, slots, binom, offsets, kept,
+                   np.exp(log_scores[rows] - log_scale[children]), log_scale)
 
 
 def _no_index() -> tuple[np.ndarray, ...]:
-    return (np.zeros((0, 0), dtype=np.int64), np.zeros((0, 2), dtype=np.int64), np.zeros((0, 0), dtype=np.int64),
-            np.zeros(0), np.zeros(0))
+    return (np.zeros((0, 0), dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.int64),
+            np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.bool_), np.zeros(0), np.zeros(0))
 
 
-def _family_index(table, offsets: np.ndarray, log_scores: np.ndarray) -> tuple[np.ndarray, ...]:
-    """``alphabet, free, binom, weights, log_scale`` of :class:`FamilyTable` (checked against the rows)."""
+def _family_index(table, offsets: np.ndarray, log_scores: np.ndarray, prune_nats: float) -> tuple[np.ndarray, ...]:
+    """``local, slots, binom, kept, log_scale`` of :class:`FamilyTable` (ranks checked against the rows)."""
     c = table.constraints
     n = c.n_vars
     k = int(c.max_parents)
-    alphabet = np.full((n, n), -1, dtype=np.int64)
-    free = np.zeros((n, 2), dtype=np.int64)
+    local = np.full((n, n), -1, dtype=np.int64)
+    slots = np.zeros(n, dtype=np.int64)
     binom = np.array([[sum(math.comb(a, s) for s in range(q + 1)) for q in range(k + 1)] for a in range(n + 1)],
                      dtype=np.int64)
     sets = np.asarray(table.parent_sets, dtype=np.int64)
+    kept = np.ones(len(log_scores), dtype=np.bool_)
     log_scale = np.empty(n)
-    weights = np.empty(len(log_scores))
     for x in range(n):
         lo, hi = int(offsets[x]), int(offsets[x + 1])
         cand = np.flatnonzero(c.allowed[:, x] & ~c.required[:, x])
-        n_req = int(c.required[:, x].sum())
-        a, kx = len(cand), k - n_req
-        alphabet[x, :a] = cand
-        free[x] = a, kx
-        # the rank of each row from its parent set: it must be the row itself
-        local = np.full(n + 1, -1, dtype=np.int64)  # column n: the padding (-1) of parent_sets
-        local[cand] = np.arange(a)
-        loc = np.sort(local[sets[lo:hi]], axis=1)[:, ::-1]  # free members descending, then -1s
-        rank = np.zeros(hi - lo, dtype=np.int64)
-        for t in range(loc.shape[1]):
-            member = loc[:, t] >= 0
-            if t < kx:  # (at most kx free members; binom has no column below 0)
-                rank[member] += binom[loc[member, t], kx - t]
-            elif member.any():
-                raise ValueError("a family has more free parents than max_parents allows")
+        a, kx = len(cand), k - int(c.required[:, x].sum())
+        local[x, cand] = np.arange(a)
+        slots[x] = kx
+        # the rank of each row from its parent set: it must be the row itself. Column-wise
+        # (place t of the free members, descending): NumPy reduces short rows slowly
+        lx = np.append(local[x], -1)  # column n: the padding (-1) of parent_sets
+        loc = np.sort(lx[sets[lo:hi]], axis=1)[:, ::-1].T  # (place, row): free members descending, then -1s
+        if (loc[kx:] >= 0).any():
+            raise ValueError("a family has more free parents than max_parents allows")
+        loc = np.ascontiguousarray(loc[:kx])
+        own = np.zeros_like(loc)  # each member's term of the rank
+        for t in range(kx):
+            own[t] = np.where(loc[t] >= 0, binom[np.maximum(loc[t], 0), kx - t], 0)
+        rank = own.sum(axis=0)
         if hi - lo != binom[a, kx] or not np.array_equal(rank, np.arange(hi - lo)):
             raise ValueError(f"the families of variable {x} are not the complete, bitset-sorted list the REV "
                              "index needs")
         log_scale[x] = log_scores[lo:hi].max()
-        weights[lo:hi] = np.exp(log_scores[lo:hi] - log_scale[x])
-    return alphabet, free, binom, weights, log_scale
+        if math.isfinite(prune_nats) and kx > 0:
+            kept[lo:hi] = _kept(log_scores[lo:hi], loc, own, binom, prune_nats)
+    return local, slots, binom, kept, log_scale
+
+
+def _kept(values: np.ndarray, loc: np.ndarray, own: np.ndarray, binom: np.ndarray, prune_nats: float) -> np.ndarray:
+    """Kept flags of one child's families (rows = ranks; ``loc[t]``: the local index of each
+    family's free member at place ``t``, descending, or -1; ``own[t]``: its term of the
+    rank): ``value >= max(value of a strict subset) - prune_nats``, by a DP over the size."""
+    kx, rows = loc.shape
+    rank = own.sum(axis=0)
+    # sub[s]: the rank of S minus its member at place s, whose later members move up a place
+    sub = np.empty_like(loc)
+    later = np.zeros(rows, dtype=np.int64)
+    for s in range(kx - 1, -1, -1):
+        sub[s] = rank - own[s] + later
+        if s > 0:
+            later += np.where(loc[s] >= 0, binom[np.maximum(loc[s], 0), kx - s + 1], 0) - own[s]
+    size = (loc >= 0).sum(axis=0)
+    best = values.copy()  # best value of S and its subsets
+    best_sub = np.full(rows, -np.inf)  # best value of a strict subset
+    for d in range(1, kx + 1):  # the subsets of a family of size d have size d - 1: done already
+        r = np.flatnonzero(size == d)
+        top = best[sub[0, r]]
+        for s in range(1, d):
+            np.maximum(top, best[sub[s, r]], out=top)
+        best_sub[r] = top
+        best[r] = np.maximum(values[r], top)
+    return values >= best_sub - prune_nats
