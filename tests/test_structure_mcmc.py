@@ -388,3 +388,17 @@ def test_explicit_start_is_the_chain_start():
                           step=bns.StructureMetropolis(moves_per_draw=1), **SAMPLE)
     for c in range(2):
         assert np.abs(idata.posterior["g"].values[c, 0] - graph).sum() <= 2  # a reversal changes two cells
+
+
+def test_step_passes_rev_prune_to_its_chain():
+    """StructureMetropolis(rev_prune=...) reaches REV's table: None keeps every family."""
+    df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
+    with pm.Model():
+        bns.DAG("dag", df, max_parents=2)
+        default = bns.StructureMetropolis()
+        full = bns.StructureMetropolis(rev_prune=None)
+        tight = bns.StructureMetropolis(rev_prune=0.5)
+    n_full = len(full.chain.families.log_scores)
+    assert n_full == full.chain.rev_table.n_families
+    assert len(tight.chain.families.log_scores) < n_full
+    assert len(default.chain.families.log_scores) <= n_full
