@@ -190,3 +190,15 @@ def test_every_start_converges_to_a_space_with_the_true_parents(asia, start):
         _search_space(data, score=None, prior=None, max_parents=DEFAULT_MAX_PARENTS, max_candidates=20,
                       method="iterative", blacklist=None, whitelist=None, random_seed=2, progressbar=False,
                       start="ges")
+
+
+def test_plus1_rounds_in_small_chunks_give_the_same_space(monkeypatch):
+    """The plus1 families are scored in chunks (bounded memory on large networks); the
+    chunk size must not change the gains, hence not the space."""
+    from pymc_bnstruct.search import space as space_module
+
+    df = bns.datasets.load_network("alarm").sample(300, random_seed=4)
+    whole = bns.search_space(df, random_seed=1, progressbar=False, whitelist=[("HR", "HRBP")])
+    monkeypatch.setattr(space_module, "_PLUS1_CHUNK", 50)  # a few nodes per chunk
+    chunked = bns.search_space(df, random_seed=1, progressbar=False, whitelist=[("HR", "HRBP")])
+    assert chunked.candidates == whole.candidates and chunked.n_iterations == whole.n_iterations

@@ -97,7 +97,6 @@ ed. MIT Press (the PC skeleton).
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import math
 import sys
 import time
@@ -114,12 +113,15 @@ from ..graph import adjacency_dataarray
 from ..moves import ScoreCache
 from ..priors import StructurePrior, Uniform
 from ..scores import Score, check_prior, check_score, default_score
-from ..scores.table import MAX_FAMILIES
+from ..scores.table import MAX_FAMILIES, node_families
 from ..validation import check_choice, check_int
 from .hill_climb import _hill_climb
 from .skeleton import skeleton_search
 
 __all__ = ["search_space", "SearchSpace", "METHODS", "STARTS"]
+
+#: Families scored at once in a plus1 round (about 100 MB of arrays at most).
+_PLUS1_CHUNK = 1_000_000
 
 #: Values of ``method``: ``"iterative"`` expands the start skeleton until no new parent
 #: enters; ``"skeleton"`` stops at the start skeleton.
@@ -413,35 +415,57 @@ class _Grower:
         return self._pair_gain
 
     def _plus1(self) -> None:
-        """Refresh ``gain`` for the stale nodes: the exact plus1 comparison of the module docstring."""
+        """Refresh ``gain`` for the stale nodes: the exact plus1 comparison of the module docstring.
+
+        The families are built as arrays and scored in chunks of about
+        :data:`_PLUS1_CHUNK` (one node's families stay together), so memory stays bounded
+        on networks of hundreds of variables (link: 19 million families in the first round)."""
         base, k_max = self.base, self.base.max_parents
-        children: list[int] = []
-        sets: list[tuple[int, ...]] = []
-        layout = []
+        width = max(k_max, 1)
+        batch: list[tuple[int, np.ndarray, np.ndarray, np.ndarray]] = []
+        pending = total = 0
         for v in np.flatnonzero(self.stale):
-            req = tuple(int(u) for u in np.flatnonzero(base.required[:, v]))
-            free = [int(u) for u in np.flatnonzero(self.allowed[:, v]) if not base.required[u, v]]
-            outside = [int(w) for w in np.flatnonzero(base.allowed[:, v] & ~self.allowed[:, v] & ~self.banned[:, v])]
-            inside = [tuple(sorted(req + t)) for k in range(k_max - len(req) + 1) for t in itertools.combinations(free, k)]
-            smaller = [s for s in inside if len(s) < k_max]
-            with_w = [tuple(sorted(s + (w,))) for w in outside for s in smaller]
-            layout.append((int(v), len(inside), outside, len(smaller)))
-            children += [int(v)] * (len(inside) + len(with_w))
-            sets += inside + with_w
-            if len(sets) > MAX_FAMILIES:
+            req = np.flatnonzero(base.required[:, v])
+            free = np.array([u for u in np.flatnonzero(self.allowed[:, v]) if not base.required[u, v]], dtype=np.int64)
+            outside = np.flatnonzero(base.allowed[:, v] & ~self.allowed[:, v] & ~self.banned[:, v])
+            slots = k_max - len(req)
+            inside = node_families(req, free, outside[:0], slots, (0, 0), width)
+            with_w = node_families(req, free, outside, slots, (1, 1), width) if slots > 0 else inside[:0]
+            batch.append((int(v), inside, outside, with_w))
+            pending += len(inside) + len(with_w)
+            total += len(inside) + len(with_w)
+            if total > MAX_FAMILIES:
                 raise ValueError(f"the plus1 families of one round exceed {MAX_FAMILIES:,}; lower max_parents "
                                  f"or max_candidates")
-        values = self._families(children, sets)
-        at = 0
-        for v, n_inside, outside, n_smaller in layout:
-            best_in = values[at:at + n_inside].max()
-            at += n_inside
-            self.gain[:, v] = -np.inf
-            if outside and n_smaller:
-                best_w = values[at:at + len(outside) * n_smaller].reshape(len(outside), n_smaller).max(axis=1)
-                self.gain[outside, v] = best_w - best_in
-            at += len(outside) * n_smaller
+            if pending >= _PLUS1_CHUNK:
+                self._plus1_gains(batch)
+                batch, pending = [], 0
+        if batch:
+            self._plus1_gains(batch)
         self.stale[:] = False
+
+    def _plus1_gains(self, batch: list[tuple[int, np.ndarray, np.ndarray, np.ndarray]]) -> None:
+        """``gain[:, v]`` of the nodes in ``batch``: per outside parent ``w``, its best family
+        (``w`` and at most ``max_parents - 1`` candidates) minus the best family inside."""
+        sets = np.concatenate([part for _, inside, _, with_w in batch for part in (inside, with_w)])
+        kids = np.concatenate([np.full(len(inside) + len(with_w), v, dtype=np.int64)
+                               for v, inside, _, with_w in batch])
+        sizes = (sets >= 0).sum(axis=1).astype(np.int64)
+        values = self.cache.score.family_scores(self.data, kids, sets, sizes)
+        values = values + self.cache.prior.log_families(self.base.n_vars, kids, sets, sizes)
+        at = 0
+        for v, inside, outside, with_w in batch:
+            best_in = values[at:at + len(inside)].max()
+            at += len(inside)
+            self.gain[:, v] = -np.inf
+            if len(with_w):
+                # the outside parent of each family: its one member outside the candidates
+                member = np.isin(with_w, outside)
+                w_of = with_w[member]
+                best_w = np.full(self.base.n_vars, -np.inf)
+                np.maximum.at(best_w, w_of, values[at:at + len(with_w)])
+                self.gain[outside, v] = best_w[outside] - best_in
+            at += len(with_w)
 
     def best_score(self) -> float:
         return self.cache.network(self.adj)
