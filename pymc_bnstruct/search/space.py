@@ -361,8 +361,11 @@ def _pc_skeleton(data: DiscreteData | ContinuousData, max_order: int = _PC_MAX_O
     adj = ~np.eye(n, dtype=bool)
     for order in range(max_order + 1):
         pairs = [(x, y) for x in range(n) for y in range(x + 1, n) if adj[x, y]]
-        cands = [([int(z) for z in np.flatnonzero(adj[x]) if z != y], [int(z) for z in np.flatnonzero(adj[y]) if z != x])
-                 for x, y in pairs]
+        # order 0 tests the empty set alone: no neighbour lists (on link they would hold
+        # 377 million entries, about 14 GB as Python ints)
+        cands = ([([], [])] * len(pairs) if order == 0 else
+                 [([int(z) for z in np.flatnonzero(adj[x]) if z != y], [int(z) for z in np.flatnonzero(adj[y]) if z != x])
+                  for x, y in pairs])
         keep = [k for k, (a, b) in enumerate(cands) if max(len(a), len(b)) >= order]
         if not keep:
             break
