@@ -56,7 +56,7 @@ AUTO_FULL_VARS = 20
 #: a second).
 AUTO_FULL_FAMILIES = 20_000
 #: Order MCMC on a restricted space samples its plus1 neighbourhood while that score table
-#: has at most this many families (hailfinder-500: about 0.2 M; link: about 20 M, whose
+#: has at most this many families (hailfinder-500: about 55,000; link: about 19 M, whose
 #: order moves would then be some ten times slower).
 AUTO_PLUS1_FAMILIES = 2_000_000
 #: Samplers whose model variable holds a score table (built on the executor when one is given).
