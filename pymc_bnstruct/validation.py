@@ -18,7 +18,7 @@ import numpy as np
 
 __all__ = [
     "ArgumentTypeError", "read_only", "check_int", "check_number", "check_probability", "check_choice",
-    "check_move_probs", "renamed_keywords",
+    "check_move_probs", "check_executor", "renamed_keywords",
 ]
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -56,6 +56,18 @@ def _is_int(value: Any) -> bool:
 
 def _is_real(value: Any) -> bool:
     return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
+
+
+def check_executor(executor: Any) -> Any:
+    """``executor`` validated: None or anything with ``submit`` (a ``concurrent.futures``
+    executor, a Dask client's ``get_executor()``); an executor class is refused with a hint."""
+    if isinstance(executor, type):
+        raise ArgumentTypeError(f"executor must be an executor instance (e.g. {executor.__name__}(4)), "
+                                f"not the class {executor.__name__}")
+    if executor is not None and not callable(getattr(executor, "submit", None)):
+        raise ArgumentTypeError(f"executor must be a concurrent.futures.Executor (anything with submit) or None, "
+                                f"got {executor!r}")
+    return executor
 
 
 def _int_kind(minimum: int | None) -> str:

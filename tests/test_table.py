@@ -221,3 +221,14 @@ def test_table_and_op_pickle():
         assert back.lookup(0, [1]) == table.lookup(0, [1])
         op = pickle.loads(dumps(DAGLogScore(table)))
         assert op.table.n_families == table.n_families
+
+
+@pytest.mark.parametrize("plus1", [False, True])
+def test_table_size_counts_without_building(plus1):
+    """table_size gives the table's number of families, lists and candidates included."""
+    from pymc_bnstruct.scores.table import table_size
+
+    df = bns.datasets.load_network("asia").sample(100, random_seed=1)
+    c = bns.StructureConstraints(list(df.columns), 2, blacklist=[("smoke", "lung")], whitelist=[("asia", "tub")],
+                                 candidates={"tub": ["asia", "either"], "lung": ["bronc"], "dysp": ["bronc"]})
+    assert table_size(c, plus1) == bns.ScoreTable(df, constraints=c, plus1=plus1).n_families

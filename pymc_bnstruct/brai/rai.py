@@ -42,7 +42,7 @@ from ..graph import adjacency_dataarray
 from ..priors import StructurePrior
 from ..scores import Score, check_score, default_score
 from ..scores import kernels as score_kernels
-from ..validation import ArgumentTypeError, check_int
+from ..validation import ArgumentTypeError, check_executor, check_int
 from .ci_tests import BoundTest, CITest, FisherZ, as_ci_test
 from .pdag import SepSets, orient, repaired_extension, split_autonomous
 from .tree import Call, GraphGenerativeTree, Leaf, merge_counts
@@ -588,8 +588,7 @@ def fit(data: DiscreteData | ContinuousData | Any, *, n_bootstrap: int = 3, max_
     if prior is not None and not isinstance(prior, StructurePrior):
         raise ArgumentTypeError(f"prior must be a StructurePrior or None, got {prior!r}")
     max_ci_tests = check_int(max_ci_tests, "max_ci_tests", minimum=0, allow_none=True)
-    if executor is not None and not isinstance(executor, Executor) and not hasattr(executor, "submit"):
-        raise ArgumentTypeError(f"executor must be a concurrent.futures.Executor or None, got {executor!r}")
+    executor = check_executor(executor)
     tree = _build(data, test, score, prior, n_bootstrap, True, max_order, blacklist, whitelist, random_seed,
                   executor, max_ci_tests, bool(progressbar), anchors=True)
     # the empty graph is the root choice's last child; argmax keeps the first of ties, so it

@@ -30,9 +30,9 @@ from ..priors import StructurePrior, Uniform
 from ..results.excluded import excluded_mass
 from ..results.idata import get_group
 from ..scores import Score, check_prior, default_score
-from ..scores.table import ScoreTable, family_count
+from ..scores.table import ScoreTable, table_size
 from ..search import SearchSpace, hill_climb, search_space, skeleton_search
-from ..validation import ArgumentTypeError, check_int
+from ..validation import ArgumentTypeError, check_executor, check_int
 from .budget import (
     DEFAULT_CAP_SECONDS,
     RunSize,
@@ -230,8 +230,7 @@ def learn(
     cores = check_int(cores, "cores", minimum=1, allow_none=True)
     draws = check_int(draws, "draws", minimum=1, allow_none=True)
     tune = check_int(tune, "tune", minimum=0, allow_none=True)
-    if executor is not None and not callable(getattr(executor, "submit", None)):
-        raise ArgumentTypeError(f"executor must be a concurrent.futures.Executor or None, got {executor!r}")
+    executor = check_executor(executor)
     seed = _root_seed(random_seed)
     progress = bool(progressbar)
 
@@ -380,16 +379,9 @@ def _table_on(executor: Any, data: DiscreteData | ContinuousData, variable_kwarg
 
 def _plus1_families(data: DiscreteData | ContinuousData, space: Any, variable_kwargs: dict[str, Any]) -> int:
     """Families of the plus1 score table of ``space`` under the lists and bound in ``variable_kwargs``."""
-    c = StructureConstraints(data.names, variable_kwargs.get("max_parents"), variable_kwargs.get("blacklist"),
-                             variable_kwargs.get("whitelist"), candidates=space)
-    black = np.zeros((c.n_vars, c.n_vars), dtype=bool)
-    black[tuple(np.array(c.blacklist, dtype=np.int64).reshape(-1, 2).T)] = True
-    total = 0
-    for v in range(c.n_vars):
-        required = int(c.required[:, v].sum())
-        outside = c.n_vars - 1 - int(black[:, v].sum()) - len(c.candidates[v])
-        total += family_count(len(c.candidates[v]) - required, outside, int(c.max_parents) - required, (0, 1))
-    return total
+    return table_size(StructureConstraints(data.names, variable_kwargs.get("max_parents"),
+                                           variable_kwargs.get("blacklist"), variable_kwargs.get("whitelist"),
+                                           candidates=space), plus1=True)
 
 
 def _resolve_space(search_space_arg: Any, data: DiscreteData | ContinuousData, *, score: Score, prior: StructurePrior,

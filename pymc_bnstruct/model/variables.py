@@ -337,7 +337,9 @@ def _table_data(kind: str, table: Any, data: Any, **shaping: Any) -> DiscreteDat
         raise TypeError(f"{kind}: table must be a ScoreTable, got {type(table).__name__}")
     defaults = dict(score=None, prior=Uniform(), max_parents=DEFAULT_MAX_PARENTS, candidates=None, blacklist=None,
                     whitelist=None, plus1=False)
-    given = sorted(k for k, v in shaping.items() if not (v is defaults[k] or v == defaults[k]))
+    # None defaults by identity: a list or array compared with == would not give one bool
+    given = sorted(k for k, v in shaping.items()
+                   if not (v is None if defaults[k] is None else (v is defaults[k] or v == defaults[k])))
     if given:
         raise ValueError(f"{kind}: give either table= or the table's settings {given}, not both (the table was "
                          "built with its own)")

@@ -20,11 +20,11 @@ import pandas as pd
 from ..constraints import DEFAULT_MAX_PARENTS, StructureConstraints
 from ..data import ContinuousData, DiscreteData, as_data
 from ..priors import StructurePrior, Uniform
-from ..validation import ArgumentTypeError, check_int, read_only
+from ..validation import check_executor, check_int, read_only
 from . import Score, check_prior, check_score, default_score, family_indices
 from . import kernels as _kernels
 
-__all__ = ["ScoreTable", "family_count", "node_families"]
+__all__ = ["ScoreTable", "family_count", "node_families", "table_size"]
 
 # Refuse tables beyond this many families (about 40 bytes each plus parent lists).
 MAX_FAMILIES = 50_000_000
@@ -108,16 +108,6 @@ def _check_plus1(value: Any) -> bool:
     return bool(value)
 
 
-def _check_executor(executor: Any) -> Executor | None:
-    if isinstance(executor, type):
-        raise ArgumentTypeError(f"executor must be an executor instance (e.g. {executor.__name__}(4)), "
-                                f"not the class {executor.__name__}")
-    if executor is not None and not callable(getattr(executor, "submit", None)):
-        raise ArgumentTypeError(f"executor must be a concurrent.futures.Executor (anything with submit) or None, "
-                                f"got {executor!r}")
-    return executor
-
-
 def _executor_workers(executor: Any) -> int:
     """How many tasks ``executor`` runs at once, as far as it says; else the CPU count."""
     n = getattr(executor, "_max_workers", None)  # ThreadPoolExecutor, ProcessPoolExecutor
@@ -136,6 +126,26 @@ def _score_block(cols: np.ndarray, arities: np.ndarray, kind: int, param: float,
     re-entrant from several threads of one process.
     """
     return _kernels.local_scores_serial(cols, arities, children, parent_sets, n_parents, kind, param)
+
+
+def _node_layout(c: StructureConstraints) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, int]]:
+    """Per child: its white-listed parents, its other candidates, the parents the black list
+    allows outside its candidates (the plus1 parents) and its free parent slots."""
+    n = c.n_vars
+    free_of_black = ~np.eye(n, dtype=bool)
+    free_of_black[tuple(np.array(c.blacklist, dtype=np.int64).reshape(-1, 2).T)] = False
+    nodes = []
+    for i in range(n):
+        req = np.flatnonzero(c.required[:, i])
+        free = np.array([p for p in c.candidates[i] if not c.required[p, i]], dtype=np.int64)
+        nodes.append((req, free, np.flatnonzero(free_of_black[:, i] & ~c.allowed[:, i]), int(c.max_parents) - len(req)))
+    return nodes
+
+
+def table_size(constraints: StructureConstraints, plus1: bool = False) -> int:
+    """Families of ``ScoreTable(..., constraints=constraints, plus1=plus1)``, without building it."""
+    n_out = (0, int(bool(plus1)))
+    return sum(family_count(len(free), len(out), slots, n_out) for _, free, out, slots in _node_layout(constraints))
 
 
 def _blocks(n_families: int, block_size: int) -> list[tuple[int, int]]:
@@ -270,7 +280,7 @@ class ScoreTable:
         executor: Executor | None = None,
         block_size: int | None = None,
     ) -> None:
-        executor = _check_executor(executor)
+        executor = check_executor(executor)
         block_size = check_int(block_size, "block_size", minimum=1, allow_none=True)
         if block_size is not None and executor is None:
             raise ValueError("block_size is the number of families per executor task: give it with executor=")
@@ -292,19 +302,11 @@ class ScoreTable:
         self.max_parents, self.blacklist, self.whitelist = c.max_parents, c.blacklist, c.whitelist
         self.candidates = c.candidates
         self.plus1 = _check_plus1(plus1)
-        # parents the black list allows but the candidates leave out: the plus1 parents
-        free_of_black = ~np.eye(n, dtype=bool)
-        free_of_black[tuple(np.array(c.blacklist, dtype=np.int64).reshape(-1, 2).T)] = False
-        self.outside = tuple(tuple(int(p) for p in np.flatnonzero(free_of_black[:, i] & ~c.allowed[:, i]))
-                             for i in range(n))
+        nodes = _node_layout(c)
+        self.outside = tuple(tuple(int(p) for p in out) for _, _, out, _ in nodes)
 
         # enumerate, score and sort the families
         n_out = (0, int(self.plus1))
-        nodes = []
-        for i in range(n):
-            req = np.flatnonzero(c.required[:, i])
-            free = np.array([p for p in self.candidates[i] if not c.required[p, i]], dtype=np.int64)
-            nodes.append((req, free, np.array(self.outside[i], dtype=np.int64), self.max_parents - len(req)))
         sizes = [family_count(len(free), len(out), slots, n_out) for _, free, out, slots in nodes]
         total = sum(sizes)
         width = max(self.max_parents, 1)
