@@ -46,7 +46,7 @@ import numpy as np
 import pymc as pm
 
 import pymc_bnstruct as bns
-from pymc_bnstruct.results.features import feature_draws
+from pymc_bnstruct.results.draws import feature_draws
 from pymc_bnstruct.results.weights import draw_weights
 
 SCORE = bns.BDeu(ess=1.0)

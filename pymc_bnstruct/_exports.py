@@ -29,8 +29,10 @@ from . import (
     step_methods,
     validation,
 )
+from .brai import GraphGenerativeTree
 from .constraints import StructureConstraints
 from .data import ContinuousData, DiscreteData, as_data, as_discrete_data
+from .exact import ExactPosterior
 from .learning import learn
 from .model import DAG, NodeOrder, NodePartition
 from .order import OrderScorer
@@ -40,6 +42,7 @@ from .results import (
     Comparison,
     PrCurve,
     RocCurve,
+    StructureResult,
     Verdict,
     chain_agreement,
     compare,
@@ -47,6 +50,7 @@ from .results import (
     edge_probabilities,
     from_adjacency_frame,
     from_networkx,
+    map_dag,
     markov_blanket_probabilities,
     order_names,
     path_probabilities,
@@ -56,6 +60,7 @@ from .results import (
     plot_roc,
     plot_samc,
     plot_score_trace,
+    posterior_dags,
     pr_curve,
     roc_curve,
     samc_diagnostics,
@@ -68,5 +73,5 @@ from .results import (
 from .results.excluded import excluded_mass
 from .scores import BIC, K2, BDeu, BGe, network_score
 from .scores.table import ScoreTable
-from .search import SearchSpace, search_space
+from .search import SearchResult, SearchSpace, search_space
 from .step_methods import SAMC, ForeignStepError, OrderMetropolis, PartitionMetropolis, StructureMetropolis

@@ -48,6 +48,8 @@ NODE, NODE_ = "node", "node_"
 SOURCE, TARGET = "source", "target"
 POSITION = "position"
 EDGE_DIMS: tuple[str, str] = (PARENT, CHILD)
+#: Dim of DAGs drawn from a posterior (``bns.posterior_dags``) and of parameter draws.
+SAMPLE = "sample"
 MB_DIMS: tuple[str, str] = (NODE, NODE_)
 PATH_DIMS: tuple[str, str] = (SOURCE, TARGET)
 #: Dims of a labelled partition (``bns.NodePartition``): the layer index of every node.
@@ -84,6 +86,14 @@ class FeatureBackend(Protocol):
 
     def feature_probabilities(self, feature: str, **options: Any) -> np.ndarray:
         ...
+
+
+def dag_draws(dags: Any, names: Sequence[Any]) -> xr.DataArray:
+    """DAGs drawn from a posterior, labelled once: int8, dims ``("sample", "parent", "child")``
+    (what every ``sample_dags`` and :func:`pymc_bnstruct.posterior_dags` return)."""
+    names = [str(v) for v in names]
+    return xr.DataArray(np.asarray(dags, dtype=np.int8), dims=(SAMPLE, *EDGE_DIMS),
+                        coords={EDGE_DIMS[0]: names, EDGE_DIMS[1]: names})
 
 
 def check_feature(feature: Any) -> str:

@@ -17,10 +17,9 @@ import pandas as pd
 import xarray as xr
 
 from .jit import empty, inlined, inner, zeros
-from .validation import renamed_keywords
 
 __all__ = [
-    "transitive_closure", "markov_blankets",
+    "transitive_closure", "markov_blankets", "log_linear_extensions",
     "to_adjacency", "edges_to_indices", "find_cycle", "is_acyclic", "topological_order", "adjacency_dataarray", "covered_edges",
     "skeleton", "v_structures", "markov_equivalent", "to_cpdag", "shd",
 ]
@@ -203,14 +202,13 @@ def acyclic_kernel(adj):
     return topological_order_kernel(adj, empty(adj.shape[0], np.int64))
 
 
-@renamed_keywords(rng="random_seed")
 def topological_order(adjacency: Any, random_seed: int | np.random.Generator | None = None,
                       names: Sequence[str] | None = None) -> np.ndarray:
     """An order (int64 indices, earliest first) consistent with a DAG adjacency (row = parent).
 
     Kahn's algorithm; among the nodes whose parents are all placed, the next is the one
     with the smallest index, or a uniformly random one when ``random_seed`` (an int or a
-    Generator; ``rng=`` is its former name, deprecated) is given (random initial orders).
+    Generator) is given (random initial orders).
     Acyclicity checks that need no particular order use the numba
     :func:`topological_order_kernel`; this is the Python entry point with a readable error.
 
@@ -576,6 +574,69 @@ def markov_blanket_kernel(dags):
                             mb[g, u, w] = 1
                             mb[g, w, u] = 1
     return mb
+
+
+@inner
+def count_linear_extensions(parent_masks: np.ndarray, n: int, ways: np.ndarray) -> int:
+    """Number of topological orders of the DAG given by ``parent_masks`` (DP over subsets).
+
+    ``ways[S]`` = number of orders of the node set ``S`` that are prefixes of a
+    topological order; a node may be appended once all its parents are placed.
+    """
+    full = (1 << n) - 1
+    for s in range(full + 1):
+        ways[s] = 0
+    ways[0] = 1
+    for s in range(full):
+        w = ways[s]
+        if w == 0:  # not closed under parents: never a prefix
+            continue
+        for v in range(n):
+            if (s >> v) & 1 == 0 and (parent_masks[v] & ~s) == 0:
+                ways[s | (1 << v)] += w
+    return ways[full]
+
+
+@nb.njit(cache=True)
+def _log_linear_extensions_kernel(dags):
+    m, n = dags.shape[0], dags.shape[1]
+    masks = zeros(n, np.int64)
+    ways = zeros(1 << n, np.int64)
+    out = empty(m, np.float64)
+    for g in range(m):
+        for v in range(n):
+            masks[v] = 0
+            for u in range(n):
+                if dags[g, u, v]:
+                    masks[v] |= 1 << u
+        out[g] = np.log(count_linear_extensions(masks, n, ways))
+    return out
+
+
+def log_linear_extensions(dags: np.ndarray) -> np.ndarray:
+    """``log`` of the number of topological orders of each DAG of a stack ``(m, n, n)``.
+
+    A DP over the node subsets closed under parents (``O(2^n n)`` per graph), so for up to
+    about 20 variables; exact in int64 up to 20 nodes (20! < 2^63).
+
+    Raises
+    ------
+    ValueError
+        For more than 20 variables, entries other than 0/1, or a directed cycle.
+
+    Examples
+    --------
+    >>> v = np.array([[0, 1, 0], [0, 0, 0], [0, 0, 0]])     # 0 -> 1, 2 alone: 3 orders
+    >>> float(np.exp(bns.graph.log_linear_extensions(v[None]))[0].round())
+    3.0
+    """
+    arr = _as_dag_stack(dags)
+    if arr.shape[1] > 20:
+        raise ValueError(f"counting topological orders takes O(2^n) memory: at most 20 variables, got {arr.shape[1]}")
+    out = _log_linear_extensions_kernel(arr)
+    if not np.all(np.isfinite(out)):
+        raise ValueError("a graph of the stack has a directed cycle (no topological order)")
+    return out
 
 
 def transitive_closure(dags: np.ndarray) -> np.ndarray:

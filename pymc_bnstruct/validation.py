@@ -8,9 +8,7 @@ working.
 
 from __future__ import annotations
 
-import functools
 import math
-import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
@@ -18,7 +16,7 @@ import numpy as np
 
 __all__ = [
     "ArgumentTypeError", "read_only", "check_int", "check_number", "check_probability", "check_choice",
-    "check_move_probs", "check_executor", "renamed_keywords",
+    "check_move_probs", "check_executor",
 ]
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -214,36 +212,3 @@ def check_move_probs(move_probs: Any, kinds: Sequence[str], default: Sequence[fl
 def adjacency_shape_error(op_name: str, n: int) -> str:
     """The wrong-shape message of an adjacency Op, the same in ``perform`` and in numba."""
     return f"{op_name}: the adjacency must be {n}×{n} (row = parent)"
-
-
-def renamed_keywords(**renames: str) -> Callable[[F], F]:
-    """Decorator: keyword arguments renamed ``old=new`` keep working for one release.
-
-    A call passing an old keyword gets a ``FutureWarning`` naming the new keyword, and the
-    value is passed on under the new name; passing both is a ``TypeError``. Positional
-    calls are untouched.
-
-    Examples
-    --------
-    >>> @renamed_keywords(seed="random_seed")
-    ... def layout(graph, *, random_seed=0):
-    ...     return random_seed
-    >>> layout(None, seed=3)  # doctest: +SKIP
-    FutureWarning: layout(): the keyword 'seed' is renamed 'random_seed' ...
-    3
-    """
-    def decorate(func: F) -> F:
-        @functools.wraps(func)
-        def wrapper(*args: Any, **kwargs: Any) -> Any:
-            for old, new in renames.items():
-                if old in kwargs:
-                    if new in kwargs:
-                        raise TypeError(f"{func.__qualname__}() got both {old!r} and its new name {new!r}; "
-                                        f"pass only {new}=")
-                    warnings.warn(f"{func.__qualname__}(): the keyword {old!r} is renamed {new!r}; "
-                                  f"{old}= will stop working in a future release", FutureWarning, stacklevel=2)
-                    kwargs[new] = kwargs.pop(old)
-            return func(*args, **kwargs)
-        wrapper.__renamed_keywords__ = dict(renames)  # type: ignore[attr-defined]
-        return wrapper  # type: ignore[return-value]
-    return decorate

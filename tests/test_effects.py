@@ -163,7 +163,7 @@ def test_causal_effect_on_a_fixed_dag_equals_the_posterior_mean_formula():
     adj = net.adjacency.values
     parents, means = posterior_mean_tables(np.asarray(data.codes), data.arities, adj, ess=2.0)
     want = brute_do(parents, means, data.arities, 1, 2)
-    effect = bns.causal_effect(net.edges, df, treatment="x", outcome="y", n_samples=4000, random_seed=1, ess=2.0)
+    effect = bns.causal_effect(net.edges, df, treatment="x", outcome="y", draws=4000, random_seed=1, ess=2.0)
     assert effect.dims == ("sample", "do", "outcome")
     assert effect.coords["do"].values.tolist() == ["0", "1"]
     np.testing.assert_allclose(effect.sum("outcome").values, 1.0, atol=1e-12)
@@ -180,7 +180,7 @@ def test_predict_on_a_fixed_dag_matches_bayes_rule_on_average():
     df = net.sample(3000, random_seed=4)
     data = bns.DiscreteData.from_frame(df)
     parents, means = posterior_mean_tables(np.asarray(data.codes), data.arities, net.adjacency.values)
-    p = bns.predict(net, df, evidence={"w": "1", "x": "0"}, target="z", n_samples=2000, random_seed=2)
+    p = bns.predict(net, df, evidence={"w": "1", "x": "0"}, target="z", draws=2000, random_seed=2)
     assert p.dims == ("sample", "z")
     np.testing.assert_allclose(p.sum("z").values, 1.0, atol=1e-12)
     want = brute_conditional(parents, means, data.arities, 0, {3: 1, 1: 0})
@@ -193,7 +193,7 @@ def test_asia_average_matches_the_networks_interventional_distribution(treatment
     net = bns.datasets.load_network("asia")
     rows = 20_000
     df = net.sample(rows, random_seed=5)
-    effect = bns.causal_effect(net, df, treatment=treatment, outcome=outcome, n_samples=500, random_seed=0)
+    effect = bns.causal_effect(net, df, treatment=treatment, outcome=outcome, draws=500, random_seed=0)
     got = effect.mean("sample").sel(outcome="yes")
     for x in ["yes", "no"]:
         freq = net.sample(rows, random_seed=6, do={treatment: x})[outcome].eq("yes").mean()
@@ -202,7 +202,7 @@ def test_asia_average_matches_the_networks_interventional_distribution(treatment
         if treatment == "xray":
             # the broken variant, conditioning on the treatment, is far from the truth: xray is an
             # effect of lung, not a cause
-            cond = bns.predict(net, df, evidence={treatment: x}, target=outcome, n_samples=100, random_seed=0)
+            cond = bns.predict(net, df, evidence={treatment: x}, target=outcome, draws=100, random_seed=0)
             assert abs(float(cond.mean("sample").sel({outcome: "yes"})) - freq) > 10 * se
 
 
@@ -227,7 +227,7 @@ def enumerated():
 
 def test_enumerated_posterior_average_equals_the_exact_model_average(enumerated):
     df, post, want, broken = enumerated
-    effect = bns.causal_effect(post, df, treatment="x", outcome="y", n_samples=6000, random_seed=3)
+    effect = bns.causal_effect(post, df, treatment="x", outcome="y", draws=6000, random_seed=3)
     got = effect.mean("sample").values
     tol = mc_tol(effect.values)
     assert np.all(np.abs(got - want) < tol), (got, want, tol)
@@ -239,7 +239,7 @@ def test_enumerated_posterior_average_equals_the_exact_model_average(enumerated)
 def test_partition_mcmc_average_is_close_to_the_exact_one(enumerated):
     df, _, want, _ = enumerated
     idata = bns.learn(df, method="partition", chains=2, draws=1000, tune=200, random_seed=4, progressbar=False)
-    effect = bns.causal_effect(idata, df, treatment="x", outcome="y", n_samples=3000, random_seed=5)
+    effect = bns.causal_effect(idata, df, treatment="x", outcome="y", draws=3000, random_seed=5)
     assert np.abs(effect.mean("sample").values - want).max() < 0.03
 
 
@@ -252,17 +252,17 @@ def test_samc_weights_are_applied_by_resampling():
     log_w = np.log(np.tile([0.9, 0.1], 50))[None]
     idata = make_idata({"dag": dags}, {"log_weight": log_w}, dims={"dag": ["parent", "child"]},
                        coords={"parent": names, "child": names})
-    drawn = bns.questions.posterior_dags(idata, names, 1000, random_seed=0)
+    drawn = bns.posterior_dags(idata, 1000, names=names, random_seed=0)
     share = float(drawn.sel(parent="a", child="b").mean())
-    assert abs(share - 0.9) < 0.01                             # systematic resampling: within 1/n_samples
+    assert abs(share - 0.9) < 0.01                             # systematic resampling: within 1/draws
     plain = make_idata({"dag": dags}, dims={"dag": ["parent", "child"]}, coords={"parent": names, "child": names})
-    assert abs(float(bns.questions.posterior_dags(plain, names, 1000, random_seed=0)
+    assert abs(float(bns.posterior_dags(plain, 1000, names=names, random_seed=0)
                      .sel(parent="a", child="b").mean()) - 0.5) < 0.01
 
 
 def test_enumerated_dag_draws_follow_the_posterior(enumerated):
     df, post, _, _ = enumerated
-    drawn = bns.questions.posterior_dags(post, df, 4000, random_seed=1)
+    drawn = bns.posterior_dags(post, 4000, names=df, random_seed=1)
     np.testing.assert_allclose(drawn.mean("sample").values, post.edge_probabilities.values, atol=0.04)
 
 
@@ -271,15 +271,16 @@ def test_order_output_and_other_backends_give_dags():
     net = confounded_network()
     df = net.sample(300, random_seed=9)
     idata = bns.learn(df, method="order", chains=1, draws=100, tune=50, random_seed=1, progressbar=False)
-    effect = bns.causal_effect(idata, df, treatment="x", outcome="y", n_samples=200, random_seed=0)
+    effect = bns.causal_effect(idata, df, treatment="x", outcome="y", draws=200, random_seed=0)
     assert effect.shape == (200, 2, 2) and np.all(np.isfinite(effect.values))
     exact = bns.exact.posterior(df, modularity="order", progressbar=False)
-    dags = bns.questions.posterior_dags(exact, df, 3000, random_seed=0)
+    dags = bns.posterior_dags(exact, 3000, names=df, random_seed=0)
     np.testing.assert_allclose(dags.mean("sample").values, exact.edge_probabilities.values, atol=0.04)
-    with pytest.raises(ValueError, match="modularity='order'"):
-        bns.questions.posterior_dags(bns.exact.posterior(df, progressbar=False), df, 10)
+    dag_modular = bns.exact.posterior(df, progressbar=False)  # importance-weighted, resampled
+    dags = bns.posterior_dags(dag_modular, 3000, names=df, random_seed=0)
+    np.testing.assert_allclose(dags.mean("sample").values, dag_modular.edge_probabilities.values, atol=0.04)
     tree = bns.brai.fit(df, n_bootstrap=2, random_seed=1, progressbar=False)
-    dags = bns.questions.posterior_dags(tree, df, 20, random_seed=0)
+    dags = bns.posterior_dags(tree, 20, names=df, random_seed=0)
     assert dags.shape == (20, 4, 4)
     assert all(bns.graph.find_cycle(g) is None for g in dags.values)
 
@@ -288,7 +289,7 @@ def test_order_output_and_other_backends_give_dags():
 def test_average_effect_and_hdi_on_both_arviz_lines():
     net = confounded_network()
     df = net.sample(500, random_seed=10)
-    effect = bns.causal_effect(net, df, treatment="x", outcome="y", n_samples=400, random_seed=0)
+    effect = bns.causal_effect(net, df, treatment="x", outcome="y", draws=400, random_seed=0)
     ace = bns.average_effect(effect, treated="1", control="0", outcome_state="1", hdi_prob=0.9)
     diff = (effect.sel(do="1", outcome="1") - effect.sel(do="0", outcome="1")).values
     assert ace.dims == ("statistic",)
@@ -309,8 +310,8 @@ def test_reproducible_and_inputs_untouched():
     df = net.sample(200, random_seed=11)
     before = df.copy()
     adj = net.adjacency.values.copy()
-    a = bns.causal_effect(adj, df, treatment="x", outcome="w", n_samples=50, random_seed=3)
-    b = bns.causal_effect(adj, df, treatment="x", outcome="w", n_samples=50, random_seed=3)
+    a = bns.causal_effect(adj, df, treatment="x", outcome="w", draws=50, random_seed=3)
+    b = bns.causal_effect(adj, df, treatment="x", outcome="w", draws=50, random_seed=3)
     xr.testing.assert_equal(a, b)
     pd.testing.assert_frame_equal(df, before)
     np.testing.assert_array_equal(adj, net.adjacency.values)
@@ -327,8 +328,8 @@ def test_bad_input_is_refused():
         bns.causal_effect(net, df, treatment="x", outcome="x")
     with pytest.raises(ValueError, match="cycle"):
         bns.causal_effect([("x", "y"), ("y", "x")], df, treatment="x", outcome="y")
-    with pytest.raises(ValueError, match="n_samples"):
-        bns.causal_effect(net, df, treatment="x", outcome="y", n_samples=0)
+    with pytest.raises(ValueError, match="draws"):
+        bns.causal_effect(net, df, treatment="x", outcome="y", draws=0)
     with pytest.raises(ValueError, match="no state"):
         bns.predict(net, df, evidence={"x": "7"}, target="y")
     with pytest.raises(ValueError, match="unknown evidence"):

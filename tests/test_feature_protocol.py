@@ -7,8 +7,6 @@ once, so every backend gives the same dims, coords and name.
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pytest
 import xarray as xr
@@ -17,7 +15,6 @@ from conftest import random_data
 import pymc_bnstruct as bns
 from pymc_bnstruct.contract import FEATURE_DIMS, RESULT_NAMES, FeatureBackend, feature_dataarray
 from pymc_bnstruct.results.network_plots import network_layout
-from pymc_bnstruct.validation import renamed_keywords
 
 FUNCS = {"edge": bns.edge_probabilities, "markov_blanket": bns.markov_blanket_probabilities,
          "path": bns.path_probabilities}
@@ -116,30 +113,14 @@ def test_backend_options_rejected_for_sampler_output(backends):
         bns.edge_probabilities(idata, k=3)
 
 
-def test_old_keywords_warn(backends):
+def test_old_keywords_are_gone(backends):
+    """Version 0.1.0 is unreleased: renamed keywords are refused, not translated."""
     idata = backends["brai"].to_inference_data(20, random_seed=0)
-    with pytest.warns(FutureWarning, match="'idata' is renamed 'result'"):
-        old = bns.edge_probabilities(idata=idata)
-    xr.testing.assert_identical(old, bns.edge_probabilities(idata))
-    with pytest.warns(FutureWarning, match="'n_samples' is renamed 'draws'"):
-        mb = backends["exact"].markov_blanket_probabilities(n_samples=500, random_seed=3)
-    xr.testing.assert_identical(mb, backends["exact"].markov_blanket_probabilities(draws=500, random_seed=3))
-    with pytest.warns(FutureWarning, match="'k' is renamed 'draws'"):
+    with pytest.raises(TypeError):
+        bns.edge_probabilities(idata=idata)
+    with pytest.raises(TypeError):
         backends["brai"].sample_cpdags(k=2, random_seed=0)
-
-
-def test_renamed_keywords_helper():
-    @renamed_keywords(old="new")
-    def f(*, new=1):
-        return new
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        assert f(new=2) == 2
-    with pytest.warns(FutureWarning, match="'old' is renamed 'new'"):
-        assert f(old=3) == 3
-    with pytest.raises(TypeError, match="both 'old' and its new name 'new'"):
-        f(old=3, new=4)
+    assert not hasattr(bns.validation, "renamed_keywords")
 
 
 def test_feature_dataarray_checks_and_copies():
@@ -154,19 +135,17 @@ def test_feature_dataarray_checks_and_copies():
 
 
 # ----------------------------------------------------------------- random_seed, draws, initval
-def test_random_seed_replaces_seed_and_rng():
+def test_random_seed_is_the_seed_keyword(backends, data):
     adj = np.zeros((5, 5), dtype=np.int8)
     new = bns.graph.topological_order(adj, random_seed=3)
-    with pytest.warns(FutureWarning, match="'rng' is renamed 'random_seed'"):
-        old = bns.graph.topological_order(adj, rng=np.random.default_rng(3))
-    np.testing.assert_array_equal(new, old)
     assert sorted(new.tolist()) == list(range(5))
     np.testing.assert_array_equal(bns.graph.topological_order(adj), np.arange(5))  # no seed: smallest first
     cpdag = np.ones((3, 3), dtype=np.int8) - np.eye(3, dtype=np.int8)
-    with pytest.warns(FutureWarning, match="'rng' is renamed 'random_seed'"):
-        old = bns.brai.member_dags(cpdag, rng=np.random.default_rng(0))
-    np.testing.assert_array_equal(old, bns.brai.member_dags(cpdag, random_seed=0))
-    assert len(old) == 6  # the complete graph on 3 nodes: one member per order
+    assert len(bns.brai.member_dags(cpdag, random_seed=0)) == 6  # the complete graph on 3 nodes: one member per order
+    for call in (lambda: bns.graph.topological_order(adj, rng=np.random.default_rng(3)),
+                 lambda: bns.brai.member_dags(cpdag, rng=np.random.default_rng(0))):
+        with pytest.raises(TypeError):
+            call()
 
 
 def test_plot_network_random_seed():
@@ -175,24 +154,27 @@ def test_plot_network_random_seed():
     matplotlib.use("Agg")
     adj = np.array([[0, 1, 0], [0, 0, 1], [0, 0, 0]])
     pos = network_layout(adj, "spring", random_seed=2)
-    with pytest.warns(FutureWarning, match="'seed' is renamed 'random_seed'"):
-        assert network_layout(adj, "spring", seed=2) == pos
-    with pytest.warns(FutureWarning, match="'seed' is renamed 'random_seed'"):
+    assert network_layout(adj, "spring", random_seed=2) == pos
+    assert network_layout(adj, "spring", random_seed=3) != pos  # the seed matters
+    with pytest.raises(TypeError):
         bns.plot_network(adj, layout="spring", seed=1)
 
 
-def test_draws_replaces_size_n_and_k(backends, data):
+def test_every_sample_dags_returns_labelled_draws(backends, data):
+    """One return type for every ``sample_dags``: int8, dims (sample, parent, child), the names."""
     scorer = bns.order.OrderScorer(bns.ScoreTable(data))
-    new = scorer.sample_dags(list(data.names), draws=5, random_seed=1)
-    with pytest.warns(FutureWarning, match="'size' is renamed 'draws'"):
-        old = scorer.sample_dags(list(data.names), size=5, random_seed=1)
-    np.testing.assert_array_equal(new, old)
-    exact = backends["exact"]
-    with pytest.warns(FutureWarning, match="'n' is renamed 'draws'"):
-        old = exact.sample_dags(n=7, random_seed=2)
-    xr.testing.assert_identical(old, exact.sample_dags(draws=7, random_seed=2))
+    partition_scorer = bns.partition.PartitionScorer(bns.ScoreTable(data))
+    names = list(data.names)
+    drawn = [scorer.sample_dags(names, draws=5, random_seed=1),
+             partition_scorer.sample_dags(np.zeros(len(names), dtype=np.int64), draws=5, random_seed=1),
+             backends["exact"].sample_dags(draws=5, random_seed=2)]
+    for dags in drawn:
+        assert dags.dims == ("sample", "parent", "child") and dags.dtype == np.int8
+        assert dags.sizes["sample"] == 5 and list(dags.coords["parent"].values) == names
+    with pytest.raises(TypeError):
+        scorer.sample_dags(names, size=5, random_seed=1)
     with pytest.raises(ValueError, match="draws"):
-        exact.sample_dags(0)
+        backends["exact"].sample_dags(0)
 
 
 def test_dag_initval_prior_as_documented(data):

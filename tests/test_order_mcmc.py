@@ -263,6 +263,6 @@ def test_child_network_features_match_exact_order_dp():
         idata = pm.sample(2500, tune=200, chains=4, random_seed=3, step=OrderMetropolis(moves_per_draw=100), **SAMPLE)
     edge = idata.posterior["order_edge_prob"].mean(("chain", "draw"))
     assert float(abs(edge - exact.edge_probabilities).max()) < 0.03
-    mb_exact = exact.markov_blanket_probabilities(n_samples=20_000, random_seed=1)
+    mb_exact = bns.markov_blanket_probabilities(exact, draws=20_000, random_seed=1)
     mb = idata.posterior["order_mb_prob"].mean(("chain", "draw"))
     assert float(abs(mb.values - mb_exact.values).max()) < 0.04

@@ -16,7 +16,7 @@ from _idata_helpers import as_datatree, make_idata
 from conftest import random_dag, random_data
 
 import pymc_bnstruct as bns
-from pymc_bnstruct.results import features as P
+from pymc_bnstruct.results import draws as P
 from pymc_bnstruct.results.idata import get_group
 from pymc_bnstruct.results.weights import draw_weights
 

@@ -11,7 +11,7 @@ from conftest import random_data
 
 import pymc_bnstruct as bns
 from pymc_bnstruct.graph import markov_blankets
-from pymc_bnstruct.results.features import feature_draws
+from pymc_bnstruct.results.draws import feature_draws
 from pymc_bnstruct.samc import EnergyPartition, SAMCChain, desired_distribution
 from pymc_bnstruct.samc import kernels as K
 

@@ -28,7 +28,7 @@ from ..data import DiscreteData
 from ..graph import adjacency_dataarray, is_acyclic, markov_blankets, transitive_closure
 from ..priors import StructurePrior
 from ..scores import Score
-from ..validation import ArgumentTypeError, check_choice, check_int, check_number, read_only, renamed_keywords
+from ..validation import ArgumentTypeError, check_choice, check_int, check_number, read_only
 from .pdag import components, dag_extension
 
 __all__ = ["GraphGenerativeTree", "Leaf", "Call", "merge_counts"]
@@ -330,15 +330,13 @@ class GraphGenerativeTree:
                           "with the same skeleton)", RuntimeWarning, stacklevel=2)
         return adjacency_dataarray(self._union(choice, dag=True)[0], self.names), float(scores[0])
 
-    @renamed_keywords(k="draws")
     def sample_cpdags(self, draws: int, temperature: float = 1.0,
                       random_seed: int | np.random.Generator | None = None) -> xr.DataArray:
         """Draw ``draws`` CPDAGs with Algorithm 2 (Boltzmann selection of sub-trees, eq. 4).
 
         Bottom-up, every group of every call picks one of its children with probability
         ``∝ exp(sc_t / temperature)``, ``sc_t`` the score of the sub-CPDAG sampled below
-        child ``t``; all draws in one pass. ``temperature=0`` gives the MAP. ``k=`` is the
-        former name of ``draws`` (deprecated).
+        child ``t``; all draws in one pass. ``temperature=0`` gives the MAP.
 
         Returns
         -------
@@ -521,15 +519,13 @@ class GraphGenerativeTree:
         """Posterior probability of a directed path ``source ~> target`` (as :meth:`edge_probabilities`)."""
         return self._feature("path", k, source, temperature, random_seed)
 
-    @renamed_keywords(k="draws")
     def to_inference_data(self, draws: int, random_seed: int | None = None, *, temperature: float = 1.0,
                           var_name: str = "dag") -> Any:
         """``draws`` sampled CPDAGs as sampler output that ``bns.edge_probabilities`` & co. read.
 
         Each draw is a member DAG drawn uniformly from a CPDAG sampled with
         :meth:`sample_cpdags`: posterior ``var_name`` (0/1 adjacency per draw, dims
-        ``("parent", "child")``, one chain) and sample stat ``log_score``. ``k=`` is the
-        former name of ``draws`` (deprecated).
+        ``("parent", "child")``, one chain) and sample stat ``log_score``.
         """
         draws = check_int(draws, "draws", minimum=1)
         if not isinstance(var_name, str):
@@ -608,7 +604,6 @@ def _selection_distribution(children: list[list[tuple[frozenset, float, float]]]
     return [tuple(v) for v in out.values()]
 
 
-@renamed_keywords(rng="random_seed")
 def member_dags(cpdag: np.ndarray, *, random_seed: int | np.random.Generator | None = None) -> np.ndarray:
     """The consistent DAG extensions of a PDAG (its member DAGs, for a CPDAG).
 
@@ -616,7 +611,7 @@ def member_dags(cpdag: np.ndarray, *, random_seed: int | np.random.Generator | N
     (at most ``2**12`` per component) and kept when acyclic without new v-structures. A
     larger component contributes its one Dor–Tarsi extension. When the product over
     components exceeds 4,096 DAGs, 4,096 of them are drawn at random (``random_seed``: an
-    int, a Generator or None for seed 0; ``rng=`` is its former name, deprecated).
+    int, a Generator or None for seed 0).
 
     Returns
     -------

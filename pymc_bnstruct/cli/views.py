@@ -18,8 +18,8 @@ from ..io import atomic_path
 from ..results import samc_diagnostics
 from ..results.comparison import compare, shared_structures
 from ..results.diagnostics import Verdict, summary
+from ..results.draws import resolve_source
 from ..results.excluded import WARN_ABOVE as EXCLUDED_WARN_ABOVE
-from ..results.features import resolve_source
 from ..results.idata import get_group
 from ..results.interop import as_structure
 from ..results.network_plots import plot_edge_heatmap, plot_network, plot_roc

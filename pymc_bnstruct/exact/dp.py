@@ -31,14 +31,14 @@ import numpy as np
 import xarray as xr
 
 from ..constraints import DEFAULT_MAX_PARENTS
-from ..contract import check_feature, feature_dataarray
+from ..contract import check_feature, dag_draws, feature_dataarray
 from ..data import ContinuousData, DiscreteData, as_data
-from ..graph import adjacency_dataarray, markov_blankets, transitive_closure
+from ..graph import adjacency_dataarray, log_linear_extensions, markov_blankets, transitive_closure
 from ..order.sampling import sample_dags_given_orders
 from ..priors import StructurePrior, Uniform
 from ..scores import Score
 from ..scores.table import ScoreTable
-from ..validation import check_choice, check_int, read_only, renamed_keywords
+from ..validation import check_choice, check_int, read_only
 from . import dp_kernels
 
 __all__ = ["ExactPosterior", "posterior", "estimate_memory", "MAX_VARS"]
@@ -443,14 +443,34 @@ class ExactPosterior:
                 "Markov-blanket and path probabilities under the DAG-modular prior."
             )
 
-    @renamed_keywords(n="draws")
+    def _order_forward(self) -> tuple[np.ndarray, ...]:
+        """The forward sums of the order DP on this table (kept by ``"order"``; computed on first
+        use for ``"dag"``, where they make the importance-sampling proposal of
+        :meth:`weighted_dags`)."""
+        if getattr(self, "_forward", None) is None:
+            n, half = self._n, 2 ** (self._n - 1)
+            fam = (np.empty((n, half)), np.empty((n, half), dtype=np.int64), np.empty((n, half)),
+                   np.empty((n, half), dtype=np.int64))
+            self._kernels.family_transforms(n, self._offsets, self._masks, self._log_w, *fam, dp_kernels.P2)
+            l_m, l_e, _, _ = dp_kernels.order_forward_backward(n, fam[0], fam[1], dp_kernels.P2)
+            self._forward = (l_m, l_e, fam[0], fam[1])
+        return self._forward
+
+    def _draw(self, draws: int, rng: np.random.Generator) -> np.ndarray:
+        """Exact i.i.d. DAGs of the order-modular posterior on this table, uint8 ``(draws, n, n)``."""
+        l_m, l_e, a_m, a_e = self._order_forward()
+        orders = dp_kernels.sample_orders(self._n, a_m, a_e, l_m, l_e, draws, int(rng.integers(2**31 - 1)))
+        t = self.table
+        return sample_dags_given_orders(t.children, t.parent_sets, self._log_w, self._n, orders, 1,
+                                        int(rng.integers(2**31 - 1)))
+
     def sample_orders(self, draws: int, random_seed: int | None = None) -> np.ndarray:
         """Exact i.i.d. node orders from the order posterior (``modularity="order"``).
 
         Parameters
         ----------
         draws : int
-            Number of orders (``n=`` is its former name, deprecated).
+            Number of orders.
         random_seed : int, optional
 
         Returns
@@ -464,44 +484,63 @@ class ExactPosterior:
         l_m, l_e, a_m, a_e = self._forward
         return dp_kernels.sample_orders(self._n, a_m, a_e, l_m, l_e, draws, seed)
 
-    @renamed_keywords(n="draws")
     def sample_dags(self, draws: int, random_seed: int | None = None) -> xr.DataArray:
         """Exact i.i.d. DAGs from the order-modular posterior (``modularity="order"``).
 
         An order is drawn from ``P(≺ | D)`` with the forward sums (the last node of a set
         ``S`` is ``j`` with probability ``L(S - j) A_j(S - j) / L(S)``), then each node's
         parent set among the families whose parents precede it, with probability
-        ``∝ B_j(Pa)``.
+        ``∝ B_j(Pa)``. Under ``modularity="dag"`` use :meth:`weighted_dags`.
 
         Parameters
         ----------
         draws : int
-            Number of DAGs (``n=`` is its former name, deprecated).
+            Number of DAGs.
         random_seed : int, optional
 
         Returns
         -------
         xarray.DataArray
-            ``uint8``, dims ``("sample", "parent", "child")``.
+            ``int8``, dims ``("sample", "parent", "child")``.
         """
         self._require_order("sample_dags")
         draws = _check_count(draws)
-        rng = np.random.default_rng(random_seed)
-        orders = self.sample_orders(draws, random_seed=int(rng.integers(2**31 - 1)))
-        t = self.table
-        dags = sample_dags_given_orders(
-            t.children, t.parent_sets, self._log_w, self._n, orders, 1, int(rng.integers(2**31 - 1)))
-        names = list(self.names)
-        return xr.DataArray(dags, dims=("sample", "parent", "child"),
-                            coords={"parent": names, "child": names})
+        return dag_draws(self._draw(draws, np.random.default_rng(random_seed)), self.names)
+
+    def weighted_dags(self, draws: int, random_seed: int | None = None) -> tuple[xr.DataArray, np.ndarray]:
+        """DAGs with normalised importance weights: a weighted sample of this posterior.
+
+        ``"order"``: the exact i.i.d. draws of :meth:`sample_dags`, equal weights.
+        ``"dag"``: exact draws of the order-modular posterior on the same families, which
+        gives each DAG ``G`` the probability ``∝ w(G) · #linext(G)``; weighting every draw
+        by ``1 / #linext(G)`` (its number of topological orders) makes the weighted sample
+        target the DAG-modular posterior ``∝ w(G)`` (a self-normalised importance sampler:
+        consistent, with the Kish effective sample size ``1 / Σ w²``).
+
+        Returns
+        -------
+        (xarray.DataArray, numpy.ndarray)
+            The DAGs (``int8``, dims ``("sample", "parent", "child")``) and their weights
+            (float64, summing to one).
+        """
+        draws = _check_count(draws)
+        dags = self._draw(draws, np.random.default_rng(random_seed))
+        if self.modularity == "order":
+            weights = np.full(draws, 1.0 / draws)
+        else:
+            log_w = -log_linear_extensions(dags)
+            weights = np.exp(log_w - log_w.max())
+            weights /= weights.sum()
+        return dag_draws(dags, self.names), weights
 
     def feature_probabilities(self, feature: str, *, draws: int = 10_000,
                               random_seed: int | None = None) -> np.ndarray:
         """Raw ``(n, n)`` probabilities of a feature (the protocol ``bns.edge_probabilities`` & co. read).
 
         ``"edge"``: exact (``draws`` and ``random_seed`` unused). ``"markov_blanket"`` and
-        ``"path"`` (``modularity="order"`` only): Monte Carlo estimates from ``draws``
-        exact DAG draws (:meth:`sample_dags`; standard error at most ``0.5 / sqrt(draws)``).
+        ``"path"``: Monte Carlo estimates from ``draws`` DAG draws (:meth:`weighted_dags`:
+        exact i.i.d. draws under ``"order"``, standard error at most ``0.5 / sqrt(draws)``;
+        importance-weighted draws under ``"dag"``).
 
         Parameters
         ----------
@@ -516,29 +555,10 @@ class ExactPosterior:
         """
         if check_feature(feature) == "edge":
             return self._edge.copy()
-        dags = self.sample_dags(draws, random_seed).values.astype(np.uint8)
-        if feature == "markov_blanket":
-            return markov_blankets(dags).mean(axis=0)
-        return transitive_closure(dags).mean(axis=0)
-
-    @renamed_keywords(n_samples="draws")
-    def markov_blanket_probabilities(self, draws: int = 10_000,
-                                     random_seed: int | None = None) -> xr.DataArray:
-        """Monte Carlo estimate of ``P(u ∈ MB(v) | D)``, dims ``("node", "node_")``.
-
-        The same array as ``bns.markov_blanket_probabilities(posterior, draws=...)``; see
-        :meth:`feature_probabilities` (``n_samples=`` is the former name of ``draws``).
-        """
-        return feature_dataarray(self.feature_probabilities("markov_blanket", draws=draws, random_seed=random_seed),
-                                 self.names, "markov_blanket")
-
-    @renamed_keywords(n_samples="draws")
-    def path_probabilities(self, draws: int = 10_000,
-                           random_seed: int | None = None) -> xr.DataArray:
-        """Monte Carlo estimate of the probability of a directed path (length >= 1) from
-        source to target, dims ``("source", "target")``; as :meth:`markov_blanket_probabilities`."""
-        return feature_dataarray(self.feature_probabilities("path", draws=draws, random_seed=random_seed),
-                                 self.names, "path")
+        dags, weights = self.weighted_dags(draws, random_seed)
+        values = dags.values.astype(np.uint8)
+        indicators = markov_blankets(values) if feature == "markov_blanket" else transitive_closure(values)
+        return np.clip(np.tensordot(weights, indicators, axes=1), 0.0, 1.0)
 
     def __repr__(self) -> str:
         return (f"ExactPosterior({len(self.names)} variables, modularity={self.modularity!r}, "

@@ -32,8 +32,8 @@ import xarray as xr
 from ..constraints import DEFAULT_MAX_PARENTS
 from ..contract import check_feature, feature_dataarray
 from ..data import ContinuousData, DiscreteData
-from ..graph import adjacency_dataarray, find_cycle, to_adjacency
-from ..jit import inner, zeros
+from ..graph import adjacency_dataarray, count_linear_extensions, find_cycle, to_adjacency
+from ..jit import zeros
 from ..priors import StructurePrior, Uniform
 from ..scores import Score
 from ..scores.table import ScoreTable
@@ -56,27 +56,6 @@ def _bytes_per_dag(n: int) -> int:
 
 
 # ------------------------------------------------------------------------ numba kernels
-@inner
-def _count_linear_extensions(parent_masks: np.ndarray, n: int, ways: np.ndarray) -> int:
-    """Number of topological orders of the DAG given by ``parent_masks`` (DP over subsets).
-
-    ``ways[S]`` = number of orders of the node set ``S`` that are prefixes of a
-    topological order; a node may be appended once all its parents are placed.
-    """
-    full = (1 << n) - 1
-    for s in range(full + 1):
-        ways[s] = 0
-    ways[0] = 1
-    for s in range(full):
-        w = ways[s]
-        if w == 0:  # not closed under parents: never a prefix
-            continue
-        for v in range(n):
-            if (s >> v) & 1 == 0 and (parent_masks[v] & ~s) == 0:
-                ways[s | (1 << v)] += w
-    return ways[full]
-
-
 @numba.njit(cache=True)
 def _enumerate_dags(
     offsets: np.ndarray,
@@ -140,7 +119,7 @@ def _enumerate_dags(
         out_log_w[count] = acc_w[n]
         out_log_prior[count] = acc_p[n]
         if want_linext:
-            out_log_linext[count] = np.log(_count_linear_extensions(chosen, n, ways))
+            out_log_linext[count] = np.log(count_linear_extensions(chosen, n, ways))
         count += 1
     return count
 

@@ -27,6 +27,7 @@ from .. import brai, exact
 from ..constraints import DEFAULT_MAX_PARENTS, StructureConstraints, check_max_parents
 from ..data import ContinuousData, DiscreteData, as_data
 from ..priors import StructurePrior, Uniform
+from ..results.convert import LearnResult
 from ..results.excluded import excluded_mass
 from ..results.idata import get_group
 from ..scores import Score, check_prior, default_score
@@ -93,7 +94,7 @@ def learn(
     executor: Executor | None = None,
     on_plan: Callable[[RunSize], None] | None = None,
     **sampler_kwargs: Any,
-) -> Any:
+) -> LearnResult:
     """Learn the posterior over network structures in one call.
 
     For a sampler ``method`` this builds the model variable (``bns.NodeOrder``,
@@ -182,8 +183,18 @@ def learn(
         (:func:`~pymc_bnstruct.excluded_mass`: 0 for the full space, NaN for a restricted
         DAG sampler, which does not estimate it) and ``bnstruct_seconds``.
     SearchResult, ExactPosterior or GraphGenerativeTree
-        For ``"hc"``, ``"tabu"``, ``"skeleton"``: the search result; ``"exact"``: the
-        exact posterior; ``"brai"``: the fitted tree.
+        For ``"hc"``, ``"tabu"``, ``"skeleton"``: the search result (a point estimate);
+        ``"exact"``: the exact posterior; ``"brai"``: the fitted tree.
+
+        Whatever the method, the result goes as it is to every results function
+        (:func:`~pymc_bnstruct.edge_probabilities`, :func:`~pymc_bnstruct.markov_blanket_probabilities`,
+        :func:`~pymc_bnstruct.path_probabilities`, :func:`~pymc_bnstruct.summary`,
+        :func:`~pymc_bnstruct.compare`, :func:`~pymc_bnstruct.roc_curve`, the plots,
+        :func:`~pymc_bnstruct.map_dag`, :func:`~pymc_bnstruct.posterior_dags`) and question
+        (:func:`~pymc_bnstruct.fit_parameters`, :func:`~pymc_bnstruct.causal_effect`,
+        :func:`~pymc_bnstruct.predict`), which read it through one converter
+        (:func:`pymc_bnstruct.results.convert.convert`) and answer with the same dims: a
+        point estimate as a posterior with all its mass on one DAG.
 
     Raises
     ------

@@ -30,9 +30,9 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from ..contract import check_feature, feature_dataarray
+from ..contract import check_feature, dag_draws, feature_dataarray
 from ..scores.table import ScoreTable
-from ..validation import read_only, renamed_keywords
+from ..validation import read_only
 from . import kernels as _kernels
 from .sampling import sample_dags_given_orders
 
@@ -265,21 +265,17 @@ class OrderScorer:
         return feature_dataarray(self.feature_probabilities("markov_blanket", order=order), self.names,
                                  "markov_blanket")
 
-    @renamed_keywords(size="draws")
-    def sample_dags(self, order: Any, draws: int, random_seed: Any = None) -> np.ndarray:
-        """``draws`` DAGs drawn from ``P(G | order, D)`` as an int8 array (draws, n, n), row = parent.
-
-        ``size=`` is the former name of ``draws`` (deprecated).
-        """
+    def sample_dags(self, order: Any, draws: int, random_seed: Any = None) -> xr.DataArray:
+        """``draws`` DAGs drawn from ``P(G | order, D)``: int8, dims ``("sample", "parent", "child")``."""
         o = self.as_order(order)
         if isinstance(draws, bool) or not isinstance(draws, (int, np.integer)) or draws < 0:
             raise ValueError(f"draws must be an int >= 0, got {draws!r}")
         if draws == 0:
-            return np.zeros((0, self.n_vars, self.n_vars), dtype=np.int8)
+            return dag_draws(np.zeros((0, self.n_vars, self.n_vars)), self.names)
         seed = int(np.random.default_rng(random_seed).integers(2**32))
         dags = sample_dags_given_orders(self.children, self.parent_sets, self.log_scores, self.n_vars,
                                         o[None, :], int(draws), seed)
-        return dags.astype(np.int8)
+        return dag_draws(dags, self.names)
 
     # ---------------------------------------------------------------- export
     def to_frame(self) -> pd.DataFrame:

@@ -11,10 +11,12 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
+import xarray as xr
 
+from ..contract import dag_draws
 from ..order.scorer import OrderScorer
 from ..scores.table import ScoreTable
-from ..validation import read_only, renamed_keywords
+from ..validation import read_only
 from . import kernels as _kernels
 
 __all__ = ["PartitionScorer"]
@@ -173,18 +175,16 @@ class PartitionScorer:
     def markov_blanket_probabilities(self, partition: Any) -> np.ndarray:
         return self.features(partition)[1]
 
-    @renamed_keywords(size="draws")
-    def sample_dags(self, partition: Any, draws: int, random_seed: Any = None) -> np.ndarray:
-        """``draws`` DAGs from ``P(G | partition, D)``, int8 ``(draws, n, n)`` (``size=`` is the
-        former name of ``draws``, deprecated)."""
+    def sample_dags(self, partition: Any, draws: int, random_seed: Any = None) -> xr.DataArray:
+        """``draws`` DAGs from ``P(G | partition, D)``: int8, dims ``("sample", "parent", "child")``."""
         p = self.as_partition(partition)
         if isinstance(draws, bool) or not isinstance(draws, (int, np.integer)) or draws < 0:
             raise ValueError(f"draws must be an int >= 0, got {draws!r}")
         if draws == 0:
-            return np.zeros((0, self.n_vars, self.n_vars), dtype=np.int8)
+            return dag_draws(np.zeros((0, self.n_vars, self.n_vars)), self.names)
         seed = int(np.random.default_rng(random_seed).integers(2**32))
         dags, bad, _ = _kernels.sample_dags_given_partitions(self.offsets, self.parent_sets, self.log_scores,
                                                              p[None, :], int(draws), seed)
         if bad >= 0:
             raise ValueError("no compatible family for some node under this partition")
-        return dags.astype(np.int8)
+        return dag_draws(dags, self.names)

@@ -9,9 +9,9 @@ the network ``(G_s, θ_s)`` by variable elimination
 average; the spread is the posterior uncertainty of the answer, structure and parameters
 together.
 
-DAGs come from every backend (:func:`posterior_dags`): one DAG, sampler output (``pm.sample``
-or :func:`pymc_bnstruct.learn`; orders and partitions give DAGs sampled given each draw;
-SAMC's importance weights are applied by resampling), exact posteriors and a B-RAI tree.
+DAGs come from every method's result through the results layer
+(:func:`pymc_bnstruct.posterior_dags`): the output of :func:`pymc_bnstruct.learn` for any
+method, one DAG, exact posteriors and a B-RAI tree.
 """
 
 from __future__ import annotations
@@ -23,176 +23,17 @@ import arviz as az
 import numpy as np
 import xarray as xr
 
-from ..brai.tree import GraphGenerativeTree
-from ..contract import CHILD, PARENT
 from ..data import DiscreteData, as_data, as_discrete_data
-from ..exact import EnumeratedPosterior, ExactPosterior
 from ..graph import find_cycle
-from ..results.features import dags_given_draws, resolve_source
-from ..results.idata import get_group, select_draws
-from ..results.interop import is_sampler_output
-from ..results.sampling_checks import check_structure_draws
-from ..results.weights import draw_weights
+from ..results.convert import posterior_dags
 from ..validation import check_int, check_probability
 from .inference import _ancestors, conditional_distribution, interventional_distribution
-from .parameters import SAMPLE, _check_ess, _check_prior, _concentration, _dag
+from .parameters import SAMPLE, _check_ess, _check_prior, _concentration
 
-__all__ = ["causal_effect", "predict", "average_effect", "posterior_dags"]
+__all__ = ["causal_effect", "predict", "average_effect"]
 
 DO = "do"
 OUTCOME = "outcome"
-
-
-# ----------------------------------------------------------------------------- DAG draws
-def _resample(weights: np.ndarray, n_samples: int, rng: np.random.Generator) -> np.ndarray:
-    """Systematic resampling: ``n_samples`` indices, draw ``i`` taken about ``n_samples * w_i``
-    times (exactly once each for equal weights and as many samples as draws)."""
-    cum = np.cumsum(weights / weights.sum())
-    cum[-1] = 1.0
-    points = (rng.random() + np.arange(n_samples)) / n_samples
-    return np.minimum(np.searchsorted(cum, points, side="right"), len(weights) - 1)
-
-
-def _reorder(dags: np.ndarray, have: list[str], names: list[str]) -> np.ndarray:
-    if have == names:
-        return dags
-    if sorted(have) != sorted(names):
-        raise ValueError(f"the posterior is over the variables {have}, the data over {names}")
-    idx = [have.index(v) for v in names]
-    return dags[:, idx][:, :, idx]
-
-
-def _sampler_dags(idata: Any, names: list[str], n_samples: int, rng: np.random.Generator,
-                  var_name: str | None, burn_in: int) -> np.ndarray:
-    src = resolve_source(idata, "path", var_name)  # "path": orders and partitions need their family table
-    check_structure_draws(idata, src.name, src.kind)
-    posterior = select_draws(get_group(idata, "posterior"), burn_in)
-    weights = draw_weights(idata, burn_in=burn_in)
-    if src.kind == "dag":
-        da = posterior[src.edge].transpose("chain", "draw", ...)
-    else:
-        da = posterior[src.partition if src.partition is not None else src.order].transpose("chain", "draw", ...)
-    c, d = da.sizes["chain"], da.sizes["draw"]
-    w = np.ones(c * d) if weights is None else np.asarray(weights.transpose("chain", "draw").values).ravel()
-    pick = _resample(w, n_samples, rng)
-    values = np.asarray(da.values).reshape((c * d,) + da.shape[2:])[pick]
-    if src.kind == "dag":
-        have = [str(v) for v in da.coords[PARENT].values] if PARENT in da.coords else list(names)
-        dags = values.astype(np.int8)
-        if dags.size and not np.all((dags == 0) | (dags == 1)):
-            raise ValueError(f"{src.edge!r} is read as a 0/1 adjacency per draw but holds other values")
-    else:
-        dags = dags_given_draws(idata, src, values, 1, int(rng.integers(0, 2**32))).astype(np.int8)
-        edge = posterior[src.edge] if src.edge is not None else None
-        have = ([str(v) for v in edge.coords[PARENT].values] if edge is not None and PARENT in edge.coords
-                else [str(v) for v in posterior.coords["node"].values] if "node" in posterior.coords
-                else list(names))
-    if len(have) != len(names):
-        raise ValueError(f"the posterior is over {len(have)} variables, the data over {len(names)}")
-    return _reorder(dags, have, names)
-
-
-def _stack(dags: Any, names: list[str], n_samples: int, rng: np.random.Generator) -> np.ndarray:
-    """Drawn DAGs given directly: ``(draws, n, n)``, resampled to ``n_samples``."""
-    have = list(names)
-    if isinstance(dags, xr.DataArray):
-        if PARENT in dags.coords and CHILD in dags.coords:
-            have = [str(v) for v in dags.coords[PARENT].values]
-            dags = dags.transpose(..., PARENT, CHILD)
-        dags = dags.values
-    arr = np.asarray(dags)
-    if arr.ndim != 3 or arr.shape[1:] != (len(names), len(names)):
-        raise ValueError(f"expected DAG draws of shape (draws, {len(names)}, {len(names)}), got {arr.shape}")
-    if arr.shape[0] == 0 or not np.all((arr == 0) | (arr == 1)):
-        raise ValueError("DAG draws must be a non-empty stack of 0/1 adjacencies")
-    return _reorder(arr[_resample(np.ones(arr.shape[0]), n_samples, rng)].astype(np.int8), have, names)
-
-
-def posterior_dags(posterior: Any, names: Any, n_samples: int = 1000, *, random_seed: Any = None,
-                   var_name: str | None = None, burn_in: int = 0) -> xr.DataArray:
-    """``n_samples`` DAGs drawn from a structure posterior of any backend.
-
-    Parameters
-    ----------
-    posterior
-        One of:
-
-        * a single DAG: anything :func:`pymc_bnstruct.graph.to_adjacency` or
-          :func:`pymc_bnstruct.results.interop.as_structure` accepts (adjacency array,
-          labelled DataArray or DataFrame, edge list of names, networkx graph, a
-          :class:`~pymc_bnstruct.search.SearchResult`, a
-          :class:`~pymc_bnstruct.datasets.BayesianNetwork`) — every draw is that DAG;
-        * sampler output (``pm.sample`` / :func:`pymc_bnstruct.learn`): drawn DAGs as they are,
-          drawn orders or partitions through one DAG sampled given each; draws are picked by
-          systematic resampling, with SAMC's importance weights as the probabilities;
-        * drawn DAGs, ``(draws, n, n)`` (array or DataArray with dims ``(..., parent, child)``),
-          resampled the same way;
-        * an :class:`~pymc_bnstruct.exact.ExactPosterior` (``modularity="order"``: exact i.i.d.
-          DAGs), an :class:`~pymc_bnstruct.exact.EnumeratedPosterior` (DAGs drawn with their
-          exact probabilities), a :class:`~pymc_bnstruct.brai.GraphGenerativeTree` (member
-          DAGs of sampled CPDAGs).
-    names : sequence of str, DiscreteData or DataFrame
-        The variables, in the order of the result (a data set stands for its columns).
-    n_samples : int, default 1000
-    random_seed : int, numpy.random.Generator or None
-    var_name : str, optional
-        Which structure variable of sampler output (when it holds several).
-    burn_in : int, default 0
-        Leading draws per chain of sampler output to drop.
-
-    Returns
-    -------
-    xarray.DataArray
-        ``int8``, dims ``("sample", "parent", "child")``, coords the variable names.
-
-    Raises
-    ------
-    ValueError, TypeError
-        For a graph with a cycle or undirected edges, edge probabilities, a DAG-modular
-        :class:`~pymc_bnstruct.exact.ExactPosterior` (it cannot draw DAGs), names that do not
-        match, or ``n_samples < 1``.
-
-    References
-    ----------
-    .. [1] Friedman & Koller (2003), "Being Bayesian about network structure", Mach. Learn. 50, 95-125.
-    .. [2] Kitagawa (1996), "Monte Carlo filter and smoother for non-Gaussian nonlinear state space models",
-       J. Comput. Graph. Stat. 5, 1-25.
-
-    Examples
-    --------
-    >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
-    >>> post = bns.exact.enumerate_posterior(df, max_parents=1)
-    >>> dags = bns.questions.posterior_dags(post, df, 50, random_seed=0)
-    >>> dags.dims, dags.shape
-    (('sample', 'parent', 'child'), (50, 5, 5))
-    """
-    if isinstance(names, DiscreteData) or hasattr(names, "columns"):
-        names = list(as_discrete_data(as_data(names), who="posterior_dags").names)
-    names = [str(v) for v in names]
-    n_samples = check_int(n_samples, "n_samples", minimum=1)
-    rng = np.random.default_rng(random_seed)
-    n = len(names)
-    if isinstance(posterior, GraphGenerativeTree):
-        posterior = posterior.to_inference_data(n_samples, random_seed=int(rng.integers(0, 2**32)))
-    if isinstance(posterior, ExactPosterior):
-        if posterior.modularity != "order":
-            raise ValueError("an ExactPosterior draws DAGs only with modularity='order' (bns.exact.posterior(..., "
-                             "modularity='order')); with n <= 6 use bns.exact.enumerate_posterior")
-        da = posterior.sample_dags(n_samples, random_seed=int(rng.integers(0, 2**31 - 1)))
-        dags = _reorder(da.values.astype(np.int8), list(posterior.names), names)
-    elif isinstance(posterior, EnumeratedPosterior):
-        masks, probs = posterior.dag_probabilities()
-        pick = rng.choice(len(probs), size=n_samples, p=probs / probs.sum())
-        bits = (masks[pick].astype(np.int64)[:, None, :] >> np.arange(n)[None, :, None]) & 1
-        dags = _reorder(bits.astype(np.int8), list(posterior.names), names)
-    elif is_sampler_output(posterior):
-        dags = _sampler_dags(posterior, names, n_samples, rng, var_name, check_int(burn_in, "burn_in", minimum=0))
-    elif (isinstance(posterior, np.ndarray) and posterior.ndim == 3) or (
-            isinstance(posterior, xr.DataArray) and posterior.ndim == 3):
-        dags = _stack(posterior, names, n_samples, rng)
-    else:
-        dags = np.broadcast_to(_dag(posterior, names), (n_samples, n, n))
-    return xr.DataArray(dags, dims=(SAMPLE, PARENT, CHILD), coords={PARENT: names, CHILD: names})
 
 
 # ------------------------------------------------------------------------- the engine
@@ -251,9 +92,9 @@ def _dirichlet(alpha: np.ndarray, m: int, rng: np.random.Generator) -> np.ndarra
     return theta / theta.sum(axis=-1, keepdims=True)
 
 
-def _setup(data: Any, n_samples: Any, ess: Any, prior: Any, who: str) -> tuple[DiscreteData, int, float, str]:
+def _setup(data: Any, draws: Any, ess: Any, prior: Any, who: str) -> tuple[DiscreteData, int, float, str]:
     data = as_discrete_data(as_data(data), who=who)
-    return data, check_int(n_samples, "n_samples", minimum=1), _check_ess(ess), _check_prior(prior)
+    return data, check_int(draws, "draws", minimum=1), _check_ess(ess), _check_prior(prior)
 
 
 def _variable(data: DiscreteData, var: Any, what: str) -> int:
@@ -273,12 +114,12 @@ def _state(data: DiscreteData, v: int, value: Any, what: str) -> int:
     raise ValueError(f"{what}: {data.names[v]!r} has no state {value!r}; its states are {states}")
 
 
-def causal_effect(posterior: Any, data: Any, *, treatment: str, outcome: str, n_samples: int = 1000,
+def causal_effect(posterior: Any, data: Any, *, treatment: str, outcome: str, draws: int = 1000,
                   random_seed: Any = None, ess: float = 1.0, prior: str = "bdeu", var_name: str | None = None,
                   burn_in: int = 0) -> xr.DataArray:
     """``P(outcome = y | do(treatment = x))`` for every ``x`` and ``y``, per posterior draw.
 
-    Draw ``s`` takes a DAG from ``posterior`` (see :func:`posterior_dags`) and the tables from
+    Draw ``s`` takes a DAG from ``posterior`` (see :func:`pymc_bnstruct.posterior_dags`) and the tables from
     their Dirichlet posterior given that DAG and ``data``; the interventional distribution is
     then exact (variable elimination on the mutilated network: the treatment's table dropped).
     ``.mean("sample")`` is the Bayesian model average over structures and parameters.
@@ -286,13 +127,14 @@ def causal_effect(posterior: Any, data: Any, *, treatment: str, outcome: str, n_
     Parameters
     ----------
     posterior
-        A DAG, sampler output, drawn DAGs, an exact posterior or a B-RAI tree
-        (:func:`posterior_dags` lists the forms).
+        The output of :func:`pymc_bnstruct.learn` for any method, one DAG (a labelled
+        adjacency, a ``BayesianNetwork``, an edge list or array over the data's columns),
+        drawn DAGs, an exact posterior or a B-RAI tree (:func:`pymc_bnstruct.posterior_dags`).
     data : DiscreteData or pandas.DataFrame
         The data the parameters are learned from (discrete).
     treatment, outcome : str
         Variable names (different).
-    n_samples : int, default 1000
+    draws : int, default 1000
         Joint draws of (DAG, parameters).
     random_seed : int, numpy.random.Generator or None
     ess : float, default 1.0
@@ -315,7 +157,7 @@ def causal_effect(posterior: Any, data: Any, *, treatment: str, outcome: str, n_
     Raises
     ------
     ValueError, TypeError
-        For unknown variables, ``treatment == outcome``, a graph with a cycle, ``n_samples < 1``,
+        For unknown variables, ``treatment == outcome``, a graph with a cycle, ``draws < 1``,
         continuous data.
 
     References
@@ -327,20 +169,20 @@ def causal_effect(posterior: Any, data: Any, *, treatment: str, outcome: str, n_
     --------
     >>> net = bns.datasets.load_network("asia")
     >>> df = net.sample(2000, random_seed=1)
-    >>> effect = bns.causal_effect(net, df, treatment="smoke", outcome="lung", n_samples=200, random_seed=0)
+    >>> effect = bns.causal_effect(net, df, treatment="smoke", outcome="lung", draws=200, random_seed=0)
     >>> effect.dims
     ('sample', 'do', 'outcome')
     >>> p = effect.mean("sample").sel(outcome="yes")
     >>> bool(p.sel(do="yes") > p.sel(do="no"))
     True
     """
-    data, n_samples, ess, prior = _setup(data, n_samples, ess, prior, "causal_effect")
+    data, draws, ess, prior = _setup(data, draws, ess, prior, "causal_effect")
     t = _variable(data, treatment, "treatment")
     y = _variable(data, outcome, "outcome")
     if t == y:
         raise ValueError(f"the treatment and the outcome are the same variable ({treatment!r})")
     rng = np.random.default_rng(random_seed)
-    dags = posterior_dags(posterior, list(data.names), n_samples, random_seed=rng, var_name=var_name,
+    dags = posterior_dags(posterior, draws, names=data.names, random_seed=rng, var_name=var_name,
                           burn_in=burn_in).values
     shape = (int(data.arities[t]), int(data.arities[y]))
 
@@ -354,7 +196,7 @@ def causal_effect(posterior: Any, data: Any, *, treatment: str, outcome: str, n_
         name=f"P({outcome} | do({treatment}))", attrs={"treatment": treatment, "outcome": outcome})
 
 
-def predict(posterior: Any, data: Any, *, evidence: Mapping[str, Any], target: str, n_samples: int = 1000,
+def predict(posterior: Any, data: Any, *, evidence: Mapping[str, Any], target: str, draws: int = 1000,
             random_seed: Any = None, ess: float = 1.0, prior: str = "bdeu", var_name: str | None = None,
             burn_in: int = 0) -> xr.DataArray:
     """``P(target | evidence)`` per posterior draw of (DAG, parameters): an observational query.
@@ -364,7 +206,7 @@ def predict(posterior: Any, data: Any, *, evidence: Mapping[str, Any], target: s
 
     Parameters
     ----------
-    posterior, data, n_samples, random_seed, ess, prior, var_name, burn_in
+    posterior, data, draws, random_seed, ess, prior, var_name, burn_in
         As in :func:`causal_effect`.
     evidence : mapping
         ``{variable: state label}``, the observed values (may be empty).
@@ -380,7 +222,7 @@ def predict(posterior: Any, data: Any, *, evidence: Mapping[str, Any], target: s
     ------
     ValueError, TypeError
         For unknown variables or states, the target in the evidence, a graph with a cycle,
-        ``n_samples < 1``, continuous data.
+        ``draws < 1``, continuous data.
 
     References
     ----------
@@ -392,13 +234,13 @@ def predict(posterior: Any, data: Any, *, evidence: Mapping[str, Any], target: s
     --------
     >>> net = bns.datasets.load_network("asia")
     >>> df = net.sample(2000, random_seed=1)
-    >>> p = bns.predict(net, df, evidence={"xray": "yes"}, target="lung", n_samples=200, random_seed=0)
+    >>> p = bns.predict(net, df, evidence={"xray": "yes"}, target="lung", draws=200, random_seed=0)
     >>> p.dims
     ('sample', 'lung')
     >>> bool(p.mean("sample").sel(lung="yes") > 0.3)
     True
     """
-    data, n_samples, ess, prior = _setup(data, n_samples, ess, prior, "predict")
+    data, draws, ess, prior = _setup(data, draws, ess, prior, "predict")
     y = _variable(data, target, "target")
     if not isinstance(evidence, Mapping):
         raise TypeError(f"evidence must be a mapping {{variable: state}}, got {type(evidence).__name__}")
@@ -409,7 +251,7 @@ def predict(posterior: Any, data: Any, *, evidence: Mapping[str, Any], target: s
             raise ValueError(f"the target {target!r} is also in the evidence")
         ev[v] = _state(data, v, value, "evidence")
     rng = np.random.default_rng(random_seed)
-    dags = posterior_dags(posterior, list(data.names), n_samples, random_seed=rng, var_name=var_name,
+    dags = posterior_dags(posterior, draws, names=data.names, random_seed=rng, var_name=var_name,
                           burn_in=burn_in).values
 
     def ask(parents, cpts, local):
@@ -457,7 +299,7 @@ def average_effect(effect: xr.DataArray, *, treated: Any, control: Any, outcome_
     --------
     >>> net = bns.datasets.load_network("asia")
     >>> df = net.sample(2000, random_seed=1)
-    >>> effect = bns.causal_effect(net, df, treatment="smoke", outcome="lung", n_samples=200, random_seed=0)
+    >>> effect = bns.causal_effect(net, df, treatment="smoke", outcome="lung", draws=200, random_seed=0)
     >>> ace = bns.average_effect(effect, treated="yes", control="no", outcome_state="yes")
     >>> ace.coords["statistic"].values.tolist()
     ['mean', 'sd', 'hdi_lower', 'hdi_upper', 'prob_positive']

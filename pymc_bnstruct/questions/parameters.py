@@ -27,6 +27,7 @@ from ..data import DiscreteData, as_discrete_data
 from ..datasets import BayesianNetwork
 from ..graph import adjacency_dataarray, find_cycle, to_adjacency
 from ..jit import empty, zeros
+from ..results.convert import is_learned_result, map_dag
 from ..results.interop import Structure, as_structure, to_pgmpy
 from ..scores import kernels as _kernels
 from ..validation import check_choice, check_number, read_only
@@ -200,6 +201,8 @@ def posterior_concentration(data: DiscreteData | Any, child: int | str, parents:
 
 def _dag(graph: Any, names: list[str]) -> np.ndarray:
     """``graph`` as an int8 DAG adjacency over ``names``, with clear errors."""
+    if is_learned_result(graph):  # any method's output: its best DAG
+        graph = map_dag(graph)[0]
     if isinstance(graph, np.ndarray) or (isinstance(graph, (list, tuple))):
         adj = to_adjacency(graph, names)
     else:
@@ -415,8 +418,11 @@ def fit_parameters(data: DiscreteData | Any, graph: Any, *, ess: float = 1.0, pr
     graph : DAG
         Over the data's variables: a 0/1 adjacency (array, labelled ``DataArray`` or
         ``DataFrame``, row = parent), an edge list of ``(parent, child)`` names, a networkx
-        ``DiGraph``, a :class:`~pymc_bnstruct.search.SearchResult` or a
-        :class:`~pymc_bnstruct.datasets.BayesianNetwork`.
+        ``DiGraph`` or a :class:`~pymc_bnstruct.datasets.BayesianNetwork`; or the output of
+        :func:`pymc_bnstruct.learn` for any method, which stands for its best DAG
+        (:func:`pymc_bnstruct.map_dag`: a search's DAG, the exact MAP, the best DAG the
+        draws visited). To average over the posterior's DAGs instead, ask
+        :func:`~pymc_bnstruct.causal_effect` / :func:`~pymc_bnstruct.predict`.
     ess : float, default 1.0
         Equivalent sample size of the BDeu prior (> 0).
     prior : {"bdeu", "k2"}, default "bdeu"

@@ -20,8 +20,9 @@ from typing import Any
 import numpy as np
 
 from ..graph import find_cycle, markov_blankets, shd, to_cpdag
+from .convert import is_sampler_output
 from .features import markov_blanket_probabilities
-from .interop import Structure, as_structure, is_sampler_output
+from .interop import Structure, as_structure
 
 __all__ = ["Comparison", "compare", "shared_structures", "RocCurve", "PrCurve", "roc_curve", "pr_curve", "CURVE_KINDS"]
 

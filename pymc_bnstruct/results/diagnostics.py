@@ -1,7 +1,7 @@
 """Convergence diagnostics for structure samplers: an R-hat table, chain agreement and a verdict.
 
 All read ``pm.sample`` output through the dims contract described in
-:mod:`pymc_bnstruct.results.features`, so they work for every sampler in the package.
+:mod:`pymc_bnstruct.results.draws`, so they work for every sampler in the package.
 """
 
 from __future__ import annotations
@@ -17,8 +17,9 @@ import pandas as pd
 import xarray as xr
 
 from ..contract import FEATURE_DIMS, FEATURES, LOG_SCORE
+from .convert import StructureResult, convert
+from .draws import feature_draws, occam_weights, resolve_source, summarise_feature
 from .excluded import recorded_excluded_mass
-from .features import feature_draws, occam_weights, resolve_source, summarise_feature
 from .idata import get_group, has_group, select_draws
 from .samc import samc_diagnostics, samc_stats
 from .sampling_checks import DISAGREEMENT, MIN_DRAWS, check_structure_draws, warn_if_chains_disagree
@@ -124,8 +125,12 @@ def summary(
 
     Parameters
     ----------
-    idata : arviz.InferenceData or xarray.DataTree
-        Output of ``pm.sample``.
+    idata : arviz.InferenceData, xarray.DataTree or any result of :func:`pymc_bnstruct.learn`
+        Output of ``pm.sample``. A result without chains (an exact posterior, a search's
+        DAG, a B-RAI tree) gets the same columns: ``mean`` its probability, ``sd``
+        ``sqrt(p (1 - p))``, ``mcse_mean`` 0 (exact, point) or NaN (tree), R-hat and ESS
+        NaN, no ``log_score`` row; ``attrs["kind"]`` says which (see
+        :func:`~pymc_bnstruct.results.convert.convert`) and the verdict is "good".
     var_name : str, optional
         The sampler variable to summarise, needed only when several qualify.
     features : sequence of str, default ``("log_score", "edge")``
@@ -185,6 +190,9 @@ def summary(
     if len(set(feats)) != len(feats):
         raise ValueError(f"features lists a feature twice: {list(features)}")
     structural = [f for f in feats if f != "log_score"]
+    result = convert(idata)
+    if result.kind != "draws":
+        return _summary_without_draws(result, structural, random_seed)
     if structural:  # refuse a foreign step's draws before the missing log-score stat is reported
         src = resolve_source(idata, structural[0], var_name)
         check_structure_draws(idata, src.name, src.kind)
@@ -257,6 +265,37 @@ def summary(
     if (excluded := recorded_excluded_mass(idata, var_name=var_name, burn_in=burn_in)) is not None:
         df.attrs["excluded_mass"] = excluded
     df.attrs["verdict"] = _judge(df, values, w, kinds, labels, idata, burn_in)
+    return df
+
+
+def _summary_without_draws(result: StructureResult, feats: list[str], random_seed: Any) -> pd.DataFrame:
+    """:func:`summary`'s table for a result that has no chains: an exact posterior, a point
+    estimate, a B-RAI tree. ``mean`` is the probability, ``sd`` the posterior standard
+    deviation of the 0/1 feature, ``sqrt(p (1 - p))``; there is no Monte Carlo error to
+    measure (``mcse_mean`` 0 for exact and point results, NaN for a tree's estimate) and no
+    R-hat or ESS."""
+    labels: list[str] = []
+    kinds: list[str] = []
+    means: list[np.ndarray] = []
+    for feat in feats:
+        options = {"random_seed": random_seed} if feat != "edge" and random_seed is not None else {}
+        p = result.feature_probabilities(feat, **options)
+        u, v = feature_cells(feat, result.n_vars)
+        means.append(np.asarray(p.values)[u, v])
+        labels.extend(feature_labels(feat, list(result.names), u, v))
+        kinds.extend([feat] * len(u))
+    mean = np.concatenate(means) if means else np.zeros(0)
+    exact = result.kind in ("exact", "point")
+    df = pd.DataFrame(
+        {"kind": kinds, "mean": mean, "sd": np.sqrt(np.clip(mean * (1 - mean), 0, None)),
+         "mcse_mean": np.zeros(mean.size) if exact else np.full(mean.size, np.nan),
+         "ess_bulk": np.nan, "ess_tail": np.nan, "r_hat": np.nan, "constant": (mean == 0) | (mean == 1)},
+        index=pd.Index(labels, name="feature"))[_COLUMNS]
+    df = df.sort_values("mean", ascending=False, kind="stable")
+    df.attrs["kind"] = result.kind
+    df.attrs["method"] = result.method
+    df.attrs["verdict"] = Verdict("good", [], {"chains": 0.0})
+    df.attrs["note"] = f"{result.description}: no chains, so no R-hat or ESS"
     return df
 
 

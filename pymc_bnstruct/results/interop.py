@@ -10,8 +10,8 @@ Every function here accepts the package's structures in any of their forms, thro
 * a **CPDAG** (or any PDAG): the same 0/1 arrays with both ``g[u, v]`` and ``g[v, u]`` set
   for an undirected edge (what :func:`pymc_bnstruct.graph.to_cpdag` returns);
 * **edge probabilities**: a float adjacency such as :func:`pymc_bnstruct.edge_probabilities`
-  returns, an :class:`~pymc_bnstruct.exact.ExactPosterior`, or sampler output
-  (``InferenceData`` / ``DataTree``: its edge probabilities are computed).
+  returns, or any posterior :func:`pymc_bnstruct.learn` returns (sampler output, an exact
+  posterior, a B-RAI tree: its edge probabilities are computed).
 
 The rule that tells graphs from probabilities is the dtype: integer or boolean arrays are
 graphs, floating-point arrays are probabilities.
@@ -30,11 +30,8 @@ import xarray as xr
 
 from ..contract import EDGE_DIMS, MB_DIMS, PARENT
 from ..datasets import BayesianNetwork, fit_network
-from ..exact import ExactPosterior
 from ..graph import to_adjacency
-from ..search import SearchResult
-from .features import edge_probabilities
-from .idata import has_group
+from .convert import convert, is_learned_result
 
 __all__ = [
     "Structure", "as_structure", "to_networkx", "from_networkx", "to_pgmpy", "to_dot",
@@ -109,8 +106,9 @@ def as_structure(x: Any, names: Sequence[str] | None = None) -> Structure:
 
     Parameters
     ----------
-    x : graph, probabilities, SearchResult, BayesianNetwork, ExactPosterior, networkx graph,
-        sampler output or :class:`Structure`
+    x : graph, probabilities, BayesianNetwork, networkx graph, :class:`Structure`, or any result of
+        :func:`pymc_bnstruct.learn` (read through :func:`~pymc_bnstruct.results.convert.convert`:
+        a point estimate as its DAG, a posterior as its edge probabilities)
     names : sequence of str, optional
         Variable names for unlabelled input (a NumPy array, an edge list); labelled input
         is reordered to ``names`` when they are given.
@@ -127,10 +125,9 @@ def as_structure(x: Any, names: Sequence[str] | None = None) -> Structure:
     """
     if isinstance(x, Structure):
         out = x
-    elif isinstance(x, SearchResult):
-        out = as_structure(x.dag)
-    elif isinstance(x, ExactPosterior):
-        out = as_structure(x.edge_probabilities)
+    elif is_learned_result(x):
+        r = convert(x)  # a point estimate is its DAG; a posterior, its edge probabilities
+        out = as_structure(r.map_dag()[0] if r.kind == "point" else r.feature_probabilities("edge"))
     elif isinstance(x, BayesianNetwork):
         out = as_structure(x.adjacency)
     elif isinstance(x, nx.Graph):
@@ -158,8 +155,6 @@ def as_structure(x: Any, names: Sequence[str] | None = None) -> Structure:
             raise ValueError(f"the adjacency's rows and columns name different variables: {sorted(missing)}")
         arr = frame.loc[labels, labels].to_numpy()
         out = _from_matrix(arr, labels, bool(np.issubdtype(arr.dtype, np.floating)))
-    elif is_sampler_output(x):
-        out = as_structure(edge_probabilities(x))
     elif isinstance(x, np.ndarray):
         labels = list(names) if names is not None else [f"X{i}" for i in range(x.shape[0])]
         out = _from_matrix(x, labels, bool(np.issubdtype(x.dtype, np.floating)))
@@ -179,14 +174,6 @@ def as_structure(x: Any, names: Sequence[str] | None = None) -> Structure:
         idx = [out.names.index(n) for n in names]
         out = Structure(out.matrix[np.ix_(idx, idx)], names, out.kind, out.feature)
     return out
-
-
-def is_sampler_output(x: Any) -> bool:
-    """Whether ``x`` is sampler output (an InferenceData or DataTree with a posterior)."""
-    try:
-        return has_group(x, "posterior")
-    except TypeError:
-        return False
 
 
 # ----------------------------------------------------------------------------- networkx

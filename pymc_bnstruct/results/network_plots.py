@@ -23,7 +23,6 @@ import networkx as nx
 import numpy as np
 
 from ..graph import find_cycle, topological_order
-from ..validation import renamed_keywords
 from .comparison import CURVE_KINDS, roc_curve
 from .interop import Structure, as_structure, to_dot
 from .plots import _axes
@@ -96,7 +95,6 @@ def _graphviz_dot(s: Structure, threshold: float) -> dict[str, tuple[float, floa
     return pos if len(pos) == s.n_vars else None
 
 
-@renamed_keywords(seed="random_seed")
 def network_layout(x: Any, layout: str | Mapping[str, Sequence[float]] = "dot", *,
                    threshold: float = 0.2, random_seed: int = 0) -> dict[str, tuple[float, float]]:
     """Node positions for :func:`plot_network`.
@@ -113,7 +111,7 @@ def network_layout(x: Any, layout: str | Mapping[str, Sequence[float]] = "dot", 
     threshold : float, default 0.2
         Probabilities only: the edges with ``P >= threshold`` shape the layout.
     random_seed : int, default 0
-        For the spring layout (``seed=`` is its former name, deprecated).
+        For the spring layout.
     """
     s = as_structure(x)
     if isinstance(layout, Mapping):
@@ -167,7 +165,6 @@ def _edge_classes(s: Structure, drawn: np.ndarray, truth: Structure | None) -> d
     return classes
 
 
-@renamed_keywords(seed="random_seed")
 def plot_network(
     x: Any,
     *,
@@ -203,7 +200,7 @@ def plot_network(
     labels : bool, default True
         Write the variable names in the nodes.
     random_seed : int, default 0
-        For the spring layout (``seed=`` is its former name, deprecated).
+        For the spring layout.
 
     Returns
     -------

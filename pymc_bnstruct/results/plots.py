@@ -17,7 +17,7 @@ import numpy as np
 
 from ..contract import FEATURE_DIMS, FEATURES, LOG_SCORE
 from .diagnostics import canonical_feature, feature_cells
-from .features import resolve_source, summarise_feature
+from .draws import resolve_source, summarise_feature
 from .idata import get_group, has_group, select_draws
 
 __all__ = ["plot_score_trace", "plot_chain_agreement"]

@@ -8,7 +8,7 @@ wanders without mixing. The package's step methods mark every draw of their vari
 the sample stat :func:`~pymc_bnstruct.step_methods.base.step_stat_name` ``(var)``; PyMC keeps
 every step method's stats in a ``CompoundStep`` (by name, on both lines), so the mark
 survives whatever else is sampled. :func:`check_structure_draws` — run by
-:func:`~pymc_bnstruct.results.features.feature_draws`, which every summary, diagnostic and
+:func:`~pymc_bnstruct.results.draws.feature_draws`, which every summary, diagnostic and
 plot of structural features goes through — raises
 :class:`~pymc_bnstruct.ForeignStepError` for ``pm.sample`` output whose structure
 variable lacks the mark, naming the step method (guessed from its stats) and the fix.

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from ..search import hill_climb
-from ..validation import check_int, renamed_keywords
+from ..validation import check_int
 from .partition import EnergyPartition, desired_distribution
 from .sampler import SAMCChain
 
@@ -90,7 +90,6 @@ def _largest_deletion_cost(cache: Any, constraints: Any, adj: np.ndarray) -> flo
     return worst
 
 
-@renamed_keywords(seed="random_seed")
 def automatic_bounds(cache: Any, constraints: Any, width: float, *, move_probs: np.ndarray,
                      pilot_moves: int = 50_000, random_seed: int = 0,
                      start: np.ndarray | None = None) -> AutomaticBounds:
@@ -123,8 +122,7 @@ def automatic_bounds(cache: Any, constraints: Any, width: float, *, move_probs: 
        ``bin_width``); :func:`~pymc_bnstruct.samc_diagnostics` then reports the iterations
        spent above the partition and refuses ``converged``.
 
-    The pilots' seeds are fixed (``random_seed``, default 0; ``seed=`` is its former name,
-    deprecated): the bounds are a function of the data, the settings and the starting graph.
+    The pilots' seeds are fixed (``random_seed``, default 0): the bounds are a function of the data, the settings and the starting graph.
 
     References
     ----------
