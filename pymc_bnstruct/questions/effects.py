@@ -28,6 +28,7 @@ from ..contract import CHILD, PARENT
 from ..data import DiscreteData, as_data, as_discrete_data
 from ..exact import EnumeratedPosterior, ExactPosterior
 from ..graph import find_cycle
+from ..networks import SAMPLE, check_prior, posterior_concentration
 from ..results.features import dags_given_draws, resolve_source
 from ..results.idata import get_group, select_draws
 from ..results.interop import is_sampler_output
@@ -35,7 +36,7 @@ from ..results.sampling_checks import check_structure_draws
 from ..results.weights import draw_weights
 from ..validation import check_int, check_probability
 from .inference import _ancestors, conditional_distribution, interventional_distribution
-from .parameters import SAMPLE, _check_ess, _check_prior, _concentration, _dag
+from .parameters import _dag
 
 __all__ = ["causal_effect", "predict", "average_effect", "posterior_dags"]
 
@@ -232,7 +233,7 @@ def _answer(dags: np.ndarray, data: DiscreteData, query: list[int], cut: frozens
                 continue
             alpha = alphas.get((v, pa))
             if alpha is None:
-                alpha = alphas[(v, pa)] = _concentration(data, v, np.array(pa, dtype=np.int64), ess, prior)
+                alpha = alphas[(v, pa)] = posterior_concentration(data, v, pa, ess=ess, prior=prior)
             cpts.append(_dirichlet(alpha, m, rng))
         out[rows] = ask(sub_parents, cpts, local)
     return out
@@ -253,7 +254,9 @@ def _dirichlet(alpha: np.ndarray, m: int, rng: np.random.Generator) -> np.ndarra
 
 def _setup(data: Any, n_samples: Any, ess: Any, prior: Any, who: str) -> tuple[DiscreteData, int, float, str]:
     data = as_discrete_data(as_data(data), who=who)
-    return data, check_int(n_samples, "n_samples", minimum=1), _check_ess(ess), _check_prior(prior)
+    n_samples = check_int(n_samples, "n_samples", minimum=1)
+    prior, ess = check_prior(prior, ess)
+    return data, n_samples, ess, prior
 
 
 def _variable(data: DiscreteData, var: Any, what: str) -> int:

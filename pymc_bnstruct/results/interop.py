@@ -6,7 +6,7 @@ Every function here accepts the package's structures in any of their forms, thro
 * a **DAG**: 0/1 adjacency (NumPy array, labelled ``xarray.DataArray`` with dims
   ``(parent, child)``, pandas DataFrame; row = parent), a
   :class:`~pymc_bnstruct.search.SearchResult`, a
-  :class:`~pymc_bnstruct.datasets.BayesianNetwork`;
+  :class:`~pymc_bnstruct.networks.BayesianNetwork`;
 * a **CPDAG** (or any PDAG): the same 0/1 arrays with both ``g[u, v]`` and ``g[v, u]`` set
   for an undirected edge (what :func:`pymc_bnstruct.graph.to_cpdag` returns);
 * **edge probabilities**: a float adjacency such as :func:`pymc_bnstruct.edge_probabilities`
@@ -29,9 +29,9 @@ import pandas as pd
 import xarray as xr
 
 from ..contract import EDGE_DIMS, MB_DIMS, PARENT
-from ..datasets import BayesianNetwork, fit_network
 from ..exact import ExactPosterior
 from ..graph import to_adjacency
+from ..networks import BayesianNetwork, bayesian_estimate
 from ..search import SearchResult
 from .features import edge_probabilities
 from .idata import has_group
@@ -357,9 +357,12 @@ def to_dot(x: Any, threshold: float | None = None, *, name: str = "G", digits: i
 def to_pgmpy(dag: Any, data: Any = None, *, ess: float = 1.0) -> Any:
     """A pgmpy discrete Bayesian network on ``dag`` with tables fitted to ``data``.
 
-    The tables are the BDeu posterior means with equivalent sample size ``ess`` (see
-    :func:`pymc_bnstruct.datasets.fit_network`); state names are the data's. A
-    :class:`~pymc_bnstruct.datasets.BayesianNetwork` without ``data`` keeps its own tables.
+    The tables are the BDeu posterior means with equivalent sample size ``ess``, from the
+    one estimator (:func:`pymc_bnstruct.networks.bayesian_estimate`, the tables of
+    :func:`pymc_bnstruct.fit_parameters`; an intervention mask of ``data`` is honoured);
+    state names are the data's. A :class:`~pymc_bnstruct.networks.BayesianNetwork` without
+    ``data`` (a bundled one, or the output of :func:`~pymc_bnstruct.fit_parameters`) keeps
+    its own tables.
 
     Parameters
     ----------
@@ -397,20 +400,20 @@ def to_pgmpy(dag: Any, data: Any = None, *, ess: float = 1.0) -> Any:
             raise TypeError("to_pgmpy needs data= to fit the tables (only a BayesianNetwork brings its own)")
         net = dag
     elif isinstance(dag, (list, tuple)):
-        net = fit_network(dag, data, ess=ess)
+        net = bayesian_estimate(data, dag, ess=ess, name="learned")
     else:
         s = as_structure(dag)
         if s.kind != "dag":
             raise ValueError(f"to_pgmpy needs a DAG, got {s.kind} (threshold probabilities / orient a CPDAG first)")
-        net = fit_network(s.to_dataarray(), data, ess=ess)
+        net = bayesian_estimate(data, s.to_dataarray(), ess=ess, name="learned")
     model = DiscreteBayesianNetwork(net.edges)
     model.add_nodes_from(net.names)
     states, cards = net.states, dict(zip(net.names, (int(a) for a in net.arities)))
     for v in net.names:
         pa = net.parents[v]
-        table = np.asarray(net.cpt(v))
+        table = np.asarray(net.cpt(v).values)  # (*parents, v); pgmpy wants (v, parent configurations)
         model.add_cpds(TabularCPD(
-            variable=v, variable_card=cards[v], values=table.reshape(cards[v], -1),
+            variable=v, variable_card=cards[v], values=table.reshape(-1, cards[v]).T,
             evidence=pa or None, evidence_card=[cards[p] for p in pa] or None,
             state_names={u: list(states[u]) for u in [v, *pa]},
         ))
