@@ -12,8 +12,9 @@
 The bundled reference networks and the random generators are in :mod:`pymc_bnstruct.datasets`.
 """
 
+from .base import SeedLike
 from .bif import bif_text, read_bif, write_bif
-from .discrete import PRIORS, SAMPLE, BayesianNetwork, SeedLike, check_free_names, parameter_name
+from .discrete import PRIORS, SAMPLE, BayesianNetwork, check_free_names, parameter_name
 from .estimators import MAX_TABLE_CELLS, bayesian_estimate, check_prior, family_counts, posterior_concentration
 from .gaussian import LinearGaussianNetwork
 

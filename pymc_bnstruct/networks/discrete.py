@@ -27,16 +27,15 @@ import xarray as xr
 
 from ..graph import topological_order
 from ..validation import check_int, read_only
+from .base import Network, SeedLike
 
-__all__ = ["BayesianNetwork", "parameter_name", "PRIORS", "SAMPLE", "SeedLike"]
+__all__ = ["BayesianNetwork", "parameter_name", "check_free_names", "PRIORS", "SAMPLE"]
 
 #: Rows whose sum is this close to 1 are renormalised silently: several
 #: repository files print probabilities rounded to 3-4 decimals.
 _SUM_TOL_RENORMALISE = 1e-3
 #: Columns this close to 1 are already normalised (float rounding of a division).
 _SUM_TOL_FLOAT = 1e-12
-
-SeedLike = int | np.random.Generator | np.random.SeedSequence | None
 
 #: The parameter priors: the hyperparameters of the BDeu and K2 scores.
 PRIORS = ("bdeu", "k2")
@@ -76,7 +75,7 @@ def check_free_names(names: Sequence[str], *dims: str) -> None:
                          f"({PARAMETER_PREFIX}<variable>) of the result: rename those columns")
 
 
-class BayesianNetwork:
+class BayesianNetwork(Network):
     """A discrete Bayesian network: a DAG plus one conditional table per node.
 
     Instances are immutable in practice: every accessor returns either a copy
@@ -321,16 +320,6 @@ class BayesianNetwork:
         return self._name
 
     @property
-    def names(self) -> list[str]:
-        """Variable names in file (declaration) order."""
-        return list(self._names)
-
-    @property
-    def n_vars(self) -> int:
-        """Number of variables."""
-        return len(self._names)
-
-    @property
     def states(self) -> dict[str, list[str]]:
         """Variable name -> list of its state labels, in file order."""
         return {v: list(s) for v, s in zip(self._names, self._states)}
@@ -529,15 +518,8 @@ class BayesianNetwork:
 
     def _do_codes(self, do: Mapping[str, Any] | None) -> dict[int, int]:
         """``{variable: state}`` → ``{index: code}``, with clear errors for unknown names or states."""
-        if do is None:
-            return {}
-        if not isinstance(do, Mapping):
-            raise TypeError(f"do must be a mapping {{variable: state}}, got {type(do).__name__}")
         out = {}
-        for var, state in do.items():
-            if var not in self._index:
-                raise KeyError(f"do: unknown variable {var!r}; the network has {list(self._names)}")
-            i = self._index[var]
+        for i, var, state in self._do_items(do, "state"):
             states = list(self._states[i])
             if state not in states:
                 raise ValueError(f"do: {var!r} has no state {state!r}; its states are {states}")

@@ -25,12 +25,12 @@ import xarray as xr
 
 from ..graph import find_cycle, topological_order
 from ..validation import check_int, read_only
-from .discrete import SeedLike
+from .base import Network, SeedLike
 
 __all__ = ["LinearGaussianNetwork"]
 
 
-class LinearGaussianNetwork:
+class LinearGaussianNetwork(Network):
     """A linear-Gaussian Bayesian network: edge weights and noise standard deviations.
 
     ``x_j = Σ_i weights[i, j] x_i + e_j`` with ``e_j ~ N(0, noise_sd[j]²)``; the implied
@@ -95,16 +95,6 @@ class LinearGaussianNetwork:
         self._weights = read_only(w)
         self._noise_sd = read_only(sd)
         self._order = tuple(int(i) for i in topological_order(adj))
-
-    @property
-    def names(self) -> list[str]:
-        """The variables."""
-        return list(self._names)
-
-    @property
-    def n_vars(self) -> int:
-        """Number of variables."""
-        return len(self._names)
 
     @property
     def weights(self) -> xr.DataArray:
@@ -186,19 +176,12 @@ class LinearGaussianNetwork:
 
     def _do_values(self, do: Mapping[str, float] | None) -> dict[int, float]:
         """``{variable: value}`` → ``{index: value}``, with clear errors."""
-        if do is None:
-            return {}
-        if not isinstance(do, Mapping):
-            raise TypeError(f"do must be a mapping {{variable: value}}, got {type(do).__name__}")
-        index = {v: i for i, v in enumerate(self._names)}
         out = {}
-        for var, value in do.items():
-            if var not in index:
-                raise KeyError(f"do: unknown variable {var!r}; the network has {list(self._names)}")
+        for i, var, value in self._do_items(do, "value"):
             value = float(value)
             if not np.isfinite(value):
                 raise ValueError(f"do: {var!r} must be set to a finite value, got {value}")
-            out[index[var]] = value
+            out[i] = value
         return out
 
     def __repr__(self) -> str:
