@@ -15,9 +15,16 @@ The bundled reference networks and the random generators are in :mod:`pymc_bnstr
 from .base import SeedLike
 from .bif import bif_text, read_bif, write_bif
 from .discrete import PRIORS, SAMPLE, BayesianNetwork, check_free_names, parameter_name
-from .estimators import MAX_TABLE_CELLS, bayesian_estimate, check_prior, family_counts, posterior_concentration
+from .estimators import (
+    MAX_TABLE_CELLS,
+    bayesian_estimate,
+    check_prior,
+    dirichlet_hyperparameters,
+    family_counts,
+    posterior_concentration,
+)
 from .gaussian import LinearGaussianNetwork
 
 __all__ = ["BayesianNetwork", "LinearGaussianNetwork", "bayesian_estimate", "posterior_concentration",
-           "family_counts", "read_bif", "write_bif", "bif_text", "parameter_name", "check_prior",
+           "family_counts", "dirichlet_hyperparameters", "read_bif", "write_bif", "bif_text", "parameter_name", "check_prior",
            "check_free_names", "PRIORS", "SAMPLE", "MAX_TABLE_CELLS", "SeedLike"]

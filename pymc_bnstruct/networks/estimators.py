@@ -35,7 +35,8 @@ from ..scores import kernels as engine
 from ..validation import check_choice, check_number
 from .discrete import PRIORS, BayesianNetwork
 
-__all__ = ["bayesian_estimate", "posterior_concentration", "family_counts", "check_prior", "MAX_TABLE_CELLS"]
+__all__ = ["bayesian_estimate", "posterior_concentration", "family_counts", "dirichlet_hyperparameters", "check_prior",
+           "MAX_TABLE_CELLS"]
 
 #: Largest conditional table (cells) built densely; a family beyond it is refused.
 MAX_TABLE_CELLS = 2**26
@@ -114,10 +115,20 @@ def _counts(data: DiscreteData, c: int, pa: np.ndarray) -> np.ndarray:
     return dense_family_counts(data.engine_columns, arities, c, pa).reshape(shape)
 
 
-def _alpha(counts: np.ndarray, ess: float, prior: str) -> tuple[float, float]:
-    """``(α_ijk, α_ij)`` of a family's counts: BDeu ``ess / (q r)`` and ``ess / q``, K2 1 and ``r``."""
-    r = counts.shape[-1]
-    q = math.prod(counts.shape[:-1])
+def dirichlet_hyperparameters(shape: tuple[int, ...], *, ess: float, prior: str) -> tuple[float, float]:
+    """The prior's ``(α_ijk, α_ij)`` for a table of ``shape = (*parent arities, r)``.
+
+    BDeu: ``α_ijk = ess / (q r)`` and ``α_ij = ess / q``; K2: 1 and ``r`` (``q`` is the
+    number of parent configurations). One rule for the estimator and for the PyMC model
+    (:func:`pymc_bnstruct.network_model`).
+
+    Examples
+    --------
+    >>> bns.networks.dirichlet_hyperparameters((2, 2, 2), ess=1.0, prior="bdeu")
+    (0.125, 0.25)
+    """
+    r = int(shape[-1])
+    q = math.prod(int(k) for k in shape[:-1])
     if prior == "bdeu":
         return ess / (q * r), ess / q
     return 1.0, float(r)
@@ -216,7 +227,7 @@ def posterior_concentration(data: DiscreteData | Any, child: int | str, parents:
     prior, ess = check_prior(prior, ess)
     c, pa = _family(data, child, parents)
     counts = _counts(data, c, pa)
-    return counts + _alpha(counts, ess, prior)[0]
+    return counts + dirichlet_hyperparameters(counts.shape, ess=ess, prior=prior)[0]
 
 
 def bayesian_estimate(data: DiscreteData | Any, dag: Any, *, ess: float = 1.0, prior: str = "bdeu",
@@ -281,7 +292,7 @@ def bayesian_estimate(data: DiscreteData | Any, dag: Any, *, ess: float = 1.0, p
     for i, v in enumerate(names):
         pa = np.flatnonzero(adj[:, i]).astype(np.int64)
         counts = _counts(data, i, pa)
-        a_jk, a_j = _alpha(counts, ess, prior)
+        a_jk, a_j = dirichlet_hyperparameters(counts.shape, ess=ess, prior=prior)
         parents[v] = [names[p] for p in pa]
         conc[v] = counts + a_jk
         cpts[v] = conc[v] / (counts.sum(axis=-1, keepdims=True) + a_j)

@@ -20,7 +20,7 @@ import pytensor.tensor as pt
 
 from ..data import DiscreteData, as_discrete_data
 from ..graph import topological_order
-from ..networks import check_free_names, check_prior, parameter_name
+from ..networks import check_free_names, check_prior, dirichlet_hyperparameters, parameter_name
 from .parameters import _dag
 
 __all__ = ["network_model", "do_states", "state_dim", "ROW", "STATE_SUFFIX", "INTERVENED_SUFFIX"]
@@ -136,7 +136,7 @@ def network_model(data: DiscreteData | Any, graph: Any, *, ess: float = 1.0, pri
             i = int(i)
             pa = [int(p) for p in np.flatnonzero(adj[:, i])]
             shape = (*(arities[p] for p in pa), arities[i])
-            alpha = ess / int(np.prod(shape)) if prior == "bdeu" else 1.0
+            alpha = dirichlet_hyperparameters(shape, ess=ess, prior=prior)[0]
             theta = pm.Dirichlet(parameter_name(names[i]), a=np.full(shape, alpha),
                                  dims=tuple(state_dim(names[j]) for j in (*pa, i)))
             p = theta
