@@ -46,6 +46,8 @@ def test_networkx_round_trip_dag(asia):
     assert back.dtype == np.int8 and back.dims == ("parent", "child")
     xr.testing.assert_equal(back, adj.astype(np.int8).sel(parent=back.parent, child=back.child))
     assert sorted(bns.to_networkx(asia).edges) == sorted(asia.edges)  # a BayesianNetwork directly
+    gaussian = bns.datasets.linear_gaussian(asia, random_seed=1)  # a LinearGaussianNetwork too
+    assert sorted(bns.to_networkx(gaussian).edges) == sorted(asia.edges)
 
 
 def test_networkx_round_trip_cpdag_and_probabilities(asia):

@@ -5,8 +5,9 @@ Every function here accepts the package's structures in any of their forms, thro
 
 * a **DAG**: 0/1 adjacency (NumPy array, labelled ``xarray.DataArray`` with dims
   ``(parent, child)``, pandas DataFrame; row = parent), a
-  :class:`~pymc_bnstruct.search.SearchResult`, a
-  :class:`~pymc_bnstruct.networks.BayesianNetwork`;
+  :class:`~pymc_bnstruct.search.SearchResult`, a network
+  (:class:`~pymc_bnstruct.networks.BayesianNetwork`,
+  :class:`~pymc_bnstruct.networks.LinearGaussianNetwork`);
 * a **CPDAG** (or any PDAG): the same 0/1 arrays with both ``g[u, v]`` and ``g[v, u]`` set
   for an undirected edge (what :func:`pymc_bnstruct.graph.to_cpdag` returns);
 * **edge probabilities**: a float adjacency such as :func:`pymc_bnstruct.edge_probabilities`
@@ -31,7 +32,7 @@ import xarray as xr
 from ..contract import EDGE_DIMS, MB_DIMS, PARENT
 from ..exact import ExactPosterior
 from ..graph import to_adjacency
-from ..networks import BayesianNetwork, bayesian_estimate
+from ..networks import BayesianNetwork, LinearGaussianNetwork, bayesian_estimate
 from ..search import SearchResult
 from .features import edge_probabilities
 from .idata import has_group
@@ -109,7 +110,7 @@ def as_structure(x: Any, names: Sequence[str] | None = None) -> Structure:
 
     Parameters
     ----------
-    x : graph, probabilities, SearchResult, BayesianNetwork, ExactPosterior, networkx graph,
+    x : graph, probabilities, SearchResult, BayesianNetwork, LinearGaussianNetwork, ExactPosterior, networkx graph,
         sampler output or :class:`Structure`
     names : sequence of str, optional
         Variable names for unlabelled input (a NumPy array, an edge list); labelled input
@@ -131,7 +132,7 @@ def as_structure(x: Any, names: Sequence[str] | None = None) -> Structure:
         out = as_structure(x.dag)
     elif isinstance(x, ExactPosterior):
         out = as_structure(x.edge_probabilities)
-    elif isinstance(x, BayesianNetwork):
+    elif isinstance(x, (BayesianNetwork, LinearGaussianNetwork)):
         out = as_structure(x.adjacency)
     elif isinstance(x, nx.Graph):
         out = as_structure(from_networkx(x))
