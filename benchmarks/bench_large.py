@@ -55,14 +55,14 @@ def win95like(seed: int = 0):
             k = int(rng.integers(0, min(3, i) + 1))
             parents[v] = [names[j] for j in sorted(rng.choice(np.arange(max(0, i - 15), i), size=min(k, i),
                                                               replace=False).tolist())]
-        shape = (arity[v], *[arity[p] for p in parents[v]])
+        shape = (*[arity[p] for p in parents[v]], arity[v])  # the tables' layout: parents, then the child
         if i in copies:  # the child copies its parent 97 % of the time (parent and child binary here)
             table = np.full(shape, 0.03 / max(arity[v] - 1, 1))
             for s in range(min(shape[0], shape[1])):
                 table[s, s] = 0.97
-            table /= table.sum(axis=0, keepdims=True)
+            table /= table.sum(axis=-1, keepdims=True)
         else:
-            table = rng.dirichlet(np.full(arity[v], 0.7), size=int(np.prod(shape[1:], dtype=int))).T.reshape(shape)
+            table = rng.dirichlet(np.full(arity[v], 0.7), size=int(np.prod(shape[:-1], dtype=int))).reshape(shape)
         cpts[v] = table
     states = {v: [f"s{s}" for s in range(arity[v])] for v in names}
     return bns.datasets.BayesianNetwork(states, parents, cpts, name="win95like")

@@ -102,8 +102,8 @@ __all__ = [
     "questions",
     "fit_parameters",
     "causal_effect", "predict", "average_effect",
-    "FittedNetwork",
     "network_model",
+    "networks",
     "__version__",
 ]
 

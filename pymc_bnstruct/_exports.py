@@ -17,6 +17,7 @@ from . import (
     learning,
     model,
     moves,
+    networks,
     ops,
     order,
     partition,
@@ -36,7 +37,7 @@ from .exact import ExactPosterior
 from .learning import learn
 from .model import DAG, NodeOrder, NodePartition
 from .order import OrderScorer
-from .questions import FittedNetwork, average_effect, causal_effect, fit_parameters, network_model, predict
+from .questions import average_effect, causal_effect, fit_parameters, network_model, predict
 from .results import (
     ChainAgreement,
     Comparison,

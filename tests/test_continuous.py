@@ -191,8 +191,8 @@ def test_as_data_picks_by_dtype():
         bns.as_data(cont, kind="discrete")
     with pytest.raises(ValueError, match="kind must be"):
         bns.as_data(X, kind="gaussian")
-    with pytest.raises(TypeError, match="fit_network .* discrete data only, got continuous data"):
-        bns.datasets.fit_network([], cont)
+    with pytest.raises(TypeError, match="bayesian_estimate .* discrete data only, got continuous data"):
+        bns.networks.bayesian_estimate(cont, [])
 
 
 # ---------------------------------------------------------------------- BGe: independent routes

@@ -117,6 +117,28 @@ def test_network_class_bad_input():
         bns.datasets.LinearGaussianNetwork(["a", "b"], [[0.0, np.nan], [0.0, 0.0]])
     with pytest.raises(ValueError, match="n"):
         bns.datasets.LinearGaussianNetwork(["a", "b"], np.zeros((2, 2))).sample(0)
+    net = bns.networks.LinearGaussianNetwork(["a", "b"], [[0.0, 1.0], [0.0, 0.0]])
+    with pytest.raises(KeyError, match="unknown variable 'c'"):
+        net.sample(5, do={"c": 1.0})
+    with pytest.raises(ValueError, match="finite"):
+        net.sample(5, do={"a": np.inf})
+
+
+def test_do_sampling_of_a_linear_gaussian_network():
+    """do(b = 3) in a -> b -> c, a -> c: b is 3 on every row, a keeps its N(0, 1) marginal (the
+    edge a -> b is cut), c = 0.5 a + 2 b + e has mean 6 and variance 0.25 + 1, where the
+    observational c given b = 3 would lean on a through the back door."""
+    net = bns.networks.LinearGaussianNetwork(["a", "b", "c"], [[0.0, 1.0, 0.5], [0.0, 0.0, 2.0], [0.0, 0.0, 0.0]])
+    df = net.sample(40_000, random_seed=2, do={"b": 3.0})
+    assert (df["b"] == 3.0).all()
+    n = len(df)
+    assert abs(df["a"].mean()) < 5 / np.sqrt(n) and abs(df["a"].var() - 1.0) < 5 * np.sqrt(2 / n)
+    assert abs(df["c"].mean() - 6.0) < 5 * np.sqrt(1.25 / n)
+    assert abs(df["c"].var() - 1.25) < 5 * 1.25 * np.sqrt(2 / n)
+    # without do=, the same seed gives the same noise: a is unchanged, b is drawn
+    free = net.sample(40_000, random_seed=2)
+    np.testing.assert_array_equal(free["a"], df["a"])
+    assert not np.allclose(free["b"], 3.0)
 
 
 # --------------------------------------------------------------------------

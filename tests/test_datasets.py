@@ -100,7 +100,7 @@ def test_network_sizes_and_structure(name):
     assert net.arities.tolist() == [len(states[v]) for v in net.names]
     assert list(net.cpds) == net.names
     for v, cpd in net.cpds.items():
-        assert cpd.dims == (v, *parents[v])
+        assert cpd.dims == (*parents[v], v)  # the one layout: parents, then the child
         assert cpd.dtype == np.float64
         for d in cpd.dims:
             assert list(cpd.coords[d].values) == states[d]
@@ -139,8 +139,8 @@ def test_asia_cpt_entries():
     assert cpds["tub"].sel(tub="yes", asia="yes").item() == 0.05
     assert cpds["asia"].sel(asia="yes").item() == 0.01
     assert cpds["xray"].sel(xray="no", either="no").item() == 0.95
-    # Same numbers through the plain-array accessor, in (child, *parents) layout.
-    np.testing.assert_array_equal(net_of("asia").cpt("dysp")[0], [[0.9, 0.8], [0.7, 0.1]])
+    # Same numbers by position, in the (*parents, child) layout.
+    np.testing.assert_array_equal(net_of("asia").cpt("dysp").values[..., 0], [[0.9, 0.8], [0.7, 0.1]])
 
 
 def test_other_networks_spot_checks():
@@ -237,8 +237,8 @@ def test_conditional_check_detects_a_wrong_sampler():
     # Guard against a vacuous statistical test: samples from asia with the
     # lung table's rows swapped must be flagged.
     asia = net_of("asia")
-    cpts = {v: asia.cpt(v) for v in asia.names}
-    cpts["lung"] = cpts["lung"][:, ::-1]
+    cpts = {v: asia.cpt(v).values for v in asia.names}
+    cpts["lung"] = cpts["lung"][::-1]  # the rows of the two parent states swapped
     tampered = BayesianNetwork(asia.states, asia.parents, cpts, name="tampered")
     n_checked, failures = conditional_check(asia, tampered.sample(100_000, random_seed=0))
     assert n_checked > 25
@@ -522,11 +522,14 @@ def test_parse_error_reports_line():
 
 def test_constructor_validates():
     states = {"X": ["x0", "x1"], "Y": ["y0", "y1"]}
-    good = {"X": [0.5, 0.5], "Y": [[0.9, 0.2], [0.1, 0.8]]}
+    good = {"X": [0.5, 0.5], "Y": [[0.9, 0.1], [0.2, 0.8]]}  # rows: X's states; columns: Y's
     net = BayesianNetwork(states, {"Y": ["X"]}, good, name="xy")
     assert net.edges == [("X", "Y")] and repr(net) == "BayesianNetwork('xy', 2 variables, 1 edge)"
     with pytest.raises(ValueError, match="shape"):
         BayesianNetwork(states, {"Y": ["X"]}, {"X": [0.5, 0.5], "Y": [0.5, 0.5]})
+    # a table in the child-first layout of BIF files is refused (its rows do not sum to 1)
+    with pytest.raises(ValueError, match=r"'Y': probabilities for parent configuration \(x0\) sum to 1.1"):
+        BayesianNetwork(states, {"Y": ["X"]}, {"X": [0.5, 0.5], "Y": [[0.9, 0.2], [0.1, 0.8]]})
     with pytest.raises(ValueError, match="unknown parent 'Z'"):
         BayesianNetwork(states, {"Y": ["Z"]}, good)
     with pytest.raises(ValueError, match="no probability table for variable 'Y'"):
@@ -544,10 +547,10 @@ def test_samc7_matches_the_paper():
                                   ("B", ["A", "F"], p2), ("G", ["B", "C"], p2)]:
         assert list(net.parents[child]) == parents
         for config, p in table.items():
-            probs = net.cpt(child)
+            probs = net.cpt(child).values
             idx = tuple(int(c) for c in config)
-            assert probs[(1, *idx)] == pytest.approx(p)
-    assert net.cpt("A")[1] == pytest.approx(0.7) and net.cpt("D")[1] == pytest.approx(0.5)
+            assert probs[(*idx, 1)] == pytest.approx(p)
+    assert net.cpt("A").values[1] == pytest.approx(0.7) and net.cpt("D").values[1] == pytest.approx(0.5)
 
 
 def test_do_sampling_sets_the_variable_and_keeps_the_other_tables():

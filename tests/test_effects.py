@@ -83,9 +83,9 @@ def confounded_network() -> bns.datasets.BayesianNetwork:
     states = {v: ["0", "1"] for v in "zxyw"}
     parents = {"x": ["z"], "y": ["z", "x"], "w": ["y"]}
     cpts = {"z": [0.5, 0.5],
-            "x": [[0.9, 0.1], [0.1, 0.9]],                       # (x, z)
-            "y": [[[0.9, 0.6], [0.4, 0.1]], [[0.1, 0.4], [0.6, 0.9]]],   # (y, z, x)
-            "w": [[0.8, 0.3], [0.2, 0.7]]}
+            "x": [[0.9, 0.1], [0.1, 0.9]],                       # (z, x)
+            "y": [[[0.9, 0.1], [0.6, 0.4]], [[0.4, 0.6], [0.1, 0.9]]],   # (z, x, y)
+            "w": [[0.8, 0.2], [0.3, 0.7]]}                       # (y, w)
     return bns.datasets.BayesianNetwork(states, parents, cpts, name="confounded")
 
 

@@ -46,6 +46,8 @@ def test_networkx_round_trip_dag(asia):
     assert back.dtype == np.int8 and back.dims == ("parent", "child")
     xr.testing.assert_equal(back, adj.astype(np.int8).sel(parent=back.parent, child=back.child))
     assert sorted(bns.to_networkx(asia).edges) == sorted(asia.edges)  # a BayesianNetwork directly
+    gaussian = bns.datasets.linear_gaussian(asia, random_seed=1)  # a LinearGaussianNetwork too
+    assert sorted(bns.to_networkx(gaussian).edges) == sorted(asia.edges)
 
 
 def test_networkx_round_trip_cpdag_and_probabilities(asia):
@@ -145,11 +147,11 @@ def test_bif_of_learned_dag_holds_bdeu_posterior_means(asia, asia_df, tmp_path):
     expected = [(counts.get(s, 0) + 1.0) / (len(asia_df) + 2.0) for s in states]
     np.testing.assert_allclose(net.cpt("smoke"), expected, rtol=0, atol=1e-15)
     # a child of one parent: (N_jk + ess / (r q)) / (N_j + ess / q), q = 2, r = 2
-    lung = net.cpt("lung")  # shape (child state, parent state)
+    lung = net.cpt("lung").values  # shape (parent state, child state)
     for j, s in enumerate(net.states["smoke"]):
         rows = asia_df[asia_df["smoke"] == s]["lung"].value_counts()
         want = [(rows.get(k, 0) + 0.5) / (rows.sum() + 1.0) for k in net.states["lung"]]
-        np.testing.assert_allclose(lung[:, j], want, atol=1e-15)
+        np.testing.assert_allclose(lung[j], want, atol=1e-15)
 
 
 def test_write_bif_needs_data_for_a_graph(tmp_path):
@@ -178,13 +180,13 @@ def test_to_pgmpy_round_trip(asia, asia_df, tmp_path):
 
     model = bns.to_pgmpy(asia.adjacency, asia_df)
     assert sorted(model.edges()) == sorted(asia.edges)
-    fitted = bns.datasets.fit_network(asia.adjacency, asia_df)
+    fitted = bns.fit_parameters(asia_df, asia.adjacency)
     for v in asia.names:
         cpd = model.get_cpds(v)
         assert cpd.state_names[v] == fitted.states[v]
         np.testing.assert_allclose(cpd.get_values().sum(axis=0), 1.0)
         # pgmpy's table: (child state, parent configurations) with the first parent slowest
-        want = np.asarray(fitted.cpt(v)).reshape(len(fitted.states[v]), -1)
+        want = fitted.cpt(v).values.reshape(-1, len(fitted.states[v])).T
         np.testing.assert_allclose(cpd.get_values(), want, atol=1e-12)
     # pgmpy's BIF reader accepts the files write_bif writes
     path = tmp_path / "asia.bif"
@@ -192,7 +194,7 @@ def test_to_pgmpy_round_trip(asia, asia_df, tmp_path):
     read = BIFReader(str(path)).get_model()
     assert sorted(read.edges()) == sorted(asia.edges)
     for v in asia.names:
-        np.testing.assert_allclose(read.get_cpds(v).get_values(), np.asarray(asia.cpt(v)).reshape(2, -1), atol=1e-12)
+        np.testing.assert_allclose(read.get_cpds(v).get_values(), asia.cpt(v).values.reshape(-1, 2).T, atol=1e-12)
 
 
 def test_to_pgmpy_refuses_a_cpdag(asia, asia_df):

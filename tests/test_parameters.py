@@ -50,10 +50,10 @@ def _hand_concentration(df, child, parents, ess, prior):
 def test_fit_parameters_is_the_conjugate_formula(prior, ess):
     df = _frame()
     fitted = bns.fit_parameters(df, EDGES, ess=ess, prior=prior)
-    assert fitted.parents == {"A": (), "B": ("A",), "C": ("A", "B")}
+    assert fitted.parents == {"A": [], "B": ["A"], "C": ["A", "B"]}
     for v, pa in fitted.parents.items():
         hand = _hand_concentration(df, v, list(pa), ess, prior)
-        np.testing.assert_allclose(fitted.concentration_array(v), hand)
+        np.testing.assert_allclose(fitted.concentration(v).values, hand)
         np.testing.assert_allclose(fitted.cpt(v).values, hand / hand.sum(-1, keepdims=True))
     # unobserved configurations (A = a2) get the prior mean: uniform rows
     np.testing.assert_allclose(fitted.cpt("C").sel(A="a2").values, 1 / 3)
@@ -93,8 +93,8 @@ def test_interventional_rows_leave_their_own_node_only():
     data = bns.DiscreteData.from_frame(df, interventions=mask)
     fitted = bns.fit_parameters(data, EDGES, ess=2.0)
     kept = df[~mask["B"]]
-    np.testing.assert_allclose(fitted.concentration_array("B"), _hand_concentration(kept, "B", ["A"], 2.0, "bdeu"))
-    np.testing.assert_allclose(fitted.concentration_array("C"), _hand_concentration(df, "C", ["A", "B"], 2.0, "bdeu"))
+    np.testing.assert_allclose(fitted.concentration("B").values, _hand_concentration(kept, "B", ["A"], 2.0, "bdeu"))
+    np.testing.assert_allclose(fitted.concentration("C").values, _hand_concentration(df, "C", ["A", "B"], 2.0, "bdeu"))
     assert not np.allclose(_hand_concentration(kept, "B", ["A"], 2.0, "bdeu"),
                            _hand_concentration(df, "B", ["A"], 2.0, "bdeu"))
 
@@ -114,7 +114,7 @@ def test_cpt_labels_dims_and_normalisation():
     with pytest.raises(KeyError, match="unknown variable"):
         fitted.cpt("D")
     with pytest.raises(ValueError, match="read-only"):
-        fitted.concentration_array("C")[0, 0, 0] = 1.0
+        fitted.concentration("C").values[0, 0, 0] = 1.0
 
 
 def _moments_match(draws, conc, z=5.0):
@@ -134,7 +134,7 @@ def _moments_match(draws, conc, z=5.0):
 def test_sample_matches_the_dirichlet_moments_and_a_wrong_alpha_fails():
     df = _frame(30)
     fitted = bns.fit_parameters(df, EDGES, ess=1.0)
-    draws = fitted.sample(20000, random_seed=4)
+    draws = fitted.sample_parameters(20000, random_seed=4)
     assert isinstance(draws, xr.Dataset)
     assert draws[parameter_name("C")].dims == ("sample", "A", "B", "C")
     np.testing.assert_allclose(draws[parameter_name("C")].sum("C"), 1.0)
@@ -145,9 +145,9 @@ def test_sample_matches_the_dirichlet_moments_and_a_wrong_alpha_fails():
     wrong = _hand_concentration(df, "C", ["A", "B"], 1.0, "k2")
     assert not _moments_match(draws[parameter_name("C")].values, wrong)
     # reproducible
-    again = fitted.sample(5, random_seed=4)
-    other = fitted.sample(5, random_seed=5)
-    xr.testing.assert_identical(again, fitted.sample(5, random_seed=4))
+    again = fitted.sample_parameters(5, random_seed=4)
+    other = fitted.sample_parameters(5, random_seed=5)
+    xr.testing.assert_identical(again, fitted.sample_parameters(5, random_seed=4))
     assert not np.allclose(again[parameter_name("C")], other[parameter_name("C")])
 
 
@@ -163,21 +163,23 @@ def test_sample_matches_the_dirichlet_moments_and_a_wrong_alpha_fails():
 def test_fit_parameters_takes_every_graph_form(graph):
     df = _frame()
     fitted = bns.fit_parameters(df, graph(list(df.columns)))
-    assert fitted.parents == {"A": (), "B": ("A",), "C": ("A", "B")}
+    assert fitted.parents == {"A": [], "B": ["A"], "C": ["A", "B"]}
 
 
 def test_fit_parameters_on_a_bayesian_network_and_to_pgmpy():
     net = bns.datasets.load_network("cancer")
     df = net.sample(400, random_seed=2)
     fitted = bns.fit_parameters(df, net, ess=2.0)
-    ref = bns.datasets.fit_network(net.adjacency, df, ess=2.0)
-    for v in net.names:
-        np.testing.assert_allclose(np.moveaxis(fitted.cpt(v).values, -1, 0), ref.cpt(v))
+    assert fitted.parents == net.parents
+    codes = bns.as_discrete_data(df).codes
+    hand = np.full((2, 2), 2.0 / 4)  # P(Xray | Cancer) by a count: alpha = ess / (q r)
+    np.add.at(hand, (codes[:, net.names.index("Cancer")], codes[:, net.names.index("Xray")]), 1)
+    np.testing.assert_allclose(fitted.cpt("Xray").values, hand / hand.sum(-1, keepdims=True))
     pytest.importorskip("pgmpy")
-    model = fitted.to_pgmpy()
+    model = bns.to_pgmpy(fitted)  # a fitted network brings its own tables
     assert sorted(model.get_parents("Cancer")) == ["Pollution", "Smoker"]
-    cpd = model.get_cpds("Xray")
-    np.testing.assert_allclose(cpd.values, np.moveaxis(fitted.cpt("Xray").values, -1, 0))
+    cpd = model.get_cpds("Xray")  # pgmpy's layout: (child, parent configuration)
+    np.testing.assert_allclose(cpd.values, fitted.cpt("Xray").values.T)
 
 
 def test_k2_prior_ignores_ess_and_inputs_are_not_mutated():
@@ -187,7 +189,7 @@ def test_k2_prior_ignores_ess_and_inputs_are_not_mutated():
     adj_before = adj.copy()
     a = bns.fit_parameters(df, adj, prior="K2", ess=1.0)
     b = bns.fit_parameters(df, adj, prior="k2", ess=9.0)
-    np.testing.assert_array_equal(a.concentration_array("C"), b.concentration_array("C"))
+    np.testing.assert_array_equal(a.concentration("C").values, b.concentration("C").values)
     pd.testing.assert_frame_equal(df, before)
     np.testing.assert_array_equal(adj, adj_before)
 
@@ -224,8 +226,10 @@ def test_bad_input():
                  lambda: bns.network_model(bns.as_data(cont), [("x", "y")])):
         with pytest.raises(TypeError, match="discrete"):
             call()
-    with pytest.raises(ValueError, match="k must be"):
-        bns.fit_parameters(df, EDGES).sample(0)
+    with pytest.raises(ValueError, match="draws"):
+        bns.fit_parameters(df, EDGES).sample_parameters(0)
+    with pytest.raises(ValueError, match="fitted to data"):
+        bns.datasets.load_network("cancer").sample_parameters(3)
     renamed = df.rename(columns={"A": "theta_B"})
     with pytest.raises(ValueError, match="theta_B"):
         bns.network_model(renamed, [("theta_B", "B")])
@@ -234,7 +238,7 @@ def test_bad_input():
 # ------------------------------------------------------------------------ the PyMC model
 def _posterior_as_draws(fitted, k, seed):
     """Exact posterior draws of the tables, shaped like pm.sample's posterior (1 chain)."""
-    draws = fitted.sample(k, random_seed=seed)
+    draws = fitted.sample_parameters(k, random_seed=seed)
     draws = draws.rename({v: state_dim(v) for v in fitted.names}).rename({"sample": "draw"})
     return draws.expand_dims(chain=[0])
 
@@ -272,7 +276,7 @@ def test_nuts_on_the_network_model_recovers_the_conjugate_posterior():
     z_max = 0.0
     for v in "ABC":
         name = parameter_name(v)
-        conc = fitted.concentration_array(v)
+        conc = fitted.concentration(v).values
         a0 = conc.sum(-1, keepdims=True)
         exact_mean, exact_sd = conc / a0, np.sqrt(conc * (a0 - conc) / (a0**2 * (a0 + 1)))
         ess = az.ess(post[[name]])[name].values
@@ -320,7 +324,7 @@ def test_to_pgmpy_keeps_a_networks_own_tables():
     pytest.importorskip("pgmpy")
     net = bns.datasets.load_network("cancer")
     model = bns.to_pgmpy(net)  # no data: the network's own tables
-    np.testing.assert_allclose(model.get_cpds("Xray").values, net.cpt("Xray"))
+    np.testing.assert_allclose(model.get_cpds("Xray").values, net.cpt("Xray").values.T)
     with pytest.raises(TypeError, match="needs data"):
         bns.to_pgmpy(net.adjacency)
 
@@ -346,7 +350,7 @@ def test_network_model_density_is_the_conjugate_posterior(interventional):
     model = bns.network_model(data, EDGES, ess=2.0)
     assert ("B_intervened_rows" in model.named_vars) == interventional
     fitted = bns.fit_parameters(data, EDGES, ess=2.0)
-    draws = fitted.sample(2, random_seed=6)
+    draws = fitted.sample_parameters(2, random_seed=6)
     t1 = {v: draws[parameter_name(v)].values[0] for v in "ABC"}
     t2 = {v: draws[parameter_name(v)].values[1] for v in "ABC"}
     kept = df[~mask["B"]]

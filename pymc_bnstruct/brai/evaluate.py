@@ -8,32 +8,52 @@ import numpy as np
 
 from ..data import DiscreteData, as_discrete_data
 from ..graph import to_adjacency
-from ..validation import check_number
+from ..networks import bayesian_estimate
 from .pdag import repaired_extension
 
 __all__ = ["log_predictive", "cpdag_to_dag"]
 
 
-def _config_keys(codes: np.ndarray, arities: np.ndarray, parents: np.ndarray) -> np.ndarray:
-    key = np.zeros(codes.shape[0], dtype=np.int64)
-    for p in parents:
-        key = key * int(arities[p]) + codes[:, p]
-    return key
+def _recode(test: DiscreteData, train: DiscreteData) -> np.ndarray:
+    """``test``'s codes in ``train``'s state numbering (columns matched by label)."""
+    codes = np.empty_like(test.codes)
+    for i, v in enumerate(train.names):
+        have, want = list(test.states[v]), list(train.states[v])
+        if have == want:
+            codes[:, i] = test.codes[:, i]
+            continue
+        lookup = {s: j for j, s in enumerate(want)}
+        unseen = [s for s in have if s not in lookup]
+        if unseen:
+            raise ValueError(f"test: {v!r} has the states {unseen}, which train lacks (train's: {want})")
+        codes[:, i] = np.array([lookup[s] for s in have], dtype=codes.dtype)[test.codes[:, i]]
+    return codes
 
 
 def log_predictive(graph: Any, train: DiscreteData | Any, test: DiscreteData | Any, *, ess: float = 1.0) -> float:
     """``log P(test | G, train)``: parameters are the BDeu posterior mean given ``train``.
 
-    ``θ_ijk = (N_ijk + ess / (r_i q_i)) / (N_ij + ess / q_i)``; the log probability of
-    the test rows is ``Σ_rows Σ_i log θ``. Parent configurations are keyed sparsely.
+    ``θ_ijk = (N_ijk + ess / (r_i q_i)) / (N_ij + ess / q_i)``, the tables of the one
+    estimator (:func:`pymc_bnstruct.networks.bayesian_estimate`, what
+    :func:`pymc_bnstruct.fit_parameters` gives): with an intervention mask on ``train``,
+    the rows that intervened on a node are left out of its table. The log probability of
+    the test rows is ``Σ_rows Σ_i log θ``; with an intervention mask on ``test``, the
+    intervened cells are left out (an experiment's set value has no probability under
+    the network).
 
     Parameters
     ----------
     graph : DAG adjacency (array, DataArray, edge list)
     train, test : DiscreteData or pandas.DataFrame
-        Same variables and states (``test`` is coded with ``train``'s states when both are
-        DataFrames of categoricals; pass DiscreteData built alike otherwise).
+        Same variables in the same order; ``test``'s states are matched to ``train``'s by
+        label.
     ess : float, default 1.0
+
+    Raises
+    ------
+    ValueError
+        Different variables, a ``test`` state that ``train`` lacks, a cyclic graph or
+        ``ess <= 0``.
 
     References
     ----------
@@ -47,26 +67,24 @@ def log_predictive(graph: Any, train: DiscreteData | Any, test: DiscreteData | A
     >>> bool(bns.brai.log_predictive(net.adjacency, train, test) < 0)
     True
     """
-    train = as_discrete_data(train)
-    test = as_discrete_data(test)
+    train = as_discrete_data(train, who="log_predictive")
+    test = as_discrete_data(test, who="log_predictive")
     if tuple(test.names) != tuple(train.names):
         raise ValueError("train and test must have the same variables in the same order")
-    ess = check_number(ess, "ess", minimum=0.0, strict=True)
-    adj = to_adjacency(graph, train.names)
-    ar = np.maximum(train.arities, test.arities)
+    fitted = bayesian_estimate(train, to_adjacency(graph, train.names), ess=ess)
+    codes = _recode(test, train)
+    keep = None if test.interventions is None else ~test.interventions
     total = 0.0
-    for child in range(train.n_vars):
-        parents = np.flatnonzero(adj[:, child])
-        q = float(np.prod(ar[parents].astype(float))) if len(parents) else 1.0
-        r = int(ar[child])
-        k_tr = _config_keys(train.codes, ar, parents)
-        k_te = _config_keys(test.codes, ar, parents)
-        uniq, inv = np.unique(np.concatenate([k_tr, k_te]), return_inverse=True)
-        j_tr, j_te = inv[: len(k_tr)], inv[len(k_tr):]
-        n_ijk = np.zeros((len(uniq), r))
-        np.add.at(n_ijk, (j_tr, train.codes[:, child]), 1.0)
-        n_ij = n_ijk.sum(axis=1)
-        theta = (n_ijk[j_te, test.codes[:, child]] + ess / (r * q)) / (n_ij[j_te] + ess / q)
+    for child, v in enumerate(train.names):
+        table = fitted.cpt(v).values
+        r = table.shape[-1]
+        config = np.zeros(codes.shape[0], dtype=np.int64)
+        for p in fitted.parents[v]:  # mixed radix, last parent fastest (the table layout)
+            j = train.index(p)
+            config = config * int(train.arities[j]) + codes[:, j]
+        theta = table.reshape(-1, r)[config, codes[:, child]]
+        if keep is not None:
+            theta = theta[keep[:, child]]
         total += float(np.log(theta).sum())
     return total
 

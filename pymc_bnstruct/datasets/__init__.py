@@ -1,5 +1,8 @@
-"""Reference Bayesian networks (BIF files from the bnlearn repository), a BIF reader and
+"""Reference Bayesian networks (BIF files from the bnlearn repository) and random
 linear-Gaussian networks for continuous data.
+
+The network classes and the BIF reader and writer live in :mod:`pymc_bnstruct.networks`;
+they are served here too, beside the networks and data they make.
 
 >>> from pymc_bnstruct.datasets import load_network
 >>> net = load_network("asia")
@@ -8,8 +11,9 @@ BayesianNetwork('asia', 8 variables, 8 edges)
 >>> df = net.sample(1000, random_seed=0)
 """
 
-from .bif import BayesianNetwork, fit_network, list_networks, load_network, read_bif, write_bif
-from .gaussian import LinearGaussianNetwork, linear_gaussian, random_linear_gaussian
+from ..networks import BayesianNetwork, LinearGaussianNetwork, read_bif, write_bif
+from .gaussian import linear_gaussian, random_linear_gaussian
+from .repository import list_networks, load_network
 
-__all__ = ["BayesianNetwork", "list_networks", "load_network", "read_bif", "write_bif", "fit_network",
-           "LinearGaussianNetwork", "linear_gaussian", "random_linear_gaussian"]
+__all__ = ["list_networks", "load_network", "read_bif", "write_bif", "linear_gaussian", "random_linear_gaussian",
+           "BayesianNetwork", "LinearGaussianNetwork"]

@@ -5,11 +5,12 @@ This layer sits on top of :mod:`pymc_bnstruct.results` (which supplies the DAG d
 backend) and below :func:`pymc_bnstruct.learn` and the command line.
 """
 
+from ..networks import parameter_name, posterior_concentration
 from .effects import average_effect, causal_effect, posterior_dags, predict
 from .inference import conditional_distribution, interventional_distribution, network_tables
 from .network_model import do_states, network_model, state_dim
-from .parameters import FittedNetwork, fit_parameters, parameter_name, posterior_concentration
+from .parameters import fit_parameters
 
-__all__ = ["posterior_concentration", "fit_parameters", "FittedNetwork", "parameter_name", "network_model", "do_states",
+__all__ = ["posterior_concentration", "fit_parameters", "parameter_name", "network_model", "do_states",
            "state_dim", "causal_effect", "predict", "average_effect", "posterior_dags",
            "interventional_distribution", "conditional_distribution", "network_tables"]

@@ -25,10 +25,10 @@ import xarray as xr
 
 from ..data import DiscreteData, as_data, as_discrete_data
 from ..graph import find_cycle
+from ..networks import SAMPLE, check_prior, posterior_concentration
 from ..results.convert import posterior_dags
 from ..validation import check_int, check_probability
 from .inference import _ancestors, conditional_distribution, interventional_distribution
-from .parameters import SAMPLE, _check_ess, _check_prior, _concentration
 
 __all__ = ["causal_effect", "predict", "average_effect"]
 
@@ -73,7 +73,7 @@ def _answer(dags: np.ndarray, data: DiscreteData, query: list[int], cut: frozens
                 continue
             alpha = alphas.get((v, pa))
             if alpha is None:
-                alpha = alphas[(v, pa)] = _concentration(data, v, np.array(pa, dtype=np.int64), ess, prior)
+                alpha = alphas[(v, pa)] = posterior_concentration(data, v, pa, ess=ess, prior=prior)
             cpts.append(_dirichlet(alpha, m, rng))
         out[rows] = ask(sub_parents, cpts, local)
     return out
@@ -94,7 +94,9 @@ def _dirichlet(alpha: np.ndarray, m: int, rng: np.random.Generator) -> np.ndarra
 
 def _setup(data: Any, draws: Any, ess: Any, prior: Any, who: str) -> tuple[DiscreteData, int, float, str]:
     data = as_discrete_data(as_data(data), who=who)
-    return data, check_int(draws, "draws", minimum=1), _check_ess(ess), _check_prior(prior)
+    draws = check_int(draws, "draws", minimum=1)
+    prior, ess = check_prior(prior, ess)
+    return data, draws, ess, prior
 
 
 def _variable(data: DiscreteData, var: Any, what: str) -> int:

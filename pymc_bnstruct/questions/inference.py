@@ -27,8 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from ..datasets import BayesianNetwork
 from ..graph import find_cycle
+from ..networks import BayesianNetwork
 
 __all__ = ["interventional_distribution", "conditional_distribution", "network_tables"]
 
@@ -37,8 +37,8 @@ _MAX_ELEMENTS = 1 << 23
 
 
 def network_tables(network: BayesianNetwork) -> tuple[list[list[int]], list[np.ndarray]]:
-    """The parents and tables of a :class:`~pymc_bnstruct.datasets.BayesianNetwork` in the
-    layout of this module (child axis last).
+    """The parents and tables of a :class:`~pymc_bnstruct.networks.BayesianNetwork` as the
+    plain lists this module reads (the same ``(*parents, child)`` layout).
 
     Parameters
     ----------
@@ -62,7 +62,7 @@ def network_tables(network: BayesianNetwork) -> tuple[list[list[int]], list[np.n
         raise TypeError(f"expected a BayesianNetwork, got {type(network).__name__}")
     index = {v: i for i, v in enumerate(network.names)}
     parents = [[index[p] for p in network.parents[v]] for v in network.names]
-    cpts = [np.moveaxis(np.asarray(network.cpt(v), dtype=np.float64), 0, -1) for v in network.names]
+    cpts = [np.asarray(network.cpt(v).values, dtype=np.float64) for v in network.names]
     return parents, cpts
 
 

@@ -20,7 +20,8 @@ import pytensor.tensor as pt
 
 from ..data import DiscreteData, as_discrete_data
 from ..graph import topological_order
-from .parameters import _check_ess, _check_free_names, _check_prior, _dag, parameter_name
+from ..networks import check_free_names, check_prior, dirichlet_hyperparameters, parameter_name
+from .parameters import _dag
 
 __all__ = ["network_model", "do_states", "state_dim", "ROW", "STATE_SUFFIX", "INTERVENED_SUFFIX"]
 
@@ -36,7 +37,7 @@ INTERVENED_SUFFIX = "_intervened_rows"
 def state_dim(v: str) -> str:
     """The model dim of variable ``v``'s states: ``<v>_state``.
 
-    :class:`~pymc_bnstruct.FittedNetwork` names the same axis ``v``; rename with
+    :class:`~pymc_bnstruct.networks.BayesianNetwork` names the same axis ``v``; rename with
     ``draws.rename({state_dim(v): v for v in names})`` to compare the two.
 
     Examples
@@ -122,10 +123,9 @@ def network_model(data: DiscreteData | Any, graph: Any, *, ess: float = 1.0, pri
     ...                                     random_seed=2, progressbar=False)
     """
     data = as_discrete_data(data, who="network_model")
-    ess = _check_ess(ess)
-    prior = _check_prior(prior)
+    prior, ess = check_prior(prior, ess)
     names = list(data.names)
-    _check_free_names(names, ROW, *(state_dim(v) for v in names), *(v + INTERVENED_SUFFIX for v in names))
+    check_free_names(names, ROW, *(state_dim(v) for v in names), *(v + INTERVENED_SUFFIX for v in names))
     adj = _dag(graph, names)
     coords: dict[str, Any] = {state_dim(v): list(data.states[v]) for v in names}
     coords[ROW] = np.arange(data.n_samples)
@@ -136,7 +136,7 @@ def network_model(data: DiscreteData | Any, graph: Any, *, ess: float = 1.0, pri
             i = int(i)
             pa = [int(p) for p in np.flatnonzero(adj[:, i])]
             shape = (*(arities[p] for p in pa), arities[i])
-            alpha = ess / int(np.prod(shape)) if prior == "bdeu" else 1.0
+            alpha = dirichlet_hyperparameters(shape, ess=ess, prior=prior)[0]
             theta = pm.Dirichlet(parameter_name(names[i]), a=np.full(shape, alpha),
                                  dims=tuple(state_dim(names[j]) for j in (*pa, i)))
             p = theta

@@ -33,9 +33,9 @@ import xarray as xr
 from ..brai.tree import GraphGenerativeTree
 from ..contract import CHILD, EDGE_DIMS, LOG_SCORE, PARENT, FeatureBackend, check_feature, dag_draws, feature_dataarray
 from ..data import ContinuousData, DiscreteData
-from ..datasets import BayesianNetwork
 from ..exact import EnumeratedPosterior, ExactPosterior
 from ..graph import adjacency_dataarray, find_cycle, markov_blankets, to_adjacency, transitive_closure
+from ..networks import BayesianNetwork
 from ..search import SearchResult
 from ..validation import check_int
 from .draws import _family_table, _sources, dags_given_draws, resolve_source, summarise_feature

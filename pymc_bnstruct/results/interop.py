@@ -5,8 +5,9 @@ Every function here accepts the package's structures in any of their forms, thro
 
 * a **DAG**: 0/1 adjacency (NumPy array, labelled ``xarray.DataArray`` with dims
   ``(parent, child)``, pandas DataFrame; row = parent), a
-  :class:`~pymc_bnstruct.search.SearchResult`, a
-  :class:`~pymc_bnstruct.datasets.BayesianNetwork`;
+  :class:`~pymc_bnstruct.search.SearchResult`, a network
+  (:class:`~pymc_bnstruct.networks.BayesianNetwork`,
+  :class:`~pymc_bnstruct.networks.LinearGaussianNetwork`);
 * a **CPDAG** (or any PDAG): the same 0/1 arrays with both ``g[u, v]`` and ``g[v, u]`` set
   for an undirected edge (what :func:`pymc_bnstruct.graph.to_cpdag` returns);
 * **edge probabilities**: a float adjacency such as :func:`pymc_bnstruct.edge_probabilities`
@@ -29,8 +30,8 @@ import pandas as pd
 import xarray as xr
 
 from ..contract import EDGE_DIMS, MB_DIMS, PARENT
-from ..datasets import BayesianNetwork, fit_network
 from ..graph import to_adjacency
+from ..networks import BayesianNetwork, LinearGaussianNetwork, bayesian_estimate
 from .convert import convert, is_learned_result
 
 __all__ = [
@@ -106,7 +107,7 @@ def as_structure(x: Any, names: Sequence[str] | None = None) -> Structure:
 
     Parameters
     ----------
-    x : graph, probabilities, BayesianNetwork, networkx graph, :class:`Structure`, or any result of
+    x : graph, probabilities, BayesianNetwork, LinearGaussianNetwork, networkx graph, :class:`Structure`, or any result of
         :func:`pymc_bnstruct.learn` (read through :func:`~pymc_bnstruct.results.convert.convert`:
         a point estimate as its DAG, a posterior as its edge probabilities)
     names : sequence of str, optional
@@ -128,7 +129,7 @@ def as_structure(x: Any, names: Sequence[str] | None = None) -> Structure:
     elif is_learned_result(x):
         r = convert(x)  # a point estimate is its DAG; a posterior, its edge probabilities
         out = as_structure(r.map_dag()[0] if r.kind == "point" else r.feature_probabilities("edge"))
-    elif isinstance(x, BayesianNetwork):
+    elif isinstance(x, (BayesianNetwork, LinearGaussianNetwork)):
         out = as_structure(x.adjacency)
     elif isinstance(x, nx.Graph):
         out = as_structure(from_networkx(x))
@@ -344,9 +345,12 @@ def to_dot(x: Any, threshold: float | None = None, *, name: str = "G", digits: i
 def to_pgmpy(dag: Any, data: Any = None, *, ess: float = 1.0) -> Any:
     """A pgmpy discrete Bayesian network on ``dag`` with tables fitted to ``data``.
 
-    The tables are the BDeu posterior means with equivalent sample size ``ess`` (see
-    :func:`pymc_bnstruct.datasets.fit_network`); state names are the data's. A
-    :class:`~pymc_bnstruct.datasets.BayesianNetwork` without ``data`` keeps its own tables.
+    The tables are the BDeu posterior means with equivalent sample size ``ess``, from the
+    one estimator (:func:`pymc_bnstruct.networks.bayesian_estimate`, the tables of
+    :func:`pymc_bnstruct.fit_parameters`; an intervention mask of ``data`` is honoured);
+    state names are the data's. A :class:`~pymc_bnstruct.networks.BayesianNetwork` without
+    ``data`` (a bundled one, or the output of :func:`~pymc_bnstruct.fit_parameters`) keeps
+    its own tables.
 
     Parameters
     ----------
@@ -384,20 +388,20 @@ def to_pgmpy(dag: Any, data: Any = None, *, ess: float = 1.0) -> Any:
             raise TypeError("to_pgmpy needs data= to fit the tables (only a BayesianNetwork brings its own)")
         net = dag
     elif isinstance(dag, (list, tuple)):
-        net = fit_network(dag, data, ess=ess)
+        net = bayesian_estimate(data, dag, ess=ess, name="learned")
     else:
         s = as_structure(dag)
         if s.kind != "dag":
             raise ValueError(f"to_pgmpy needs a DAG, got {s.kind} (threshold probabilities / orient a CPDAG first)")
-        net = fit_network(s.to_dataarray(), data, ess=ess)
+        net = bayesian_estimate(data, s.to_dataarray(), ess=ess, name="learned")
     model = DiscreteBayesianNetwork(net.edges)
     model.add_nodes_from(net.names)
     states, cards = net.states, dict(zip(net.names, (int(a) for a in net.arities)))
     for v in net.names:
         pa = net.parents[v]
-        table = np.asarray(net.cpt(v))
+        table = np.asarray(net.cpt(v).values)  # (*parents, v); pgmpy wants (v, parent configurations)
         model.add_cpds(TabularCPD(
-            variable=v, variable_card=cards[v], values=table.reshape(cards[v], -1),
+            variable=v, variable_card=cards[v], values=table.reshape(-1, cards[v]).T,
             evidence=pa or None, evidence_card=[cards[p] for p in pa] or None,
             state_names={u: list(states[u]) for u in [v, *pa]},
         ))

@@ -1,0 +1,30 @@
+"""Bayesian-network models, the one parameter estimator, and the BIF reader and writer.
+
+* models: :class:`BayesianNetwork` (discrete: a DAG and one table per node, layout
+  ``(*parents, child)``) and :class:`LinearGaussianNetwork` (continuous: edge weights and
+  noise), each with forward and ``do=`` sampling;
+* the estimator (:mod:`.estimators`): the conjugate Dirichlet posterior of a DAG's tables,
+  counted by the score engine with the intervention mask honoured; it is behind
+  :func:`pymc_bnstruct.fit_parameters`, :func:`pymc_bnstruct.to_pgmpy`, :func:`write_bif`'s
+  ``data=`` and :func:`pymc_bnstruct.brai.log_predictive`;
+* the file format (:mod:`.bif`): :func:`read_bif`, :func:`write_bif`, :func:`bif_text`.
+
+The bundled reference networks and the random generators are in :mod:`pymc_bnstruct.datasets`.
+"""
+
+from .base import SeedLike
+from .bif import bif_text, read_bif, write_bif
+from .discrete import PRIORS, SAMPLE, BayesianNetwork, check_free_names, parameter_name
+from .estimators import (
+    MAX_TABLE_CELLS,
+    bayesian_estimate,
+    check_prior,
+    dirichlet_hyperparameters,
+    family_counts,
+    posterior_concentration,
+)
+from .gaussian import LinearGaussianNetwork
+
+__all__ = ["BayesianNetwork", "LinearGaussianNetwork", "bayesian_estimate", "posterior_concentration",
+           "family_counts", "dirichlet_hyperparameters", "read_bif", "write_bif", "bif_text", "parameter_name", "check_prior",
+           "check_free_names", "PRIORS", "SAMPLE", "MAX_TABLE_CELLS", "SeedLike"]
