@@ -391,10 +391,11 @@ _SEP = re.compile(r"\s*(?:->|,|;|\t|\s)\s*")
 _HEADERS = {("from", "to"), ("parent", "child"), ("source", "target")}
 
 
-def _pair_lines(path: str | Path, names: list[str], what: str, n_fields: int, expected: str) -> Any:
+def _pair_lines(path: str | Path, names: list[str] | None, what: str, n_fields: int, expected: str) -> Any:
     """``(line number, fields)`` of a pair file: ``#`` comments and blank lines skipped, a first
     line such as ``from,to`` (or ``parent,child``, then anything) taken as a header, the first
-    two fields checked to be two different variables of the data."""
+    two fields checked to be two different variables of the data (any names when ``names`` is
+    None)."""
     p = Path(path)
     if not p.exists():
         raise CliError(f"{what} file '{p}' not found")
@@ -402,7 +403,7 @@ def _pair_lines(path: str | Path, names: list[str], what: str, n_fields: int, ex
         text = p.read_text(encoding="utf-8")
     except UnicodeDecodeError:
         raise CliError(f"{what} file '{p}' is not UTF-8 text") from None
-    known = set(names)
+    known = set(names or ())
     first = True
     for lineno, raw in enumerate(text.splitlines(), 1):
         line = raw.split("#", 1)[0].strip()
@@ -414,7 +415,7 @@ def _pair_lines(path: str | Path, names: list[str], what: str, n_fields: int, ex
         header, first = first and tuple(x.lower() for x in parts[:2]) in _HEADERS, False
         if header:
             continue
-        for v in parts[:2]:
+        for v in parts[:2] if names is not None else ():
             if v not in known:
                 raise CliError(f"{what} file '{p}' line {lineno} names unknown variable '{v}'; the data's "
                                f"variables are {', '.join(names)}")
@@ -448,12 +449,13 @@ def read_belief_file(path: str | Path, names: list[str]) -> EdgeBeliefs:
     return EdgeBeliefs(beliefs)
 
 
-def read_edge_file(path: str | Path, names: list[str], what: str) -> list[tuple[str, str]]:
+def read_edge_file(path: str | Path, names: list[str] | None, what: str) -> list[tuple[str, str]]:
     """Edges ``(parent, child)`` from a file: one per line as ``a,b``, ``a -> b`` or ``a<TAB>b``.
 
     ``#`` starts a comment; a first line ``from,to`` (or ``parent,child``) is a header. A
-    name the data do not have is an error, and so is a cycle in a white list (its edges
-    are all required).
+    name the data do not have is an error (``names=None``: any name, as for a true graph that
+    may name columns the command dropped), and so is a cycle in a white list (its edges are
+    all required).
     """
     p = Path(path)
     edges = [(u, v) for _, (u, v) in _pair_lines(path, names, what, 2, "'parent,child' or 'parent -> child'")]

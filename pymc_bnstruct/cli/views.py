@@ -173,7 +173,13 @@ def read_truth(spec: str, names: list[str]) -> xr.DataArray:
             raise CliError(f"truth file '{spec}' not found")
         adj = read_bif(path).adjacency
     else:
-        adj = as_structure(to_adjacency(read_edge_file(path, names, "truth"), names), names=names).to_dataarray()
+        edges = read_edge_file(path, None, "truth")
+        named = {v for e in edges for v in e}
+        if edges and len(named & set(names)) < 2:
+            raise CliError(f"the true network '{spec}' shares {len(named & set(names))} variable(s) with the result; "
+                           f"its edges name {', '.join(sorted(named)[:10])}{', ...' if len(named) > 10 else ''}")
+        own = list(names) + sorted(named - set(names))  # it may name columns the command dropped
+        adj = as_structure(to_adjacency(edges, own), names=own).to_dataarray()
     own = [str(v) for v in adj.coords["parent"].values]
     shared = [n for n in names if n in set(own)]
     if len(shared) < 2:
