@@ -163,7 +163,7 @@ def test_causal_effect_on_a_fixed_dag_equals_the_posterior_mean_formula():
     adj = net.adjacency.values
     parents, means = posterior_mean_tables(np.asarray(data.codes), data.arities, adj, ess=2.0)
     want = brute_do(parents, means, data.arities, 1, 2)
-    effect = bns.causal_effect(net.edges, df, treatment="x", outcome="y", draws=4000, random_seed=1, ess=2.0)
+    effect = bns.causal_effect(net.edges, df, treatment="x", outcome="y", draws=4000, random_seed=1, score=bns.BDeu(ess=2.0))
     assert effect.dims == ("sample", "do", "outcome")
     assert effect.coords["do"].values.tolist() == ["0", "1"]
     np.testing.assert_allclose(effect.sum("outcome").values, 1.0, atol=1e-12)

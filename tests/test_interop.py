@@ -137,7 +137,7 @@ def test_bif_of_learned_dag_holds_bdeu_posterior_means(asia, asia_df, tmp_path):
     dag = [("smoke", "lung"), ("lung", "either"), ("tub", "either")]
     before = asia_df.copy()
     path = tmp_path / "learned.bif"
-    bns.datasets.write_bif(dag, path, data=asia_df, ess=2.0)
+    bns.datasets.write_bif(dag, path, data=asia_df, score=bns.BDeu(ess=2.0))
     pd.testing.assert_frame_equal(asia_df, before)  # data untouched
     net = bns.datasets.read_bif(path)
     assert sorted(net.edges) == sorted(dag)

@@ -66,7 +66,7 @@ def test_the_hand_count_sees_the_interventions(frame_and_mask, cancer):
 
 def test_fit_parameters_is_the_hand_count(data, frame_and_mask, cancer):
     df, mask = frame_and_mask
-    fitted = bns.fit_parameters(data, cancer, ess=ESS)
+    fitted = bns.fit_parameters(data, cancer, score=bns.BDeu(ess=ESS))
     assert fitted.parents == cancer.parents
     for v, want in hand_tables(df, mask, cancer).items():
         assert fitted.cpt(v).dims == (*cancer.parents[v], v)
@@ -75,9 +75,9 @@ def test_fit_parameters_is_the_hand_count(data, frame_and_mask, cancer):
 
 def test_write_bif_with_data_gives_the_tables_of_fit_parameters(data, frame_and_mask, cancer, tmp_path):
     df, mask = frame_and_mask
-    fitted = bns.fit_parameters(data, cancer, ess=ESS)
+    fitted = bns.fit_parameters(data, cancer, score=bns.BDeu(ess=ESS))
     path = tmp_path / "learned.bif"
-    bns.datasets.write_bif(cancer.adjacency, path, data=data, ess=ESS)
+    bns.datasets.write_bif(cancer.adjacency, path, data=data, score=bns.BDeu(ess=ESS))
     back = bns.datasets.read_bif(path)
     assert back.parents == cancer.parents and back.states == cancer.states
     hand = hand_tables(df, mask, cancer)
@@ -89,9 +89,9 @@ def test_write_bif_with_data_gives_the_tables_of_fit_parameters(data, frame_and_
 def test_to_pgmpy_with_data_gives_the_tables_of_fit_parameters(data, frame_and_mask, cancer):
     pytest.importorskip("pgmpy", reason="pgmpy is not installed: bns.to_pgmpy is not tested here")
     df, mask = frame_and_mask
-    fitted = bns.fit_parameters(data, cancer, ess=ESS)
+    fitted = bns.fit_parameters(data, cancer, score=bns.BDeu(ess=ESS))
     hand = hand_tables(df, mask, cancer)
-    for model in (bns.to_pgmpy(cancer.adjacency, data, ess=ESS), bns.to_pgmpy(fitted)):
+    for model in (bns.to_pgmpy(cancer.adjacency, data, score=bns.BDeu(ess=ESS)), bns.to_pgmpy(fitted)):
         for v in cancer.names:
             cpd = model.get_cpds(v)
             assert list(cpd.variables) == [v, *cancer.parents[v]]
@@ -120,8 +120,8 @@ def test_log_predictive_scores_with_the_same_parameters(data, frame_and_mask, ca
     fit_parameters (intervened training rows left out), not under tables that count them."""
     df, mask = frame_and_mask
     test = cancer.sample(300, random_seed=3)
-    got = bns.brai.log_predictive(cancer.adjacency, data, test, ess=ESS)
-    fitted = bns.fit_parameters(data, cancer, ess=ESS)
+    got = bns.brai.log_predictive(cancer.adjacency, data, test, score=bns.BDeu(ess=ESS))
+    fitted = bns.fit_parameters(data, cancer, score=bns.BDeu(ess=ESS))
     same = {v: fitted.cpt(v).values for v in cancer.names}
     np.testing.assert_allclose(got, _hand_log_predictive(same, cancer, test), rtol=1e-12)
     np.testing.assert_allclose(got, _hand_log_predictive(hand_tables(df, mask, cancer), cancer, test), rtol=1e-12)
@@ -137,7 +137,7 @@ def test_log_predictive_leaves_out_intervened_test_cells(data, frame_and_mask, c
     test_mask = pd.DataFrame(False, index=test_df.index, columns=test_df.columns)
     test_mask.loc[200:, "Smoker"] = True
     test = bns.DiscreteData.from_frame(test_df, interventions=test_mask)
-    got = bns.brai.log_predictive(cancer.adjacency, data, test, ess=ESS)
+    got = bns.brai.log_predictive(cancer.adjacency, data, test, score=bns.BDeu(ess=ESS))
     tables = hand_tables(df, mask, cancer)
     np.testing.assert_allclose(got, _hand_log_predictive(tables, cancer, test_df, skip=test_mask), rtol=1e-12)
     assert not np.isclose(got, _hand_log_predictive(tables, cancer, test_df))

@@ -46,10 +46,14 @@ def _hand_concentration(df, child, parents, ess, prior):
     return table + alpha
 
 
+def _score(prior, ess):
+    return bns.BDeu(ess=ess) if prior == "bdeu" else bns.K2()
+
+
 @pytest.mark.parametrize("prior, ess", [("bdeu", 1.0), ("bdeu", 7.5), ("k2", 1.0)])
 def test_fit_parameters_is_the_conjugate_formula(prior, ess):
     df = _frame()
-    fitted = bns.fit_parameters(df, EDGES, ess=ess, prior=prior)
+    fitted = bns.fit_parameters(df, EDGES, score=_score(prior, ess))
     assert fitted.parents == {"A": [], "B": ["A"], "C": ["A", "B"]}
     for v, pa in fitted.parents.items():
         hand = _hand_concentration(df, v, list(pa), ess, prior)
@@ -65,9 +69,9 @@ def test_posterior_concentration_follows_the_given_parent_order():
     data = bns.as_discrete_data(df)
     for parents in (["A", "B"], ["B", "A"], [1, 0]):
         names = [data.names[p] if isinstance(p, int) else p for p in parents]
-        got = posterior_concentration(data, "C", parents, ess=2.0)
+        got = posterior_concentration(data, "C", parents, score=bns.BDeu(ess=2.0))
         np.testing.assert_allclose(got, _hand_concentration(df, "C", names, 2.0, "bdeu"))
-    np.testing.assert_allclose(posterior_concentration(df, "A", [], prior="k2"),
+    np.testing.assert_allclose(posterior_concentration(df, "A", [], score=bns.K2()),
                                _hand_concentration(df, "A", [], 1.0, "k2"))
 
 
@@ -78,7 +82,7 @@ def test_posterior_concentration_beyond_the_dense_key_space():
     codes = rng.integers(0, 5, size=(300, 7))
     data = bns.DiscreteData.from_array(codes)
     parents = [6, 2, 4, 1, 5, 3]
-    got = posterior_concentration(data, 0, parents, prior="k2")
+    got = posterior_concentration(data, 0, parents, score=bns.K2())
     hand = np.ones((5,) * 7)
     np.add.at(hand, tuple(codes[:, p] for p in [*parents, 0]), 1)
     np.testing.assert_array_equal(got, hand)
@@ -91,7 +95,7 @@ def test_interventional_rows_leave_their_own_node_only():
     mask = pd.DataFrame(False, index=df.index, columns=df.columns)
     mask.loc[::3, "B"] = True
     data = bns.DiscreteData.from_frame(df, interventions=mask)
-    fitted = bns.fit_parameters(data, EDGES, ess=2.0)
+    fitted = bns.fit_parameters(data, EDGES, score=bns.BDeu(ess=2.0))
     kept = df[~mask["B"]]
     np.testing.assert_allclose(fitted.concentration("B").values, _hand_concentration(kept, "B", ["A"], 2.0, "bdeu"))
     np.testing.assert_allclose(fitted.concentration("C").values, _hand_concentration(df, "C", ["A", "B"], 2.0, "bdeu"))
@@ -133,7 +137,7 @@ def _moments_match(draws, conc, z=5.0):
 
 def test_sample_matches_the_dirichlet_moments_and_a_wrong_alpha_fails():
     df = _frame(30)
-    fitted = bns.fit_parameters(df, EDGES, ess=1.0)
+    fitted = bns.fit_parameters(df, EDGES, score=bns.BDeu(ess=1.0))
     draws = fitted.sample_parameters(20000, random_seed=4)
     assert isinstance(draws, xr.Dataset)
     assert draws[parameter_name("C")].dims == ("sample", "A", "B", "C")
@@ -169,7 +173,7 @@ def test_fit_parameters_takes_every_graph_form(graph):
 def test_fit_parameters_on_a_bayesian_network_and_to_pgmpy():
     net = bns.datasets.load_network("cancer")
     df = net.sample(400, random_seed=2)
-    fitted = bns.fit_parameters(df, net, ess=2.0)
+    fitted = bns.fit_parameters(df, net, score=bns.BDeu(ess=2.0))
     assert fitted.parents == net.parents
     codes = bns.as_discrete_data(df).codes
     hand = np.full((2, 2), 2.0 / 4)  # P(Xray | Cancer) by a count: alpha = ess / (q r)
@@ -182,14 +186,17 @@ def test_fit_parameters_on_a_bayesian_network_and_to_pgmpy():
     np.testing.assert_allclose(cpd.values, fitted.cpt("Xray").values.T)
 
 
-def test_k2_prior_ignores_ess_and_inputs_are_not_mutated():
+def test_the_score_names_the_prior_and_inputs_are_not_mutated():
     df = _frame()
     before = df.copy()
     adj = bns.graph.to_adjacency(EDGES, list(df.columns))
     adj_before = adj.copy()
-    a = bns.fit_parameters(df, adj, prior="K2", ess=1.0)
-    b = bns.fit_parameters(df, adj, prior="k2", ess=9.0)
-    np.testing.assert_array_equal(a.concentration("C").values, b.concentration("C").values)
+    a = bns.fit_parameters(df, adj, score=bns.K2())
+    b = bns.fit_parameters(df, adj, score=bns.BDeu(ess=9.0))
+    c = bns.fit_parameters(df, adj)  # the default: BDeu(ess=1)
+    np.testing.assert_array_equal(c.concentration("C").values,
+                                  bns.fit_parameters(df, adj, score=bns.BDeu(ess=1.0)).concentration("C").values)
+    assert not np.allclose(a.concentration("C").values, b.concentration("C").values)
     pd.testing.assert_frame_equal(df, before)
     np.testing.assert_array_equal(adj, adj_before)
 
@@ -209,13 +216,17 @@ def test_bad_input():
                                             coords={"parent": list("ABC"), "child": list("ABC")}))
     for ess in (0, -1.0, float("nan"), float("inf")):
         with pytest.raises(ValueError, match="ess"):
-            bns.fit_parameters(df, EDGES, ess=ess)
+            bns.fit_parameters(df, EDGES, score=bns.BDeu(ess=ess))
         with pytest.raises(ValueError, match="ess"):
-            posterior_concentration(df, "C", ["A"], ess=ess)
-    with pytest.raises(ValueError, match="prior"):
-        bns.fit_parameters(df, EDGES, prior="bde")
-    with pytest.raises(ValueError, match="prior"):
-        bns.network_model(df, EDGES, prior="uniform")
+            posterior_concentration(df, "C", ["A"], score=bns.BDeu(ess=ess))
+    for bad in (bns.BIC(), "k2", 1.0):
+        with pytest.raises(TypeError, match="BDeu"):
+            bns.fit_parameters(df, EDGES, score=bad)
+    with pytest.raises(TypeError, match="BDeu"):
+        bns.network_model(df, EDGES, score=bns.BIC())
+    with pytest.raises(TypeError):
+        bns.fit_parameters(df, EDGES, prior="k2")  # the structure prior's name is not the parameters'
+
     with pytest.raises(ValueError, match="own parent"):
         posterior_concentration(df, "C", ["C"])
     with pytest.raises(ValueError, match="duplicate"):
@@ -245,14 +256,14 @@ def _posterior_as_draws(fitted, k, seed):
 
 def test_network_model_structure():
     df = _frame()
-    model = bns.network_model(df, EDGES, ess=3.0)
+    model = bns.network_model(df, EDGES, score=bns.BDeu(ess=3.0))
     assert [v.name for v in model.free_RVs] == ["theta_A", "theta_B", "theta_C"]
     assert [v.name for v in model.observed_RVs] == ["A", "B", "C"]
     assert model.named_vars_to_dims["theta_C"] == ("A_state", "B_state", "C_state")
     assert model.named_vars_to_dims["C"] == ("row",)
     assert list(model.coords["C_state"]) == STATES["C"]
     # the joint log density at a point equals the Dirichlet densities plus the log likelihood by hand
-    fitted = bns.fit_parameters(df, EDGES, ess=3.0)
+    fitted = bns.fit_parameters(df, EDGES, score=bns.BDeu(ess=3.0))
     point = {f"theta_{v}": fitted.cpt(v).values for v in "ABC"}
     ip = model.initial_point()
     for v in "ABC":
@@ -268,8 +279,8 @@ def test_network_model_structure():
 @pytest.mark.slow
 def test_nuts_on_the_network_model_recovers_the_conjugate_posterior():
     df = _frame(300, seed=7)
-    fitted = bns.fit_parameters(df, EDGES, ess=2.0)
-    with bns.network_model(df, EDGES, ess=2.0):
+    fitted = bns.fit_parameters(df, EDGES, score=bns.BDeu(ess=2.0))
+    with bns.network_model(df, EDGES, score=bns.BDeu(ess=2.0)):
         idata = pm.sample(500, tune=500, chains=2, cores=1, random_seed=11, progressbar=False,
                           compute_convergence_checks=False)
     post = get_group(idata, "posterior")
@@ -347,9 +358,9 @@ def test_network_model_density_is_the_conjugate_posterior(interventional):
     if interventional:
         mask.loc[::4, "B"] = True
     data = bns.DiscreteData.from_frame(df, interventions=mask if interventional else None)
-    model = bns.network_model(data, EDGES, ess=2.0)
+    model = bns.network_model(data, EDGES, score=bns.BDeu(ess=2.0))
     assert ("B_intervened_rows" in model.named_vars) == interventional
-    fitted = bns.fit_parameters(data, EDGES, ess=2.0)
+    fitted = bns.fit_parameters(data, EDGES, score=bns.BDeu(ess=2.0))
     draws = fitted.sample_parameters(2, random_seed=6)
     t1 = {v: draws[parameter_name(v)].values[0] for v in "ABC"}
     t2 = {v: draws[parameter_name(v)].values[1] for v in "ABC"}

@@ -9,6 +9,7 @@ import numpy as np
 from ..data import DiscreteData, as_discrete_data
 from ..graph import to_adjacency
 from ..networks import bayesian_estimate
+from ..scores import Score
 from .pdag import repaired_extension
 
 __all__ = ["log_predictive", "cpdag_to_dag"]
@@ -30,7 +31,8 @@ def _recode(test: DiscreteData, train: DiscreteData) -> np.ndarray:
     return codes
 
 
-def log_predictive(graph: Any, train: DiscreteData | Any, test: DiscreteData | Any, *, ess: float = 1.0) -> float:
+def log_predictive(graph: Any, train: DiscreteData | Any, test: DiscreteData | Any, *,
+                   score: Score | None = None) -> float:
     """``log P(test | G, train)``: parameters are the BDeu posterior mean given ``train``.
 
     ``θ_ijk = (N_ijk + ess / (r_i q_i)) / (N_ij + ess / q_i)``, the tables of the one
@@ -47,13 +49,13 @@ def log_predictive(graph: Any, train: DiscreteData | Any, test: DiscreteData | A
     train, test : DiscreteData or pandas.DataFrame
         Same variables in the same order; ``test``'s states are matched to ``train``'s by
         label.
-    ess : float, default 1.0
+    score : BDeu or K2, optional
+        The parameters' Dirichlet prior (default ``BDeu(ess=1.0)``: the formula above with ``ess = 1``).
 
     Raises
     ------
     ValueError
-        Different variables, a ``test`` state that ``train`` lacks, a cyclic graph or
-        ``ess <= 0``.
+        Different variables, a ``test`` state that ``train`` lacks, or a cyclic graph.
 
     References
     ----------
@@ -71,7 +73,7 @@ def log_predictive(graph: Any, train: DiscreteData | Any, test: DiscreteData | A
     test = as_discrete_data(test, who="log_predictive")
     if tuple(test.names) != tuple(train.names):
         raise ValueError("train and test must have the same variables in the same order")
-    fitted = bayesian_estimate(train, to_adjacency(graph, train.names), ess=ess)
+    fitted = bayesian_estimate(train, to_adjacency(graph, train.names), score=score)
     codes = _recode(test, train)
     keep = None if test.interventions is None else ~test.interventions
     total = 0.0

@@ -18,13 +18,13 @@ from .discrete import PRIORS, SAMPLE, BayesianNetwork, check_free_names, paramet
 from .estimators import (
     MAX_TABLE_CELLS,
     bayesian_estimate,
-    check_prior,
     dirichlet_hyperparameters,
     family_counts,
+    parameter_prior,
     posterior_concentration,
 )
 from .gaussian import LinearGaussianNetwork
 
 __all__ = ["BayesianNetwork", "LinearGaussianNetwork", "bayesian_estimate", "posterior_concentration",
-           "family_counts", "dirichlet_hyperparameters", "read_bif", "write_bif", "bif_text", "parameter_name", "check_prior",
+           "family_counts", "dirichlet_hyperparameters", "read_bif", "write_bif", "bif_text", "parameter_name", "parameter_prior",
            "check_free_names", "PRIORS", "SAMPLE", "MAX_TABLE_CELLS", "SeedLike"]

@@ -68,6 +68,7 @@ from typing import Any
 import numpy as np
 
 from ..io import atomic_path
+from ..scores import Score
 from .discrete import BayesianNetwork, _fmt_config
 from .estimators import bayesian_estimate
 
@@ -572,14 +573,14 @@ def bif_text(network: BayesianNetwork) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_bif(network: Any, path: str | os.PathLike, *, data: Any = None, ess: float = 1.0) -> None:
+def write_bif(network: Any, path: str | os.PathLike, *, data: Any = None, score: Score | None = None) -> None:
     """Write a discrete Bayesian network in BIF format (atomically).
 
     Parameters
     ----------
     network : BayesianNetwork or graph
         A network, or a learned DAG (adjacency, edge list, ``SearchResult``) together
-        with ``data``: its tables are then the BDeu posterior means of the one estimator,
+        with ``data``: its tables are then the posterior means of the one estimator,
         :func:`~pymc_bnstruct.networks.bayesian_estimate` (what
         :func:`~pymc_bnstruct.fit_parameters` and :func:`~pymc_bnstruct.to_pgmpy` give; an
         intervention mask of ``data`` is honoured).
@@ -587,8 +588,8 @@ def write_bif(network: Any, path: str | os.PathLike, *, data: Any = None, ess: f
         Destination; written as plain text (a ``.gz`` suffix gzip-compresses it).
     data : DiscreteData or pandas.DataFrame, optional
         Required when ``network`` is a graph.
-    ess : float, default 1.0
-        Equivalent sample size of the fitted tables.
+    score : BDeu or K2, optional
+        The parameters' Dirichlet prior of the fitted tables (default ``BDeu(ess=1.0)``).
 
     Notes
     -----
@@ -608,7 +609,7 @@ def write_bif(network: Any, path: str | os.PathLike, *, data: Any = None, ess: f
     if not isinstance(network, BayesianNetwork):
         if data is None:
             raise TypeError("write_bif needs a BayesianNetwork, or a DAG together with data= to fit its tables")
-        network = bayesian_estimate(data, getattr(network, "dag", network), ess=ess, name="learned")
+        network = bayesian_estimate(data, getattr(network, "dag", network), score=score, name="learned")
     raw = bif_text(network).encode("utf-8")
     if str(path).lower().endswith(".gz"):
         raw = gzip.compress(raw, mtime=0)

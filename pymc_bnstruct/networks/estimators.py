@@ -31,11 +31,11 @@ import numpy as np
 from ..data import DiscreteData, as_discrete_data
 from ..graph import find_cycle, to_adjacency
 from ..jit import empty, zeros
+from ..scores import K2, BDeu, Score
 from ..scores import kernels as engine
-from ..validation import check_choice, check_number
-from .discrete import PRIORS, BayesianNetwork
+from .discrete import BayesianNetwork
 
-__all__ = ["bayesian_estimate", "posterior_concentration", "family_counts", "dirichlet_hyperparameters", "check_prior",
+__all__ = ["bayesian_estimate", "posterior_concentration", "family_counts", "dirichlet_hyperparameters", "parameter_prior",
            "MAX_TABLE_CELLS"]
 
 #: Largest conditional table (cells) built densely; a family beyond it is refused.
@@ -79,17 +79,24 @@ def dense_family_counts(cols, arities, child, parents):
     return out
 
 
-def check_prior(prior: Any, ess: Any) -> tuple[str, float]:
-    """Validated parameter prior and equivalent sample size: ``(prior, ess)``.
+def parameter_prior(score: Any) -> tuple[str, float]:
+    """The Dirichlet parameter prior of a discrete score: ``("bdeu", ess)`` or ``("k2", 1.0)``.
+
+    The tables' conjugate prior is the one the score's marginal likelihood integrates over,
+    so one object names both (None: ``BDeu(ess=1.0)``).
 
     Raises
     ------
-    ValueError
-        For a ``prior`` other than ``"bdeu"`` or ``"k2"`` (any case), or ``ess <= 0``.
+    TypeError
+        For anything but a ``BDeu`` or ``K2`` score (BIC and BGe have no Dirichlet prior).
     """
-    if isinstance(prior, str):
-        prior = prior.lower()
-    return check_choice(prior, "prior", PRIORS), check_number(ess, "ess", minimum=0.0, strict=True)
+    if score is None:
+        return "bdeu", 1.0
+    if isinstance(score, BDeu):
+        return "bdeu", float(score.ess)
+    if isinstance(score, K2):
+        return "k2", 1.0
+    raise TypeError(f"score= names the parameters' Dirichlet prior: bns.BDeu(ess) or bns.K2(), got {score!r}")
 
 
 def _family(data: DiscreteData, child: Any, parents: Sequence[Any]) -> tuple[int, np.ndarray]:
@@ -173,7 +180,7 @@ def family_counts(data: DiscreteData | Any, child: int | str, parents: Sequence[
 
 
 def posterior_concentration(data: DiscreteData | Any, child: int | str, parents: Sequence[int | str], *,
-                            ess: float = 1.0, prior: str = "bdeu") -> np.ndarray:
+                            score: Score | None = None) -> np.ndarray:
     """The posterior Dirichlet concentration of a child's conditional table: ``N_ijk + α_ijk``.
 
     Parameters
@@ -186,11 +193,10 @@ def posterior_concentration(data: DiscreteData | Any, child: int | str, parents:
         The child variable (column index or name).
     parents : sequence of int or str
         Its parents; the axes of the result follow this order.
-    ess : float, default 1.0
-        Equivalent sample size of the BDeu prior (> 0; unused by ``prior="k2"``).
-    prior : {"bdeu", "k2"}, default "bdeu"
-        ``"bdeu"``: ``α_ijk = ess / (q_i r_i)`` for every cell, the hyperparameters of
-        :class:`~pymc_bnstruct.BDeu`; ``"k2"``: ``α_ijk = 1`` (:class:`~pymc_bnstruct.K2`).
+    score : BDeu or K2, optional
+        The parameter prior, as the Dirichlet hyperparameters of a score (what its marginal
+        likelihood integrates over): ``BDeu(ess)`` gives ``α_ijk = ess / (q_i r_i)``, ``K2()``
+        ``α_ijk = 1``. Default ``BDeu(ess=1.0)``.
 
     Returns
     -------
@@ -203,11 +209,10 @@ def posterior_concentration(data: DiscreteData | Any, child: int | str, parents:
     Raises
     ------
     ValueError
-        For unknown variables, a child among its parents, duplicate parents,
-        ``ess <= 0``, an unknown ``prior``, or a table of more than
-        :data:`MAX_TABLE_CELLS` cells.
+        For unknown variables, a child among its parents, duplicate parents, or a table of
+        more than :data:`MAX_TABLE_CELLS` cells.
     TypeError
-        For continuous data.
+        For continuous data, or a score other than BDeu / K2.
 
     References
     ----------
@@ -217,20 +222,20 @@ def posterior_concentration(data: DiscreteData | Any, child: int | str, parents:
     --------
     >>> codes = np.array([[0, 0], [0, 1], [1, 1], [1, 1]])
     >>> data = bns.DiscreteData.from_array(codes, names=["a", "b"])
-    >>> bns.questions.posterior_concentration(data, "b", ["a"], ess=4)
+    >>> bns.questions.posterior_concentration(data, "b", ["a"], score=bns.BDeu(ess=4))
     array([[2., 2.],
            [1., 3.]])
-    >>> bns.questions.posterior_concentration(data, 1, [], prior="k2")
+    >>> bns.questions.posterior_concentration(data, 1, [], score=bns.K2())
     array([2., 4.])
     """
     data = as_discrete_data(data, who="posterior_concentration")
-    prior, ess = check_prior(prior, ess)
+    prior, ess = parameter_prior(score)
     c, pa = _family(data, child, parents)
     counts = _counts(data, c, pa)
     return counts + dirichlet_hyperparameters(counts.shape, ess=ess, prior=prior)[0]
 
 
-def bayesian_estimate(data: DiscreteData | Any, dag: Any, *, ess: float = 1.0, prior: str = "bdeu",
+def bayesian_estimate(data: DiscreteData | Any, dag: Any, *, score: Score | None = None,
                       name: str = "fitted") -> BayesianNetwork:
     """The network on ``dag`` whose tables are the posterior means given ``data``.
 
@@ -248,9 +253,10 @@ def bayesian_estimate(data: DiscreteData | Any, dag: Any, *, ess: float = 1.0, p
         A DAG over the data's variables as :func:`pymc_bnstruct.graph.to_adjacency` reads it
         (adjacency array, labelled DataArray or DataFrame with row = parent, or an edge list
         of names). :func:`pymc_bnstruct.fit_parameters` takes every other form of a graph.
-    ess : float, default 1.0
-        Equivalent sample size of the BDeu prior (> 0).
-    prior : {"bdeu", "k2"}, default "bdeu"
+    score : BDeu or K2, optional
+        The parameter prior, as the Dirichlet hyperparameters of a score (what its marginal
+        likelihood integrates over): ``BDeu(ess)`` gives ``α_ijk = ess / (q_i r_i)``, ``K2()``
+        ``α_ijk = 1``. Default ``BDeu(ess=1.0)``.
     name : str, default "fitted"
         The network's name.
 
@@ -263,10 +269,9 @@ def bayesian_estimate(data: DiscreteData | Any, dag: Any, *, ess: float = 1.0, p
     Raises
     ------
     ValueError
-        For a cyclic graph (the cycle is named), unknown variables, ``ess <= 0`` or an
-        unknown ``prior``.
+        For a cyclic graph (the cycle is named) or unknown variables.
     TypeError
-        For continuous data.
+        For continuous data, or a score other than BDeu / K2.
 
     References
     ----------
@@ -281,7 +286,7 @@ def bayesian_estimate(data: DiscreteData | Any, dag: Any, *, ess: float = 1.0, p
     [0.92, 0.08]
     """
     data = as_discrete_data(data, who="bayesian_estimate (it fits discrete conditional probability tables)")
-    prior, ess = check_prior(prior, ess)
+    prior, ess = parameter_prior(score)
     names = list(data.names)
     adj = to_adjacency(dag, names)
     cycle = find_cycle(adj)

@@ -25,8 +25,9 @@ import xarray as xr
 
 from ..data import DiscreteData, as_data, as_discrete_data
 from ..graph import find_cycle
-from ..networks import SAMPLE, check_prior, posterior_concentration
+from ..networks import SAMPLE, parameter_prior, posterior_concentration
 from ..results.convert import posterior_dags
+from ..scores import Score
 from ..validation import check_int, check_probability
 from .inference import _ancestors, conditional_distribution, interventional_distribution
 
@@ -38,7 +39,7 @@ OUTCOME = "outcome"
 
 # ------------------------------------------------------------------------- the engine
 def _answer(dags: np.ndarray, data: DiscreteData, query: list[int], cut: frozenset[int], ask: Any,
-            shape: tuple[int, ...], rng: np.random.Generator, ess: float, prior: str) -> np.ndarray:
+            shape: tuple[int, ...], rng: np.random.Generator, score: Any) -> np.ndarray:
     """Per draw: parameters from their posterior given the draw's DAG, then ``ask(parents, cpts)``
     on the sub-network of the query's ancestors (every other node is barren).
 
@@ -73,7 +74,7 @@ def _answer(dags: np.ndarray, data: DiscreteData, query: list[int], cut: frozens
                 continue
             alpha = alphas.get((v, pa))
             if alpha is None:
-                alpha = alphas[(v, pa)] = posterior_concentration(data, v, pa, ess=ess, prior=prior)
+                alpha = alphas[(v, pa)] = posterior_concentration(data, v, pa, score=score)
             cpts.append(_dirichlet(alpha, m, rng))
         out[rows] = ask(sub_parents, cpts, local)
     return out
@@ -92,11 +93,11 @@ def _dirichlet(alpha: np.ndarray, m: int, rng: np.random.Generator) -> np.ndarra
     return theta / theta.sum(axis=-1, keepdims=True)
 
 
-def _setup(data: Any, draws: Any, ess: Any, prior: Any, who: str) -> tuple[DiscreteData, int, float, str]:
+def _setup(data: Any, draws: Any, score: Any, who: str) -> tuple[DiscreteData, int, Any]:
     data = as_discrete_data(as_data(data), who=who)
     draws = check_int(draws, "draws", minimum=1)
-    prior, ess = check_prior(prior, ess)
-    return data, draws, ess, prior
+    parameter_prior(score)  # a bad score fails before any work
+    return data, draws, score
 
 
 def _variable(data: DiscreteData, var: Any, what: str) -> int:
@@ -116,19 +117,19 @@ def _state(data: DiscreteData, v: int, value: Any, what: str) -> int:
     raise ValueError(f"{what}: {data.names[v]!r} has no state {value!r}; its states are {states}")
 
 
-def causal_effect(posterior: Any, data: Any, *, treatment: str, outcome: str, draws: int = 1000,
-                  random_seed: Any = None, ess: float = 1.0, prior: str = "bdeu", var_name: str | None = None,
+def causal_effect(result: Any, data: Any, *, treatment: str, outcome: str, draws: int = 1000,
+                  random_seed: Any = None, score: Score | None = None, var_name: str | None = None,
                   burn_in: int = 0) -> xr.DataArray:
     """``P(outcome = y | do(treatment = x))`` for every ``x`` and ``y``, per posterior draw.
 
-    Draw ``s`` takes a DAG from ``posterior`` (see :func:`pymc_bnstruct.posterior_dags`) and the tables from
+    Draw ``s`` takes a DAG from ``result`` (see :func:`pymc_bnstruct.posterior_dags`) and the tables from
     their Dirichlet posterior given that DAG and ``data``; the interventional distribution is
     then exact (variable elimination on the mutilated network: the treatment's table dropped).
     ``.mean("sample")`` is the Bayesian model average over structures and parameters.
 
     Parameters
     ----------
-    posterior
+    result
         The output of :func:`pymc_bnstruct.learn` for any method, one DAG (a labelled
         adjacency, a ``BayesianNetwork``, an edge list or array over the data's columns),
         drawn DAGs, an exact posterior or a B-RAI tree (:func:`pymc_bnstruct.posterior_dags`).
@@ -139,10 +140,9 @@ def causal_effect(posterior: Any, data: Any, *, treatment: str, outcome: str, dr
     draws : int, default 1000
         Joint draws of (DAG, parameters).
     random_seed : int, numpy.random.Generator or None
-    ess : float, default 1.0
-        Equivalent sample size of the parameters' BDeu prior.
-    prior : {"bdeu", "k2"}, default "bdeu"
-        The parameters' Dirichlet prior (:func:`~pymc_bnstruct.questions.posterior_concentration`).
+    score : BDeu or K2, optional
+        The parameters' Dirichlet prior, as in :func:`~pymc_bnstruct.fit_parameters`
+        (default ``BDeu(ess=1.0)``).
     var_name : str, optional
         Which structure variable of sampler output.
     burn_in : int, default 0
@@ -178,28 +178,28 @@ def causal_effect(posterior: Any, data: Any, *, treatment: str, outcome: str, dr
     >>> bool(p.sel(do="yes") > p.sel(do="no"))
     True
     """
-    data, draws, ess, prior = _setup(data, draws, ess, prior, "causal_effect")
+    data, draws, score = _setup(data, draws, score, "causal_effect")
     t = _variable(data, treatment, "treatment")
     y = _variable(data, outcome, "outcome")
     if t == y:
         raise ValueError(f"the treatment and the outcome are the same variable ({treatment!r})")
     rng = np.random.default_rng(random_seed)
-    dags = posterior_dags(posterior, draws, names=data.names, random_seed=rng, var_name=var_name,
+    dags = posterior_dags(result, draws, names=data.names, random_seed=rng, var_name=var_name,
                           burn_in=burn_in).values
     shape = (int(data.arities[t]), int(data.arities[y]))
 
     def ask(parents, cpts, local):
         return interventional_distribution(parents, cpts, local[t], local[y])
 
-    values = _answer(dags, data, [y], frozenset([t]), ask, shape, rng, ess, prior)
+    values = _answer(dags, data, [y], frozenset([t]), ask, shape, rng, score)
     return xr.DataArray(
         values, dims=(SAMPLE, DO, OUTCOME),
         coords={DO: list(data.states[treatment]), OUTCOME: list(data.states[outcome])},
         name=f"P({outcome} | do({treatment}))", attrs={"treatment": treatment, "outcome": outcome})
 
 
-def predict(posterior: Any, data: Any, *, evidence: Mapping[str, Any], target: str, draws: int = 1000,
-            random_seed: Any = None, ess: float = 1.0, prior: str = "bdeu", var_name: str | None = None,
+def predict(result: Any, data: Any, *, evidence: Mapping[str, Any], target: str, draws: int = 1000,
+            random_seed: Any = None, score: Score | None = None, var_name: str | None = None,
             burn_in: int = 0) -> xr.DataArray:
     """``P(target | evidence)`` per posterior draw of (DAG, parameters): an observational query.
 
@@ -208,7 +208,7 @@ def predict(posterior: Any, data: Any, *, evidence: Mapping[str, Any], target: s
 
     Parameters
     ----------
-    posterior, data, draws, random_seed, ess, prior, var_name, burn_in
+    result, data, draws, random_seed, score, var_name, burn_in
         As in :func:`causal_effect`.
     evidence : mapping
         ``{variable: state label}``, the observed values (may be empty).
@@ -242,7 +242,7 @@ def predict(posterior: Any, data: Any, *, evidence: Mapping[str, Any], target: s
     >>> bool(p.mean("sample").sel(lung="yes") > 0.3)
     True
     """
-    data, draws, ess, prior = _setup(data, draws, ess, prior, "predict")
+    data, draws, score = _setup(data, draws, score, "predict")
     y = _variable(data, target, "target")
     if not isinstance(evidence, Mapping):
         raise TypeError(f"evidence must be a mapping {{variable: state}}, got {type(evidence).__name__}")
@@ -253,13 +253,13 @@ def predict(posterior: Any, data: Any, *, evidence: Mapping[str, Any], target: s
             raise ValueError(f"the target {target!r} is also in the evidence")
         ev[v] = _state(data, v, value, "evidence")
     rng = np.random.default_rng(random_seed)
-    dags = posterior_dags(posterior, draws, names=data.names, random_seed=rng, var_name=var_name,
+    dags = posterior_dags(result, draws, names=data.names, random_seed=rng, var_name=var_name,
                           burn_in=burn_in).values
 
     def ask(parents, cpts, local):
         return conditional_distribution(parents, cpts, local[y], {local[v]: s for v, s in ev.items()})
 
-    values = _answer(dags, data, [y, *ev], frozenset(), ask, (int(data.arities[y]),), rng, ess, prior)
+    values = _answer(dags, data, [y, *ev], frozenset(), ask, (int(data.arities[y]),), rng, score)
     shown = ", ".join(f"{k}={v}" for k, v in evidence.items())
     return xr.DataArray(values, dims=(SAMPLE, target), coords={target: list(data.states[target])},
                         name=f"P({target} | {shown})" if shown else f"P({target})",

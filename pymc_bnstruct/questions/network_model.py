@@ -20,7 +20,8 @@ import pytensor.tensor as pt
 
 from ..data import DiscreteData, as_discrete_data
 from ..graph import topological_order
-from ..networks import check_free_names, check_prior, dirichlet_hyperparameters, parameter_name
+from ..networks import check_free_names, dirichlet_hyperparameters, parameter_name, parameter_prior
+from ..scores import Score
 from .parameters import _dag
 
 __all__ = ["network_model", "do_states", "state_dim", "ROW", "STATE_SUFFIX", "INTERVENED_SUFFIX"]
@@ -48,7 +49,7 @@ def state_dim(v: str) -> str:
     return str(v) + STATE_SUFFIX
 
 
-def network_model(data: DiscreteData | Any, graph: Any, *, ess: float = 1.0, prior: str = "bdeu",
+def network_model(data: DiscreteData | Any, graph: Any, *, score: Score | None = None,
                   name: str = "") -> pm.Model:
     """A PyMC model of a discrete Bayesian network with DAG ``graph``, observed on ``data``.
 
@@ -77,9 +78,9 @@ def network_model(data: DiscreteData | Any, graph: Any, *, ess: float = 1.0, pri
         Discrete data, read with :func:`~pymc_bnstruct.as_discrete_data`.
     graph : DAG
         Anything :func:`~pymc_bnstruct.fit_parameters` accepts.
-    ess : float, default 1.0
-        Equivalent sample size of the BDeu prior (> 0).
-    prior : {"bdeu", "k2"}, default "bdeu"
+    score : BDeu or K2, optional
+        The parameters' Dirichlet prior, as in :func:`~pymc_bnstruct.fit_parameters`
+        (default ``BDeu(ess=1.0)``).
     name : str, default ""
         Name of the PyMC model (a prefix of its variables when nested).
 
@@ -123,7 +124,7 @@ def network_model(data: DiscreteData | Any, graph: Any, *, ess: float = 1.0, pri
     ...                                     random_seed=2, progressbar=False)
     """
     data = as_discrete_data(data, who="network_model")
-    prior, ess = check_prior(prior, ess)
+    prior, ess = parameter_prior(score)
     names = list(data.names)
     check_free_names(names, ROW, *(state_dim(v) for v in names), *(v + INTERVENED_SUFFIX for v in names))
     adj = _dag(graph, names)

@@ -13,9 +13,10 @@ import numpy as np
 
 from ..data import DiscreteData, as_discrete_data
 from ..graph import adjacency_dataarray, find_cycle, to_adjacency
-from ..networks import BayesianNetwork, bayesian_estimate, check_prior
+from ..networks import BayesianNetwork, bayesian_estimate
 from ..results.convert import is_learned_result, map_dag
 from ..results.interop import Structure, as_structure
+from ..scores import Score
 
 __all__ = ["fit_parameters"]
 
@@ -48,7 +49,7 @@ def _dag(graph: Any, names: list[str]) -> np.ndarray:
     return adj
 
 
-def fit_parameters(data: DiscreteData | Any, graph: Any, *, ess: float = 1.0, prior: str = "bdeu") -> BayesianNetwork:
+def fit_parameters(data: DiscreteData | Any, graph: Any, *, score: Score | None = None) -> BayesianNetwork:
     """The conjugate Dirichlet posterior of every conditional table of a DAG.
 
     Parameters
@@ -63,10 +64,10 @@ def fit_parameters(data: DiscreteData | Any, graph: Any, *, ess: float = 1.0, pr
         (:func:`pymc_bnstruct.map_dag`: a search's DAG, the exact MAP, the best DAG the
         draws visited). To average over the posterior's DAGs instead, ask
         :func:`~pymc_bnstruct.causal_effect` / :func:`~pymc_bnstruct.predict`.
-    ess : float, default 1.0
-        Equivalent sample size of the BDeu prior (> 0).
-    prior : {"bdeu", "k2"}, default "bdeu"
-        The hyperparameters (see :func:`~pymc_bnstruct.questions.posterior_concentration`).
+    score : BDeu or K2, optional
+        The parameter prior, as the Dirichlet hyperparameters of a score (what its marginal
+        likelihood integrates over): ``BDeu(ess)`` gives ``α_ijk = ess / (q_i r_i)``, ``K2()``
+        ``α_ijk = 1``. Default ``BDeu(ess=1.0)``.
 
     Returns
     -------
@@ -82,7 +83,7 @@ def fit_parameters(data: DiscreteData | Any, graph: Any, *, ess: float = 1.0, pr
     ------
     ValueError
         For a cyclic graph (the cycle is named), variables not in the data (named), edge
-        probabilities, ``ess <= 0`` or an unknown ``prior``.
+        probabilities.
     TypeError
         For continuous data.
 
@@ -101,5 +102,4 @@ def fit_parameters(data: DiscreteData | Any, graph: Any, *, ess: float = 1.0, pr
     [0.92, 0.08]
     """
     data = as_discrete_data(data, who="fit_parameters")
-    prior, ess = check_prior(prior, ess)
-    return bayesian_estimate(data, _dag(graph, list(data.names)), ess=ess, prior=prior)
+    return bayesian_estimate(data, _dag(graph, list(data.names)), score=score)

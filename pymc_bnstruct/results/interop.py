@@ -32,7 +32,8 @@ import xarray as xr
 from ..contract import EDGE_DIMS, MB_DIMS, PARENT
 from ..graph import to_adjacency
 from ..networks import BayesianNetwork, LinearGaussianNetwork, bayesian_estimate
-from .convert import convert, is_learned_result
+from ..scores import Score
+from .convert import convert, is_learned_result, map_dag
 
 __all__ = [
     "Structure", "as_structure", "to_networkx", "from_networkx", "to_pgmpy", "to_dot",
@@ -342,10 +343,10 @@ def to_dot(x: Any, threshold: float | None = None, *, name: str = "G", digits: i
 
 
 # ----------------------------------------------------------------------------- pgmpy
-def to_pgmpy(dag: Any, data: Any = None, *, ess: float = 1.0) -> Any:
+def to_pgmpy(dag: Any, data: Any = None, *, score: Score | None = None) -> Any:
     """A pgmpy discrete Bayesian network on ``dag`` with tables fitted to ``data``.
 
-    The tables are the BDeu posterior means with equivalent sample size ``ess``, from the
+    The tables are the posterior means under the parameter prior of ``score``, from the
     one estimator (:func:`pymc_bnstruct.networks.bayesian_estimate`, the tables of
     :func:`pymc_bnstruct.fit_parameters`; an intervention mask of ``data`` is honoured);
     state names are the data's. A :class:`~pymc_bnstruct.networks.BayesianNetwork` without
@@ -355,10 +356,13 @@ def to_pgmpy(dag: Any, data: Any = None, *, ess: float = 1.0) -> Any:
     Parameters
     ----------
     dag : DAG
-        Adjacency, edge list (names), SearchResult, or a BayesianNetwork's graph.
+        Adjacency, edge list (names), a BayesianNetwork's graph, or the output of
+        :func:`pymc_bnstruct.learn` for any method (its best DAG, :func:`~pymc_bnstruct.map_dag`).
     data : DiscreteData or pandas.DataFrame, optional
         Needed unless ``dag`` is a BayesianNetwork (whose tables are then used).
-    ess : float, default 1.0
+    score : BDeu or K2, optional
+        The parameters' Dirichlet prior, as in :func:`~pymc_bnstruct.fit_parameters`
+        (default ``BDeu(ess=1.0)``).
 
     Returns
     -------
@@ -388,12 +392,12 @@ def to_pgmpy(dag: Any, data: Any = None, *, ess: float = 1.0) -> Any:
             raise TypeError("to_pgmpy needs data= to fit the tables (only a BayesianNetwork brings its own)")
         net = dag
     elif isinstance(dag, (list, tuple)):
-        net = bayesian_estimate(data, dag, ess=ess, name="learned")
+        net = bayesian_estimate(data, dag, score=score, name="learned")
     else:
-        s = as_structure(dag)
+        s = as_structure(map_dag(dag)[0] if is_learned_result(dag) else dag)
         if s.kind != "dag":
             raise ValueError(f"to_pgmpy needs a DAG, got {s.kind} (threshold probabilities / orient a CPDAG first)")
-        net = bayesian_estimate(data, s.to_dataarray(), ess=ess, name="learned")
+        net = bayesian_estimate(data, s.to_dataarray(), score=score, name="learned")
     model = DiscreteBayesianNetwork(net.edges)
     model.add_nodes_from(net.names)
     states, cards = net.states, dict(zip(net.names, (int(a) for a in net.arities)))
