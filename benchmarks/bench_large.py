@@ -5,7 +5,7 @@ call (order MCMC, 4 chains, the automatic search space and run size) in a fresh 
 wall time of the call, the process's peak memory, rank-normalised R-hat of the log score,
 the estimated excluded posterior mass, the candidates per node, and the skeleton AUROC of
 the edge posterior against the true network. ``--full`` adds the same for the full space
-(``search_space="full"``) on the networks where its score table fits.
+(``candidates="full"``) on the networks where its score table fits.
 
 The networks are the bundled asia, child, insurance, alarm, hailfinder and link, and
 ``win95like``: 76 mostly binary variables with six near-copies of their parent (the shape
@@ -88,7 +88,7 @@ def one(name: str, rows: int, seed: int, space: str, method: str) -> dict:
     df = net.sample(rows, random_seed=seed)
     t0 = time.perf_counter()
     idata = bns.learn(df, method=method, random_seed=seed, progressbar=False,
-                      search_space="auto" if space == "auto" else "full")
+                      candidates="auto" if space == "auto" else "full")
     seconds = time.perf_counter() - t0
     stats = get_group(idata, "sample_stats")
     rhat = float(az.rhat(stats["log_score"].to_dataset(name="log_score"))["log_score"])

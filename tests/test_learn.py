@@ -130,7 +130,7 @@ def test_executor_scores_the_table_and_gives_the_serial_draws(asia, method):
     """Order / partition MCMC on an executor: the table is scored there in blocks, sent to
     the chains, and the draws are those of the serial run (a restricted space with plus1)."""
     space = bns.search_space(asia, random_seed=1, progressbar=False)
-    kw = dict(method=method, search_space=space, random_seed=6, **SHORT)
+    kw = dict(method=method, candidates=space, random_seed=6, **SHORT)
     serial = bns.learn(asia, cores=1, **kw)
     with _CountingPool(2) as pool:
         parallel = bns.learn(asia, executor=pool, **kw)
@@ -148,7 +148,7 @@ def test_executor_workers_fork_safely_after_parallel_scoring(asia):
     alarm = bns.datasets.load_network("alarm").sample(500, random_seed=1)
     bns.ScoreTable(alarm, max_parents=2)  # large enough for the parallel kernel
     with ProcessPoolExecutor(2) as pool:  # each worker builds that table again
-        idata = bns.learn(alarm, random_seed=3, executor=pool, search_space="full", max_parents=2, chains=2,
+        idata = bns.learn(alarm, random_seed=3, executor=pool, candidates="full", max_parents=2, chains=2,
                           draws=5, tune=0, moves_per_draw=5, progressbar=False)
     assert _posterior(idata, "order").shape[:2] == (2, 5)
 
@@ -203,7 +203,7 @@ def test_order_plus1_default_follows_the_table_size(monkeypatch):
     space = bns.search_space(df, random_seed=1, progressbar=False)
     size = _plus1_families(bns.as_data(df), space, {"max_parents": 3})
     assert size == bns.ScoreTable(df, max_parents=3, candidates=space, plus1=True).n_families
-    kw = dict(search_space=space, random_seed=1, cores=1, draws=5, tune=0, chains=1)
+    kw = dict(candidates=space, random_seed=1, cores=1, draws=5, tune=0, chains=1)
     on = bns.learn(df, **kw)
     monkeypatch.setattr(learning_api, "AUTO_PLUS1_FAMILIES", size - 1)
     off = bns.learn(df, **kw)
@@ -213,17 +213,17 @@ def test_order_plus1_default_follows_the_table_size(monkeypatch):
 
 def test_a_given_space_is_used_as_is(asia):
     space = bns.search_space(asia, random_seed=1, progressbar=False)
-    idata = bns.learn(asia, search_space=space, random_seed=1, cores=1, **SHORT)
+    idata = bns.learn(asia, candidates=space, random_seed=1, cores=1, **SHORT)
     assert get_group(idata, "posterior").attrs["bnstruct_plus1"] == 1
     ref, _ = _hand_written(asia, "order", 1, int(get_group(idata, "posterior").attrs["bnstruct_moves_per_draw"]),
                            candidates=space, plus1=True)
     np.testing.assert_array_equal(_posterior(idata, "order"), _posterior(ref, "order"))
-    part = bns.learn(asia, method="partition", search_space=space, random_seed=1, cores=1, **SHORT)
+    part = bns.learn(asia, method="partition", candidates=space, random_seed=1, cores=1, **SHORT)
     assert get_group(part, "posterior").attrs["bnstruct_plus1"] == 1
     ref, _ = _hand_written(asia, "partition", 1, int(get_group(part, "posterior").attrs["bnstruct_moves_per_draw"]),
                            candidates=space, plus1=True)
     np.testing.assert_array_equal(_posterior(part, "partition"), _posterior(ref, "partition"))
-    dag_run = bns.learn(asia, method="structure", search_space=space.candidates, random_seed=1, cores=1, **SHORT)
+    dag_run = bns.learn(asia, method="structure", candidates=space.candidates, random_seed=1, cores=1, **SHORT)
     drawn = _posterior(dag_run, "dag").any(axis=(0, 1))
     names = list(asia.columns)
     for v, parents in space.candidates.items():
@@ -244,7 +244,7 @@ def test_backends_are_the_functions_with_the_same_keywords(asia):
     ref_ex = bns.exact.posterior(asia, max_parents=2, progressbar=False)
     assert ex.log_evidence == pytest.approx(ref_ex.log_evidence, rel=1e-12)
     space = {"dysp": ["bronc", "either"]}
-    ex_space = bns.learn(asia, method="exact", max_parents=2, search_space=space, progressbar=False)
+    ex_space = bns.learn(asia, method="exact", max_parents=2, candidates=space, progressbar=False)
     ref_space = bns.exact.posterior(asia, max_parents=2, candidates=space, progressbar=False)
     assert ex_space.log_evidence == pytest.approx(ref_space.log_evidence, rel=1e-12)
     tree = bns.learn(asia, method="brai", random_seed=1, progressbar=False)
@@ -266,10 +266,10 @@ def test_input_is_not_mutated(asia):
     (dict(budget="10 parsecs"), ValueError, "cannot read budget"),
     (dict(budget=True), TypeError, "budget"),
     (dict(budget=float("nan")), ValueError, "positive"),
-    (dict(search_space="tiny"), ValueError, "search_space must be"),
-    (dict(search_space={"nope": ["asia"]}), ValueError, "nope"),
-    (dict(search_space={"dysp": ["bronc"]}, whitelist=[("either", "dysp")]), ValueError, "whitelist"),
-    (dict(method="hc", search_space={"dysp": ["bronc"]}), ValueError, "full space"),
+    (dict(candidates="tiny"), ValueError, "candidates must be"),
+    (dict(candidates={"nope": ["asia"]}), ValueError, "nope"),
+    (dict(candidates={"dysp": ["bronc"]}, whitelist=[("either", "dysp")]), ValueError, "whitelist"),
+    (dict(method="hc", candidates={"dysp": ["bronc"]}), ValueError, "full space"),
     (dict(wobble=1), TypeError, "unknown keyword"),
     (dict(method="hc", moves_per_draw=3), TypeError, "does not take"),
     (dict(chains=0), ValueError, "chains"),
@@ -284,7 +284,7 @@ def test_bad_input_is_a_clear_error(asia, kwargs, error, match):
 def test_a_space_learned_on_other_variables_is_refused(asia):
     space = bns.search_space(asia, random_seed=1, progressbar=False)
     with pytest.raises(ValueError, match="other variables"):
-        bns.learn(asia.drop(columns=["asia"]), search_space=space, progressbar=False)
+        bns.learn(asia.drop(columns=["asia"]), candidates=space, progressbar=False)
 
 
 def test_every_method_is_documented():

@@ -126,7 +126,7 @@ def _sampler(name: str, **variable: Any) -> Callable[[DiscreteData, Settings], R
         given = {k: v for k, v in (("moves_per_draw", s.moves_per_draw),) if v is not None}
         if s.plus1 != "auto":
             given["plus1"] = s.plus1 == "on"
-        idata = _learn(data, s, name, search_space=s.search_space, max_candidates=s.max_candidates,
+        idata = _learn(data, s, name, candidates=s.search_space, max_candidates=s.max_candidates,
                        chains=s.chains, cores=s.cores, draws=s.draws, tune=s.tune, budget=s.budget,
                        callback=s.callback, on_plan=s.on_plan, **variable, **given)
         return RunOutput(idata=idata, edge_probability=edge_probabilities(idata))
@@ -148,7 +148,7 @@ def _exact(data: DiscreteData, s: Settings) -> RunOutput:
         raise CliError(f"--method exact handles at most {EXACT_MAX_VARS} variables, the data have {n}: the exact "
                        f"DAG dynamic programme would need about {_fmt_bytes(need)} of memory and O(n 3^n) time; "
                        "use --method order (MCMC) instead")
-    post = _learn(data, s, "exact", modularity="dag", search_space="full")
+    post = _learn(data, s, "exact", modularity="dag", candidates="full")
     dag, log_score = post.map_dag()
     diag = {f"diagnostics_{k}": (int(v) if isinstance(v, bool) else v) for k, v in post.diagnostics.items()}
     return RunOutput(dag=dag.astype(np.int8), edge_probability=post.edge_probabilities,

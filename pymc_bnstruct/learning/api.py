@@ -51,7 +51,7 @@ __all__ = ["learn", "METHODS", "SAMPLER_METHODS", "BACKEND_METHODS", "AUTO_FULL_
 SAMPLER_METHODS = tuple(SAMPLERS)
 BACKEND_METHODS = ("hc", "tabu", "skeleton", "exact", "brai")
 METHODS = SAMPLER_METHODS + BACKEND_METHODS
-#: ``search_space="auto"`` keeps the full space up to this many variables ...
+#: ``candidates="auto"`` keeps the full space up to this many variables ...
 AUTO_FULL_VARS = 20
 #: ... or while the full score table has at most this many families (built in well under
 #: a second).
@@ -82,7 +82,7 @@ def learn(
     score: Score | None = None,
     prior: StructurePrior | None = None,
     max_parents: int | None = DEFAULT_MAX_PARENTS,
-    search_space: str | SearchSpace | Mapping[Any, Sequence[Any]] | None = "auto",
+    candidates: str | SearchSpace | Mapping[Any, Sequence[Any]] | None = "auto",
     max_candidates: int = 20,
     chains: int = 4,
     cores: int | None = None,
@@ -120,8 +120,9 @@ def learn(
         Default ``Uniform()``.
     max_parents : int or None, default 3
         In-degree bound (:data:`~pymc_bnstruct.constraints.DEFAULT_MAX_PARENTS`).
-    search_space : "auto", "full", None, SearchSpace or dict
-        Candidate parents of the samplers and the exact posterior. ``"auto"``: the full
+    candidates : "auto", "full", None, SearchSpace or dict
+        The search space: candidate parents of the samplers and the exact posterior (the
+        same keyword as the model variables' and the score table's ``candidates``). ``"auto"``: the full
         space when it is small (at most 20 variables, or a full score table of at most
         20,000 families), else :func:`pymc_bnstruct.search_space` with the same score,
         prior, bound, lists and seed. ``"full"`` / None: every parent set. A
@@ -248,7 +249,7 @@ def learn(
     max_candidates = check_int(max_candidates, "max_candidates", minimum=1)
     if method in BACKEND_METHODS:
         return _run_backend(method, data, score=score, prior=prior, max_parents=max_parents,
-                            search_space=search_space, max_candidates=max_candidates, random_seed=seed,
+                            candidates=candidates, max_candidates=max_candidates, random_seed=seed,
                             progressbar=progress, executor=executor, kwargs=sampler_kwargs)
 
     variable_kwargs, step_kwargs, sample_kwargs = _split_kwargs(method, sampler_kwargs)
@@ -256,7 +257,7 @@ def learn(
         raise ArgumentTypeError(f"pm.sample keywords {sorted(sample_kwargs)} run in this process only; "
                                 "leave them out with executor=")
     lists = {k: variable_kwargs.get(k) for k in ("blacklist", "whitelist")}
-    space, space_seconds = _resolve_space(search_space, data, score=score, prior=prior, max_parents=max_parents,
+    space, space_seconds = _resolve_space(candidates, data, score=score, prior=prior, max_parents=max_parents,
                                           max_candidates=max_candidates, random_seed=seed, progressbar=progress,
                                           **lists)
     variable_kwargs = {**variable_kwargs, "score": score, "prior": prior, "max_parents": max_parents}
@@ -395,16 +396,16 @@ def _plus1_families(data: DiscreteData | ContinuousData, space: Any, variable_kw
                                            candidates=space), plus1=True)
 
 
-def _resolve_space(search_space_arg: Any, data: DiscreteData | ContinuousData, *, score: Score, prior: StructurePrior,
+def _resolve_space(candidates: Any, data: DiscreteData | ContinuousData, *, score: Score, prior: StructurePrior,
                    max_parents: Any, max_candidates: int, random_seed: int, progressbar: bool, blacklist: Any,
                    whitelist: Any) -> tuple[Any, float]:
     """(candidates for the model variable or None for the full space, seconds spent)."""
-    if search_space_arg is None or (isinstance(search_space_arg, str) and search_space_arg == "full"):
+    if candidates is None or (isinstance(candidates, str) and candidates == "full"):
         return None, 0.0
-    if isinstance(search_space_arg, str):
-        if search_space_arg != "auto":
-            raise ValueError(f"search_space must be 'auto', 'full', None, a SearchSpace or a dict; "
-                             f"got {search_space_arg!r}")
+    if isinstance(candidates, str):
+        if candidates != "auto":
+            raise ValueError(f"candidates must be 'auto', 'full', None, a SearchSpace or a dict; "
+                             f"got {candidates!r}")
         n = data.n_vars
         k = check_max_parents(max_parents, n)
         if n <= AUTO_FULL_VARS or _n_families(n, k) <= AUTO_FULL_FAMILIES:
@@ -415,8 +416,8 @@ def _resolve_space(search_space_arg: Any, data: DiscreteData | ContinuousData, *
         if progressbar:
             print(f"bns.learn: {space!r}", file=sys.stderr, flush=True)
         return space, space.seconds
-    _check_space(search_space_arg, data, max_parents, blacklist, whitelist)
-    return search_space_arg, 0.0
+    _check_space(candidates, data, max_parents, blacklist, whitelist)
+    return candidates, 0.0
 
 
 def _check_space(space: Any, data: DiscreteData | ContinuousData, max_parents: Any, blacklist: Any, whitelist: Any) -> None:
@@ -428,7 +429,7 @@ def _check_space(space: Any, data: DiscreteData | ContinuousData, max_parents: A
                          f"missing {missing}, extra {extra}" if missing or extra else
                          "the search space lists the data's variables in another order; learn it on these data")
     if not isinstance(space, (SearchSpace, Mapping)):
-        raise ArgumentTypeError(f"search_space must be 'auto', 'full', None, a SearchSpace or a dict; "
+        raise ArgumentTypeError(f"candidates must be 'auto', 'full', None, a SearchSpace or a dict; "
                                 f"got {type(space).__name__}")
     # StructureConstraints names unknown variables and white-listed parents outside the candidates
     StructureConstraints(data.names, max_parents, blacklist, whitelist, candidates=space)
@@ -453,17 +454,17 @@ def _probe_moves(method: str) -> int:
 
 
 def _run_backend(method: str, data: DiscreteData | ContinuousData, *, score: Score, prior: StructurePrior, max_parents: Any,
-                 search_space: Any, max_candidates: int, random_seed: int, progressbar: bool, executor: Any,
+                 candidates: Any, max_candidates: int, random_seed: int, progressbar: bool, executor: Any,
                  kwargs: dict[str, Any]) -> Any:
     common = dict(score=score, prior=prior, **kwargs)
     if method == "exact":
-        space, _ = _resolve_space(search_space, data, score=score, prior=prior, max_parents=max_parents,
+        space, _ = _resolve_space(candidates, data, score=score, prior=prior, max_parents=max_parents,
                                   max_candidates=max_candidates, random_seed=random_seed, progressbar=progressbar,
                                   blacklist=kwargs.get("blacklist"), whitelist=kwargs.get("whitelist"))
         return _call(exact.posterior, method, data, max_parents=max_parents, candidates=space,
                      progressbar=progressbar, **common)
-    if not (search_space is None or (isinstance(search_space, str) and search_space in ("auto", "full"))):
-        raise ValueError(f"method {method!r} searches the full space; search_space applies to the samplers and "
+    if not (candidates is None or (isinstance(candidates, str) and candidates in ("auto", "full"))):
+        raise ValueError(f"method {method!r} searches the full space; candidates= applies to the samplers and "
                          "'exact' (leave it 'auto')")
     if method == "brai":
         return _call(brai.fit, method, data, random_seed=random_seed, executor=executor, progressbar=progressbar,

@@ -119,12 +119,12 @@ def shared_structures(learned: Any, truth: Any) -> tuple[Structure, Structure, t
     return _restrict(s, shared), _restrict(t, shared), left
 
 
-def compare(learned: Any, truth: Any, *, threshold: float = 0.5) -> Comparison:
+def compare(result: Any, truth: Any, *, threshold: float = 0.5) -> Comparison:
     """Count how a learned structure differs from the true one.
 
     Parameters
     ----------
-    learned : structure
+    result : structure
         A DAG, a CPDAG, or edge probabilities (thresholded at ``threshold``; a pair with
         both directions above it is an undirected edge) — anything
         :func:`pymc_bnstruct.results.interop.as_structure` accepts, sampler output included.
@@ -166,7 +166,7 @@ def compare(learned: Any, truth: Any, *, threshold: float = 0.5) -> Comparison:
     >>> c.shd >= 0
     True
     """
-    s, t, left = shared_structures(learned, truth)
+    s, t, left = shared_structures(result, truth)
     if left:
         shown = ", ".join(left[:10]) + (f", ... ({len(left)} in all)" if len(left) > 10 else "")
         warnings.warn(f"compared on the {t.n_vars} variables both structures have; left out: {shown}",
@@ -279,12 +279,12 @@ def _sweep(scores: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.ndarr
     return s[last], tps, fps, pos, neg
 
 
-def roc_curve(probabilities: Any, truth: Any, *, kind: str = "edge") -> RocCurve:
+def roc_curve(result: Any, truth: Any, *, kind: str = "edge") -> RocCurve:
     """ROC curve of feature probabilities against a known truth.
 
     Parameters
     ----------
-    probabilities : edge or Markov-blanket probabilities, or sampler output
+    result : edge or Markov-blanket probabilities, or sampler output
         Edge probabilities (dims ``(parent, child)``) for ``kind="edge"`` and
         ``"skeleton"``; Markov-blanket probabilities (dims ``(node, node_)``) or sampler
         output for ``"markov_blanket"``.
@@ -312,14 +312,14 @@ def roc_curve(probabilities: Any, truth: Any, *, kind: str = "edge") -> RocCurve
     >>> 0.0 <= roc.auc <= 1.0
     True
     """
-    scores, labels = _items(probabilities, truth, kind)
+    scores, labels = _items(result, truth, kind)
     thr, tps, fps, pos, neg = _sweep(scores, labels)
     tpr, fpr = np.r_[0.0, tps / pos], np.r_[0.0, fps / neg]
     auc = float(np.sum(np.diff(fpr) * (tpr[1:] + tpr[:-1]) / 2))
     return RocCurve(fpr, tpr, thr, auc, kind, pos, neg)
 
 
-def pr_curve(probabilities: Any, truth: Any, *, kind: str = "edge") -> PrCurve:
+def pr_curve(result: Any, truth: Any, *, kind: str = "edge") -> PrCurve:
     """Precision-recall curve of feature probabilities against a known truth.
 
     Parameters as in :func:`roc_curve`. Returns a :class:`PrCurve` whose ``auc`` is the
@@ -337,7 +337,7 @@ def pr_curve(probabilities: Any, truth: Any, *, kind: str = "edge") -> PrCurve:
     >>> pr.kind, bool(0.0 <= pr.auc <= 1.0)
     ('skeleton', True)
     """
-    scores, labels = _items(probabilities, truth, kind)
+    scores, labels = _items(result, truth, kind)
     thr, tps, fps, pos, neg = _sweep(scores, labels)
     precision, recall = tps / (tps + fps), tps / pos
     auc = float(np.sum(np.diff(np.r_[0.0, recall]) * precision))

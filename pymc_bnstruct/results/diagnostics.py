@@ -99,7 +99,7 @@ def _weighted_mean_sd(values: np.ndarray, w: np.ndarray | None) -> tuple[np.ndar
 
 
 def summary(
-    idata: Any,
+    result: Any,
     *,
     var_name: str | None = None,
     features: Sequence[str] = ("log_score", "edge"),
@@ -125,7 +125,7 @@ def summary(
 
     Parameters
     ----------
-    idata : arviz.InferenceData, xarray.DataTree or any result of :func:`pymc_bnstruct.learn`
+    result : arviz.InferenceData, xarray.DataTree or any result of :func:`pymc_bnstruct.learn`
         Output of ``pm.sample``. A result without chains (an exact posterior, a search's
         DAG, a B-RAI tree) gets the same columns: ``mean`` its probability, ``sd``
         ``sqrt(p (1 - p))``, ``mcse_mean`` 0 (exact, point) or NaN (tree), R-hat and ESS
@@ -190,24 +190,24 @@ def summary(
     if len(set(feats)) != len(feats):
         raise ValueError(f"features lists a feature twice: {list(features)}")
     structural = [f for f in feats if f != "log_score"]
-    result = convert(idata)
-    if result.kind != "draws":
-        return _summary_without_draws(result, structural, random_seed)
+    converted = convert(result)
+    if converted.kind != "draws":
+        return _summary_without_draws(converted, structural, random_seed)
     if structural:  # refuse a foreign step's draws before the missing log-score stat is reported
-        src = resolve_source(idata, structural[0], var_name)
-        check_structure_draws(idata, src.name, src.kind)
+        src = resolve_source(result, structural[0], var_name)
+        check_structure_draws(result, src.name, src.kind)
 
     blocks: list[np.ndarray] = []
     labels: list[str] = []
     kinds: list[str] = []
     for feat in feats:
         if feat == "log_score":
-            ls = _log_score_draws(idata, burn_in)
+            ls = _log_score_draws(result, burn_in)
             blocks.append(ls.values[:, :, None])
             labels.append("log_score")
             kinds.append("log_score")
             continue
-        per_draw, _ = feature_draws(idata, feat, var_name=var_name, burn_in=burn_in,
+        per_draw, _ = feature_draws(result, feat, var_name=var_name, burn_in=burn_in,
                                     dags_per_draw=dags_per_draw, random_seed=random_seed)
         a, b = FEATURE_DIMS[feat]
         names = per_draw.coords[a].values.tolist()
@@ -222,9 +222,9 @@ def summary(
     n_chains = values.shape[0]
 
     if occam_window is not None:
-        weights = occam_weights(idata, occam_window, var_name=var_name, burn_in=burn_in)
+        weights = occam_weights(result, occam_window, var_name=var_name, burn_in=burn_in)
     else:
-        weights = draw_weights(idata, burn_in=burn_in)
+        weights = draw_weights(result, burn_in=burn_in)
     w = None if weights is None else np.asarray(weights.values, dtype=np.float64)
     mean, sd = _weighted_mean_sd(values, w)
     constant = values.reshape(-1, values.shape[2]).max(axis=0) == values.reshape(-1, values.shape[2]).min(axis=0)
@@ -255,16 +255,16 @@ def summary(
          "ess_tail": ess_tail, "r_hat": r_hat, "constant": constant},
         index=pd.Index(labels, name="feature"),
     )[_COLUMNS]
-    check_chains_agree(idata, var_name, burn_in)
+    check_chains_agree(result, var_name, burn_in)
     group = np.where(constant, 2, np.where(np.isnan(r_hat), 0, 1))
     key = np.where(np.isnan(r_hat), 0.0, -r_hat)
     order = np.lexsort((key, group))
     df = df.iloc[order]
     if w is not None:
         df.attrs["kish_ess"] = kish_ess(w)
-    if (excluded := recorded_excluded_mass(idata, var_name=var_name, burn_in=burn_in)) is not None:
+    if (excluded := recorded_excluded_mass(result, var_name=var_name, burn_in=burn_in)) is not None:
         df.attrs["excluded_mass"] = excluded
-    df.attrs["verdict"] = _judge(df, values, w, kinds, labels, idata, burn_in)
+    df.attrs["verdict"] = _judge(df, values, w, kinds, labels, result, burn_in)
     return df
 
 
@@ -460,7 +460,7 @@ def _judge(df: pd.DataFrame, values: np.ndarray, w: np.ndarray | None, kinds: li
     return Verdict(level, failed + rough, numbers)
 
 
-def convergence_verdict(idata: Any, *, var_name: str | None = None, burn_in: int = 0) -> Verdict:
+def convergence_verdict(result: Any, *, var_name: str | None = None, burn_in: int = 0) -> Verdict:
     """Whether the chains of sampler output converged: "good", "usable" or "failed", with the reasons.
 
     Checks, each with the bounds of the module (:data:`GOOD_R_HAT` ...): the rank-normalised
@@ -475,7 +475,7 @@ def convergence_verdict(idata: Any, *, var_name: str | None = None, burn_in: int
 
     Parameters
     ----------
-    idata : arviz.InferenceData or xarray.DataTree
+    result : arviz.InferenceData or xarray.DataTree
         Output of ``pm.sample`` with one of the package's structure variables.
     var_name : str, optional
         The structure variable, needed only when several qualify.
@@ -509,14 +509,14 @@ def convergence_verdict(idata: Any, *, var_name: str | None = None, burn_in: int
     features = ["log_score"]
     for feature in ("edge", "markov_blanket"):
         try:
-            resolve_source(idata, feature, var_name)
+            resolve_source(result, feature, var_name)
         except ValueError:
             continue
         features.append(feature)
         break
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # the verdict says what these warnings say
-        table = summary(idata, var_name=var_name, features=features, burn_in=burn_in)
+        table = summary(result, var_name=var_name, features=features, burn_in=burn_in)
     return table.attrs["verdict"]
 
 
@@ -572,7 +572,7 @@ class ChainAgreement:
 
 
 def chain_agreement(
-    idata: Any,
+    result: Any,
     feature: str = "edge",
     *,
     var_name: str | None = None,
@@ -591,7 +591,7 @@ def chain_agreement(
 
     Parameters
     ----------
-    idata : arviz.InferenceData or xarray.DataTree
+    result : arviz.InferenceData or xarray.DataTree
         Output of ``pm.sample`` with at least two chains.
     feature : {"edge", "markov_blanket", "path"}, default "edge"
         ``"mb"`` is accepted for ``"markov_blanket"``.
@@ -637,9 +637,9 @@ def chain_agreement(
         raise TypeError(f"top must be an int, got {top!r}")
     if top < 0:
         raise ValueError(f"top must be >= 0, got {top}")
-    probs = summarise_feature(idata, feat, var_name, True, burn_in, dags_per_draw, random_seed)
+    probs = summarise_feature(result, feat, var_name, True, burn_in, dags_per_draw, random_seed)
     agreement = _compare_chains(probs, feat, top)
-    check_chains_agree(idata, var_name, burn_in, agreement if top else None)
+    check_chains_agree(result, var_name, burn_in, agreement if top else None)
     return agreement
 
 

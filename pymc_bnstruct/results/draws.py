@@ -413,13 +413,13 @@ def summarise_feature(idata: Any, feature: str, var_name: str | None, by_chain: 
     return out
 
 
-def order_names(idata: Any, var_name: str | None = None, *, burn_in: int = 0) -> xr.DataArray:
+def order_names(result: Any, var_name: str | None = None, *, burn_in: int = 0) -> xr.DataArray:
     """The drawn node orders as variable names: dims ``(chain, draw, position)``, entry ``k``
     the name of the variable at position ``k`` (earliest first).
 
     Parameters
     ----------
-    idata : arviz.InferenceData or xarray.DataTree
+    result : arviz.InferenceData or xarray.DataTree
         Output of ``pm.sample`` on a :class:`~pymc_bnstruct.NodeOrder`.
     var_name : str, optional
         The order variable, needed only when the posterior holds several.
@@ -439,7 +439,7 @@ def order_names(idata: Any, var_name: str | None = None, *, burn_in: int = 0) ->
     >>> sorted(names.isel(chain=0, draw=0).values.tolist())
     ['Cancer', 'Dyspnoea', 'Pollution', 'Smoker', 'Xray']
     """
-    posterior = get_group(idata, "posterior")
+    posterior = get_group(result, "posterior")
     found = [s.order for s in _sources(posterior) if s.kind == "order" and s.order is not None]
     if var_name is not None:
         if var_name not in found:

@@ -72,7 +72,7 @@ def _mass(log_ratios: np.ndarray) -> float:
     return float(-math.expm1(-log_mean))
 
 
-def excluded_mass(idata: Any, *, per_node: bool = False, var_name: str | None = None, burn_in: int = 0,
+def excluded_mass(result: Any, *, per_node: bool = False, var_name: str | None = None, burn_in: int = 0,
                   warn: bool = True) -> float | xr.DataArray:
     """Estimated posterior mass that the search space of an order or partition chain excludes.
 
@@ -89,7 +89,7 @@ def excluded_mass(idata: Any, *, per_node: bool = False, var_name: str | None = 
 
     Parameters
     ----------
-    idata : arviz.InferenceData or xarray.DataTree
+    result : arviz.InferenceData or xarray.DataTree
         Output of ``pm.sample`` with :class:`~pymc_bnstruct.OrderMetropolis` or
         :class:`~pymc_bnstruct.PartitionMetropolis`.
     per_node : bool, default False
@@ -149,7 +149,7 @@ def excluded_mass(idata: Any, *, per_node: bool = False, var_name: str | None = 
     >>> bns.excluded_mass(idata, per_node=True, warn=False).dims
     ('node',)
     """
-    stats = _stats(idata, var_name)
+    stats = _stats(result, var_name)
     total = select_draws(stats[EXCLUDED_LOG_RATIO], burn_in).transpose("chain", "draw")
     values = np.asarray(total.values, dtype=np.float64).reshape(-1)
     evaluated = np.isfinite(values)
@@ -162,7 +162,7 @@ def excluded_mass(idata: Any, *, per_node: bool = False, var_name: str | None = 
     node_da = select_draws(stats[EXCLUDED_NODE_LOG_RATIO], burn_in)
     node = np.asarray(node_da.transpose("chain", "draw", ...).values, dtype=np.float64)
     node = node.reshape(-1, node.shape[-1])[evaluated]
-    names = _node_names(idata, node.shape[1])
+    names = _node_names(result, node.shape[1])
     per = np.array([_mass(node[:, v]) for v in range(node.shape[1])])
     mass = _mass(values[evaluated])
     attrs = {"n_evaluated": int(evaluated.sum()), "lower_bound": lower}

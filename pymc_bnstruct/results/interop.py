@@ -179,12 +179,12 @@ def as_structure(x: Any, names: Sequence[str] | None = None) -> Structure:
 
 
 # ----------------------------------------------------------------------------- networkx
-def to_networkx(x: Any, threshold: float | None = None) -> nx.DiGraph:
+def to_networkx(result: Any, threshold: float | None = None) -> nx.DiGraph:
     """A structure as a ``networkx.DiGraph``.
 
     Parameters
     ----------
-    x : structure
+    result : structure
         A DAG, a CPDAG, edge probabilities or anything :func:`as_structure` accepts.
     threshold : float, optional
         Probabilities only: keep the edges with probability >= ``threshold`` (default:
@@ -206,7 +206,7 @@ def to_networkx(x: Any, threshold: float | None = None) -> nx.DiGraph:
     >>> sorted(g.predecessors("Cancer"))
     ['Pollution', 'Smoker']
     """
-    s = as_structure(x)
+    s = as_structure(result)
     g = nx.DiGraph(kind=s.kind)
     g.add_nodes_from(s.names)
     m = s.matrix
@@ -253,7 +253,7 @@ def from_networkx(g: Any) -> xr.DataArray:
 
 
 # ----------------------------------------------------------------------------- pandas
-def to_adjacency_frame(x: Any, threshold: float | None = None) -> pd.DataFrame:
+def to_adjacency_frame(result: Any, threshold: float | None = None) -> pd.DataFrame:
     """A structure as a labelled pandas DataFrame (index = parents, columns = children).
 
     Graphs give ``int8`` 0/1, probabilities float64 (or, with ``threshold``, the ``int8``
@@ -266,7 +266,7 @@ def to_adjacency_frame(x: Any, threshold: float | None = None) -> pd.DataFrame:
     >>> int(frame.loc["Smoker", "Cancer"]), frame.shape
     (1, (5, 5))
     """
-    s = as_structure(x)
+    s = as_structure(result)
     values = s.graph(threshold) if (s.kind != "probabilities" or threshold is not None) else s.matrix
     frame = pd.DataFrame(values, index=pd.Index(s.names, name=PARENT),
                          columns=pd.Index(s.names, name=EDGE_DIMS[1]))
@@ -296,7 +296,7 @@ def _dot_id(name: str) -> str:
     return '"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def to_dot(x: Any, threshold: float | None = None, *, name: str = "G", digits: int = 2) -> str:
+def to_dot(result: Any, threshold: float | None = None, *, name: str = "G", digits: int = 2) -> str:
     """Graphviz DOT text of a structure.
 
     DAG edges are arrows; undirected CPDAG edges are written once with ``dir=none`` (no
@@ -305,7 +305,7 @@ def to_dot(x: Any, threshold: float | None = None, *, name: str = "G", digits: i
 
     Parameters
     ----------
-    x : structure
+    result : structure
         Anything :func:`as_structure` accepts.
     threshold : float, optional
         Probabilities only: leave out edges below it (default: every positive one).
@@ -323,7 +323,7 @@ def to_dot(x: Any, threshold: float | None = None, *, name: str = "G", digits: i
     >>> '"Smoker" -> "Cancer";' in dot
     True
     """
-    s = as_structure(x)
+    s = as_structure(result)
     lines = [f"digraph {_dot_id(name)} {{", "  node [shape=ellipse];"]
     lines += [f"  {_dot_id(v)};" for v in s.names]
     m = s.matrix

@@ -166,7 +166,7 @@ def _edge_classes(s: Structure, drawn: np.ndarray, truth: Structure | None) -> d
 
 
 def plot_network(
-    x: Any,
+    result: Any,
     *,
     threshold: float = 0.2,
     layout: str | Mapping[str, Sequence[float]] = "dot",
@@ -181,7 +181,7 @@ def plot_network(
 
     Parameters
     ----------
-    x : structure
+    result : structure
         A DAG, CPDAG, edge probabilities, SearchResult, BayesianNetwork, ExactPosterior or
         sampler output (anything :func:`pymc_bnstruct.results.interop.as_structure` accepts).
     threshold : float, default 0.2
@@ -215,7 +215,7 @@ def plot_network(
     """
     import matplotlib.lines as mlines  # matplotlib's pyplot-free parts; loaded on use like pyplot
 
-    s = as_structure(x)
+    s = as_structure(result)
     t = as_structure(truth, names=s.names) if truth is not None else None
     pos = network_layout(s, layout, threshold=threshold, random_seed=random_seed)
     ax = _axes(ax)
@@ -279,13 +279,13 @@ def _rgba(colour: str, alpha: float) -> tuple[float, float, float, float]:
     return (r, g, b, float(alpha))
 
 
-def plot_edge_heatmap(probabilities: Any, truth: Any = None, *, ax: Any = None, order: Sequence[str] | None = None,
+def plot_edge_heatmap(result: Any, truth: Any = None, *, ax: Any = None, order: Sequence[str] | None = None,
                       cmap: str = "Blues", annotate: bool | None = None) -> Any:
     """Heat map of ``P(parent -> child)``, rows = parents, columns = children.
 
     Parameters
     ----------
-    probabilities : structure
+    result : structure
         Edge probabilities (or a graph, shown as 0/1).
     truth : structure, optional
         The true DAG: its edges are outlined in orange.
@@ -307,7 +307,7 @@ def plot_edge_heatmap(probabilities: Any, truth: Any = None, *, ax: Any = None, 
     ...                            truth=bns.datasets.load_network("cancer").adjacency)
     >>> import matplotlib.pyplot as plt; plt.close("all")
     """
-    s = as_structure(probabilities)
+    s = as_structure(result)
     t = as_structure(truth, names=s.names) if truth is not None else None
     if order is None:
         idx = topological_order(_acyclic_backbone(t if t is not None else s))
@@ -344,12 +344,12 @@ def plot_edge_heatmap(probabilities: Any, truth: Any = None, *, ax: Any = None, 
     return ax
 
 
-def plot_roc(probabilities: Any, truth: Any, *, kinds: Sequence[str] = ("edge", "skeleton"), ax: Any = None) -> Any:
+def plot_roc(result: Any, truth: Any, *, kinds: Sequence[str] = ("edge", "skeleton"), ax: Any = None) -> Any:
     """ROC curves of feature probabilities against a known truth, one per kind, AUC in the legend.
 
     Parameters
     ----------
-    probabilities : edge probabilities or sampler output
+    result : edge probabilities or sampler output
         Sampler output is needed for ``"markov_blanket"`` (or pass Markov-blanket
         probabilities with that kind alone).
     truth : structure
@@ -377,7 +377,7 @@ def plot_roc(probabilities: Any, truth: Any, *, kinds: Sequence[str] = ("edge", 
     ax = _axes(ax)
     ax.plot([0, 1], [0, 1], color="0.6", linestyle=":", linewidth=1, label="chance")
     for k in kinds:
-        c = roc_curve(probabilities, truth, kind=k)
+        c = roc_curve(result, truth, kind=k)
         ax.plot(c.fpr, c.tpr, linewidth=1.8,
                 label=f"{k.replace('_', ' ')}: AUC {c.auc:.3f} ({c.n_positive} true of {c.n_positive + c.n_negative})")
     ax.set_xlim(-0.01, 1.01)

@@ -34,7 +34,7 @@ def _axes(ax: Any) -> Any:
 
 
 def plot_score_trace(
-    idata: Any,
+    result: Any,
     *,
     ax: Any = None,
     chains: Sequence[int] | None = None,
@@ -52,7 +52,7 @@ def plot_score_trace(
 
     Parameters
     ----------
-    idata : arviz.InferenceData or xarray.DataTree
+    result : arviz.InferenceData or xarray.DataTree
         Output of ``pm.sample``.
     ax : matplotlib Axes, optional
         Axes to draw on; a new figure by default.
@@ -83,15 +83,15 @@ def plot_score_trace(
     >>> ax = bns.plot_score_trace(idata)
     >>> import matplotlib.pyplot as plt; plt.close("all")
     """
-    if not has_group(idata, "sample_stats") or LOG_SCORE not in get_group(idata, "sample_stats"):
+    if not has_group(result, "sample_stats") or LOG_SCORE not in get_group(result, "sample_stats"):
         raise ValueError("the sampler output has no 'log_score' sample statistic to plot")
     if moves_per_draw is not None and (isinstance(moves_per_draw, bool) or not isinstance(
             moves_per_draw, (int, np.integer)) or moves_per_draw < 1):
         raise ValueError(f"moves_per_draw must be a positive int or None, got {moves_per_draw!r}")
-    scores = get_group(idata, "sample_stats")[LOG_SCORE]
+    scores = get_group(result, "sample_stats")[LOG_SCORE]
     warm = None
-    if include_warmup and has_group(idata, "warmup_sample_stats"):
-        ws = get_group(idata, "warmup_sample_stats")
+    if include_warmup and has_group(result, "warmup_sample_stats"):
+        ws = get_group(result, "warmup_sample_stats")
         if "log_score" in ws and ws["log_score"].sizes.get("draw", 0) > 0:
             warm = ws["log_score"]
     if burn_in:
@@ -126,7 +126,7 @@ def plot_score_trace(
 
 
 def plot_chain_agreement(
-    idata: Any,
+    result: Any,
     feature: str | None = None,
     *,
     chains: tuple[Any, Any] = (0, 1),
@@ -148,7 +148,7 @@ def plot_chain_agreement(
 
     Parameters
     ----------
-    idata : arviz.InferenceData or xarray.DataTree
+    result : arviz.InferenceData or xarray.DataTree
         Output of ``pm.sample`` with at least two chains.
     feature : {"markov_blanket", "edge", "path"}, optional
         Default: Markov-blanket features (the paper's choice) when available, otherwise
@@ -183,7 +183,7 @@ def plot_chain_agreement(
     """
     if feature is None:
         try:
-            resolve_source(idata, "markov_blanket", var_name)
+            resolve_source(result, "markov_blanket", var_name)
             feat = "markov_blanket"
         except ValueError:
             feat = "edge"
@@ -195,7 +195,7 @@ def plot_chain_agreement(
         ca, cb = chains
     except (TypeError, ValueError):
         raise ValueError(f"chains must be a pair of chain coordinates, got {chains!r}") from None
-    probs = summarise_feature(idata, feat, var_name, True, burn_in, dags_per_draw, random_seed)
+    probs = summarise_feature(result, feat, var_name, True, burn_in, dags_per_draw, random_seed)
     have = probs.coords["chain"].values.tolist()
     missing = [c for c in (ca, cb) if c not in have]
     if missing:

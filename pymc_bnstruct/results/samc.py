@@ -199,13 +199,13 @@ class SAMCDiagnostics:
         return head + why + "\n" + self.table().to_string(float_format=lambda x: f"{x:.4g}")
 
 
-def samc_diagnostics(idata: Any, *, burn_in: int = 0, threshold: float = 10.0, min_regions: int = MIN_REGIONS,
+def samc_diagnostics(result: Any, *, burn_in: int = 0, threshold: float = 10.0, min_regions: int = MIN_REGIONS,
                      max_open_excess: float = MAX_OPEN_EXCESS) -> SAMCDiagnostics:
     """The paper's convergence checks of SAMC runs (one PyMC chain = one run).
 
     Parameters
     ----------
-    idata : arviz.InferenceData or xarray.DataTree
+    result : arviz.InferenceData or xarray.DataTree
         Output of ``pm.sample`` with ``step=bns.SAMC(...)`` (also after a netCDF round
         trip: everything is read from ``sample_stats``).
     burn_in : int, default 0
@@ -248,7 +248,7 @@ def samc_diagnostics(idata: Any, *, burn_in: int = 0, threshold: float = 10.0, m
     >>> diag.epsilon_f.dims
     ('chain', ...)
     """
-    stats = samc_stats(idata)
+    stats = samc_stats(result)
     threshold = check_number(threshold, "threshold", minimum=0, strict=True, allow_inf=True, hint=" (percent)")
     min_regions = check_int(min_regions, "min_regions", minimum=1)
     max_open_excess = check_number(max_open_excess, "max_open_excess", minimum=0, hint=" (a fraction)")
@@ -282,7 +282,7 @@ def samc_diagnostics(idata: Any, *, burn_in: int = 0, threshold: float = 10.0, m
     somewhere = visited.any(axis=0)
     th = theta.values
     spread = np.where(everywhere, th.max(axis=0) - th.min(axis=0), np.nan)
-    weights = draw_weights(idata, burn_in=burn_in)
+    weights = draw_weights(result, burn_in=burn_in)
     if weights is None:  # pragma: no cover - samc_stats checked log_weight
         raise ValueError("the output carries no log_weight")
     w = np.asarray(weights.values, dtype=np.float64)

@@ -38,7 +38,7 @@ def _energy_series(idata: Any, moves_per_draw: int | None) -> tuple[np.ndarray, 
 
 
 def plot_samc(
-    idata: Any,
+    result: Any,
     *,
     reference: Any = None,
     reference_moves_per_draw: int | None = None,
@@ -60,7 +60,7 @@ def plot_samc(
 
     Parameters
     ----------
-    idata : arviz.InferenceData or xarray.DataTree
+    result : arviz.InferenceData or xarray.DataTree
         Output of ``pm.sample`` with ``step=bns.SAMC(...)``.
     reference : InferenceData, optional
         Runs to compare with (drawn dashed in panels 2 and 3).
@@ -70,7 +70,7 @@ def plot_samc(
     map_energy : float, optional
         Draw the exact MAP energy as a dotted horizontal line in panel 3.
     labels : (str, str), default ("SAMC", "MH")
-        Legend labels of ``idata`` and ``reference``.
+        Legend labels of ``result`` and ``reference``.
     trace_chains : sequence of int or "all", default (0,)
         Chain positions whose energy traces panel 2 shows (the paper shows one run of
         each sampler); panel 3 always shows every chain.
@@ -82,7 +82,7 @@ def plot_samc(
     -------
     numpy.ndarray of 3 matplotlib Axes
         Panel 1 has one line per chain; panel 2 one line per chain in ``trace_chains`` of
-        ``idata`` and then of ``reference``; panel 3 one line per chain of ``idata`` and then
+        ``result`` and then of ``reference``; panel 3 one line per chain of ``result`` and then
         of ``reference`` (then the MAP line).
 
     References
@@ -97,7 +97,7 @@ def plot_samc(
     (3,)
     >>> import matplotlib.pyplot as plt; plt.close("all")
     """
-    diag = samc_diagnostics(idata, burn_in=burn_in)
+    diag = samc_diagnostics(result, burn_in=burn_in)
     if axes is None:
         import matplotlib.pyplot as plt
 
@@ -115,7 +115,7 @@ def plot_samc(
     ax_theta.set(xlabel="region (upper energy)", ylabel="θ (log weight)", title="weights per region")
     ax_theta.legend(fontsize="small")
 
-    runs = [(idata, "-", labels[0], None)]
+    runs = [(result, "-", labels[0], None)]
     if reference is not None:
         runs.append((reference, "--", labels[1], reference_moves_per_draw))
     for r, (data, style, label, mpd) in enumerate(runs):
