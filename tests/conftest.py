@@ -66,8 +66,11 @@ def pooled_chisquare(counts: np.ndarray, probs: np.ndarray) -> float:
     expected = np.asarray(probs, dtype=float) / np.sum(probs) * counts.sum()
     keep = expected >= 5
     obs, exp = counts[keep], expected[keep]
-    if not keep.all():
-        obs, exp = np.append(obs, counts[~keep].sum()), np.append(exp, expected[~keep].sum())
+    rest_obs, rest_exp = counts[~keep].sum(), expected[~keep].sum()
+    if rest_exp > 0:
+        obs, exp = np.append(obs, rest_obs), np.append(exp, rest_exp)
+    elif rest_obs > 0:
+        return 0.0  # draws where the target puts no mass
     return float(stats.chisquare(obs, exp).pvalue)
 
 

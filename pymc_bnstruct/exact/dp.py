@@ -230,6 +230,12 @@ class ExactPosterior:
     log_evidence : float
         ``log P(D)``, with the structure prior normalised over the allowed DAGs
         (``"dag"``) or over orders × DAGs (``"order"``), so it is comparable across priors.
+    log_evidence_unnormalised : float
+        ``log Σ_G P(D | G) Π_i q_i(Pa_i)`` (``"order"``: summed over orders too), the same sum
+        with the prior's unnormalised weights. Two posteriors on the same data and weights
+        but different search spaces give ``exp(difference)`` = the share of the larger
+        space's posterior mass that the smaller one keeps (what
+        :func:`~pymc_bnstruct.excluded_mass` estimates).
     edge_probabilities : xarray.DataArray
         dims ``("parent", "child")``: ``P(parent -> child | D)``; the same array as
         ``bns.edge_probabilities(posterior)``, which reads every backend through
@@ -310,6 +316,7 @@ class ExactPosterior:
         self.diagnostics = _precision_diagnostics(diag, log_rr, log_h, totals, n)
         self.diagnostics.update(seconds=time.perf_counter() - t0, memory_bytes=int(need))
         self.log_evidence: float = float(log_z - log_prior_norm)
+        self.log_evidence_unnormalised: float = float(log_z)
         self._edge = read_only(np.clip(probs, 0.0, 1.0))
         self.edge_probabilities = feature_dataarray(self._edge, self.names, "edge",
                                                     attrs={"modularity": modularity})
