@@ -97,7 +97,10 @@ class GSquare(CITest):
     bootstrap_factor : float, default 2
         On a bootstrap sample (B-RAI below the root) ``G² / bootstrap_factor`` is tested:
         resampling doubles the noise of the counts, so the null distribution of G² is about
-        ``2 χ²_df`` there. 1 disables the correction.
+        ``2 χ²_df`` there. 1 disables the correction (the paper's bootstrap). Measured on
+        held-out rows (docs/brai.md, "The bootstrap factor": 4 networks x 5 seeds, anchors
+        off) the correction gains on child and insurance, loses a little on alarm and sachs,
+        and keeps the trees 10-30 times smaller, so it stays the default.
 
     References
     ----------

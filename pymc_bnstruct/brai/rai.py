@@ -460,7 +460,7 @@ def _build(data: DiscreteData | ContinuousData, test: Any, score: Score, prior: 
                       "calls became leaves", RuntimeWarning, stacklevel=3)
     return GraphGenerativeTree(root, data, score, prior, counts, n_unextendable,
                                seconds=time.perf_counter() - start, n_bootstrap=n_bootstrap,
-                               empty_score=empty_score, ci_test=test)
+                               empty_score=empty_score, ci_test=test, blacklist=blacklist, whitelist=whitelist)
 
 
 def _grow(builder: _Builder, constraints: StructureConstraints, budget: float, executor: Executor | None,
