@@ -457,6 +457,10 @@ def test_bad_input(asia500):
         bns.brai.fit(asia500, n_bootstrap=2.0)
     with pytest.raises(ValueError, match="max_order"):
         bns.brai.rai(asia500, max_order=-1)
+    with pytest.raises(ValueError, match="conditioning"):
+        bns.brai.rai(asia500, conditioning="children")
+    with pytest.raises(ValueError, match="conditioning"):
+        bns.brai.fit(asia500, conditioning="all", progressbar=False)
     with pytest.raises(ValueError, match="at least 10 rows"):
         bns.brai.fit(pd.DataFrame({"a": [0, 1, 0, 1, 1], "b": [1, 1, 0, 0, 1]}), progressbar=False)
     with pytest.raises(ValueError, match="both black- and white-listed"):

@@ -7,7 +7,13 @@ exogenous parents ``X_ex`` and the condition-set size ``n``:
    more than ``n`` potential parents, ``n > max_order``, or — for the built-in tests — the
    rows cannot support any such test): the call is a leaf;
 2. ``IncreaseResolution``: test the exogenous edges, orient, test the edges within ``X``,
-   orient (v-structures, then Meek's rules);
+   orient (v-structures, then Meek's rules). ``conditioning="parents"`` (the default, RAI
+   as Yehezkel & Lerner define it): an edge into ``y`` is tested given subsets of ``y``'s
+   potential parents, edges are removed as they are found, orientations are kept from
+   stage to stage, and a call exits when no endogenous node has ``n + 1`` potential
+   parents. ``conditioning="neighbours"``: subsets of every neighbour in the call's scope,
+   every edge of a stage against the graph at its start, orientation afresh (exact with a
+   d-separation oracle);
 3. split ``X`` into the descendant set and the ancestor sets;
 4. for each of ``s`` bootstrap samples of the **full** data, call each ancestor set and then
    the descendant set (ancestors exogenous) with ``n + 1`` on that sample.
