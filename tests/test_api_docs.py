@@ -94,6 +94,7 @@ REFERENCES_EXEMPT = {
     "ForeignStepError": "an exception",
     "step_methods.register": "registration with PyMC's step-method registry",
     "SearchResult": "a result container",
+    "search.refined_map": "post-processing: hill_climb (which cites its method) from a given start",
     "StructureResult": "a result container",
     "results.convert.convert": "a conversion",
     "map_dag": "reads the best DAG a result holds (the exact MAP cites its DP on ExactPosterior.map_dag)",

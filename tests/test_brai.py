@@ -233,6 +233,7 @@ def test_callable_errors_name_the_call():
 
 # ----------------------------------------------------------------------------- RAI
 def test_rai_with_a_d_separation_oracle_returns_the_true_cpdag():
+    # the "neighbours" mode: condition sets from every neighbour, orientation afresh per stage
     rng = np.random.default_rng(2024)
     for trial in range(50):
         n = int(rng.integers(6, 16))
@@ -240,7 +241,7 @@ def test_rai_with_a_d_separation_oracle_returns_the_true_cpdag():
         names = [f"v{i}" for i in range(n)]
         idx = {s: i for i, s in enumerate(names)}
         oracle = lambda x, y, z, adj=adj, idx=idx: d_separated(adj, idx[x], idx[y], {idx[v] for v in z})  # noqa: E731
-        got = bns.brai.rai(binary_frame(names), ci_test=oracle)
+        got = bns.brai.rai(binary_frame(names), ci_test=oracle, conditioning="neighbours")
         want = true_cpdag(adj)
         assert np.array_equal(got.values, want), f"trial {trial}: n={n}\n{adj}"
         assert np.array_equal(want, bns.graph.to_cpdag(adj))  # the two references agree
@@ -456,6 +457,10 @@ def test_bad_input(asia500):
         bns.brai.fit(asia500, n_bootstrap=2.0)
     with pytest.raises(ValueError, match="max_order"):
         bns.brai.rai(asia500, max_order=-1)
+    with pytest.raises(ValueError, match="conditioning"):
+        bns.brai.rai(asia500, conditioning="children")
+    with pytest.raises(ValueError, match="conditioning"):
+        bns.brai.fit(asia500, conditioning="all", progressbar=False)
     with pytest.raises(ValueError, match="at least 10 rows"):
         bns.brai.fit(pd.DataFrame({"a": [0, 1, 0, 1, 1], "b": [1, 1, 0, 0, 1]}), progressbar=False)
     with pytest.raises(ValueError, match="both black- and white-listed"):

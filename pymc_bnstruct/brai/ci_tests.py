@@ -97,7 +97,10 @@ class GSquare(CITest):
     bootstrap_factor : float, default 2
         On a bootstrap sample (B-RAI below the root) ``G² / bootstrap_factor`` is tested:
         resampling doubles the noise of the counts, so the null distribution of G² is about
-        ``2 χ²_df`` there. 1 disables the correction.
+        ``2 χ²_df`` there. 1 disables the correction (the paper's bootstrap). Measured on
+        held-out rows (docs/brai.md, "The bootstrap factor": 4 networks x 5 seeds, anchors
+        off) the correction gains on child and insurance, loses a little on alarm and sachs,
+        and keeps the trees 10-30 times smaller, so it stays the default.
 
     References
     ----------
@@ -350,9 +353,16 @@ def as_ci_test(ci_test: Any, kind: str = "discrete") -> CITest | FisherZ | Calla
 
     None or ``"auto"`` give :func:`auto_tests` (discrete) or ``FisherZ(0.05)`` (continuous); a
     test of the data's kind or a callable passes; a test of the other kind is a clear error.
+    A non-empty list of built-in discrete tests (what ``"auto"`` is) passes on discrete data:
+    one tree per test, chosen between by score.
     """
     if ci_test is None or (isinstance(ci_test, str) and ci_test == "auto"):
         return FisherZ(AUTO_CONTINUOUS_ALPHA) if kind == "continuous" else auto_tests()
+    if isinstance(ci_test, (list, tuple)):
+        if kind == "continuous" or not ci_test or not all(isinstance(t, CITest) for t in ci_test):
+            raise ArgumentTypeError(f"a list of CI tests must be a non-empty list of GSquare, CorrectedCMI or "
+                                    f"PluginCMI tests on discrete data, got {ci_test!r}")
+        return list(ci_test)
     if isinstance(ci_test, FisherZ) and kind != "continuous":
         raise ArgumentTypeError("FisherZ tests continuous data; on discrete data RAI and B-RAI take a GSquare, "
                                 "CorrectedCMI, PluginCMI or callable test")

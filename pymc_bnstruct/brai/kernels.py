@@ -362,7 +362,7 @@ def _cyclic_nodes(sub):
 
 
 @inner
-def _compelled(sub, endo, u, v):
+def _compelled(sub, u, v):
     """Meek's rules R1-R3: is the undirected edge ``u - v`` compelled to ``u -> v``?"""
     m = sub.shape[0]
     for w in range(m):
@@ -384,19 +384,23 @@ def _compelled(sub, endo, u, v):
 
 
 @nb.njit(cache=True)
-def orient_kernel(sub, endo, locked, marginal, sep_ptr, sep_flat, view):
-    """Orient the edges between endogenous nodes afresh (in place); see ``pdag.orient``.
+def orient_kernel(sub, endo, locked, marginal, sep_ptr, sep_flat, view, keep):
+    """Orient the edges between endogenous nodes (in place); see ``pdag.orient``.
 
     ``marginal[x, y]``: separated by the empty set; ``sep_ptr[x, y] = k >= 0``: separated
     by ``sep_flat[k, 1:1 + sep_flat[k, 0]]``. ``view`` receives the orientation before
-    Meek's rules.
+    Meek's rules. ``keep``: directed edges stay as they are (RAI's definition), an edge that
+    v-structures claim both ways stays undirected and out of Meek's rules, and so does one
+    the rules compel both ways; otherwise the edges between endogenous nodes are undirected
+    first (orientation afresh) and Meek's rules may orient any undirected edge.
     """
     m = sub.shape[0]
-    for u in range(m):
-        for v in range(m):
-            if endo[u] and endo[v] and (sub[u, v] != 0 or sub[v, u] != 0):
-                sub[u, v] = 1
-                sub[v, u] = 1
+    if not keep:
+        for u in range(m):
+            for v in range(m):
+                if endo[u] and endo[v] and (sub[u, v] != 0 or sub[v, u] != 0):
+                    sub[u, v] = 1
+                    sub[v, u] = 1
     for u in range(m):
         for v in range(m):
             if locked[u, v] and endo[u] and endo[v] and sub[u, v] != 0:
@@ -454,6 +458,13 @@ def orient_kernel(sub, endo, locked, marginal, sep_ptr, sep_flat, view):
     for u in range(m):
         for v in range(m):
             view[u, v] = sub[u, v]
+    # keep: an edge the v-structures claim both ways is contested and stays undirected
+    # (causality-lab's bidirected edges); otherwise it is an ordinary undirected edge
+    contested = zeros((m, m), np.bool_)
+    if keep:
+        for u in range(m):
+            for v in range(m):
+                contested[u, v] = want[u, v] and want[v, u] and sub[u, v] != 0 and sub[v, u] != 0
     # Meek's rules until nothing changes, never closing a directed cycle
     changed = True
     while changed:
@@ -464,9 +475,15 @@ def orient_kernel(sub, endo, locked, marginal, sep_ptr, sep_flat, view):
             for b in range(a + 1, m):
                 if not endo[b] or sub[a, b] == 0 or sub[b, a] == 0:
                     continue
-                if _compelled(sub, endo, a, b) and not _reaches(sub, b, a):
+                if contested[a, b]:
+                    continue
+                fwd = _compelled(sub, a, b)
+                bwd = _compelled(sub, b, a)
+                if keep and fwd and bwd:
+                    continue  # the rules compel both directions: the edge stays undirected
+                if fwd and not _reaches(sub, b, a):
                     sub[b, a] = 0
                     changed = True
-                elif _compelled(sub, endo, b, a) and not _reaches(sub, a, b):
+                elif bwd and not _reaches(sub, a, b):
                     sub[a, b] = 0
                     changed = True

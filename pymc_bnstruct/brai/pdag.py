@@ -84,14 +84,17 @@ def potential_parents(g: np.ndarray, v: int) -> np.ndarray:
 
 
 def orient(g: np.ndarray, endo: Sequence[int], sepsets: SepSets, locked: np.ndarray | None = None,
-           split_view: np.ndarray | None = None) -> None:
-    """Orient the edges between endogenous nodes afresh (in place): undirect them, orient
-    v-structures, then apply Meek's rules 1-3.
+           split_view: np.ndarray | None = None, keep: bool = False) -> None:
+    """Orient the edges between endogenous nodes (in place): orient v-structures, then apply
+    Meek's rules 1-3.
 
-    Orienting from scratch at every stage lets an orientation that came from an adjacency
-    removed since (a v-structure seen through a spurious edge) disappear again. Edges from
-    exogenous nodes keep their direction (the autonomous split fixed it), and so do edges
-    whose direction the constraints fix (``locked[u, v]``: the edge can only be ``u -> v``).
+    ``keep=False`` (the ``"neighbours"`` mode of RAI) orients afresh: the edges between
+    endogenous nodes are undirected first, so an orientation that came from an adjacency
+    removed since (a v-structure seen through a spurious edge) disappears again.
+    ``keep=True`` (RAI's definition, Yehezkel & Lerner 2009) keeps every directed edge and
+    only orients undirected ones. Edges from exogenous nodes keep their direction (the
+    autonomous split fixed it), and so do edges whose direction the constraints fix
+    (``locked[u, v]``: the edge can only be ``u -> v``).
 
     ``split_view`` (optional, same shape as ``g``) receives the orientation before Meek's
     rules: the autonomous split reads it (see :func:`split_autonomous`).
@@ -113,7 +116,7 @@ def orient(g: np.ndarray, endo: Sequence[int], sepsets: SepSets, locked: np.ndar
     width = max((len(z) for z in _chain_values(sepsets)), default=0)
     marginal, ptr, flat = sepsets.dense(local, width)
     view = np.empty_like(sub)
-    _kernels.orient_kernel(sub, endo_mask, lock, marginal, ptr, flat, view)
+    _kernels.orient_kernel(sub, endo_mask, lock, marginal, ptr, flat, view, bool(keep))
     if split_view is not None:
         split_view[...] = g
         split_view[np.ix_(local, local)] = view

@@ -7,7 +7,13 @@ exogenous parents ``X_ex`` and the condition-set size ``n``:
    more than ``n`` potential parents, ``n > max_order``, or — for the built-in tests — the
    rows cannot support any such test): the call is a leaf;
 2. ``IncreaseResolution``: test the exogenous edges, orient, test the edges within ``X``,
-   orient (v-structures, then Meek's rules);
+   orient (v-structures, then Meek's rules). ``conditioning="parents"`` (the default, RAI
+   as Yehezkel & Lerner define it): an edge into ``y`` is tested given subsets of ``y``'s
+   potential parents, edges are removed as they are found, orientations are kept from
+   stage to stage, and a call exits when no endogenous node has ``n + 1`` potential
+   parents. ``conditioning="neighbours"``: subsets of every neighbour in the call's scope,
+   every edge of a stage against the graph at its start, orientation afresh (exact with a
+   d-separation oracle);
 3. split ``X`` into the descendant set and the ancestor sets;
 4. for each of ``s`` bootstrap samples of the **full** data, call each ancestor set and then
    the descendant set (ancestors exogenous) with ``n + 1`` on that sample.
@@ -42,7 +48,7 @@ from ..graph import adjacency_dataarray
 from ..priors import StructurePrior
 from ..scores import Score, check_score, default_score
 from ..scores import kernels as score_kernels
-from ..validation import ArgumentTypeError, check_executor, check_int
+from ..validation import ArgumentTypeError, check_choice, check_executor, check_int
 from .ci_tests import BoundTest, CITest, FisherZ, as_ci_test
 from .pdag import SepSets, orient, repaired_extension, split_autonomous
 from .tree import Call, GraphGenerativeTree, Leaf, merge_counts
@@ -69,8 +75,10 @@ class _Builder:
 
     def __init__(self, data: DiscreteData | ContinuousData, test: CITest | FisherZ | Callable[..., Any], score: Score,
                  prior: StructurePrior | None, n_bootstrap: int, resample: bool, max_order: int | None,
-                 required: np.ndarray, allowed: np.ndarray, entropy: int) -> None:
+                 required: np.ndarray, allowed: np.ndarray, entropy: int, conditioning: str = "parents") -> None:
         self.data = data
+        self.conditioning = conditioning
+        self.parents_mode = conditioning == "parents"
         self.tested = data.observational()  # the rows the CI tests read
         self.test = test
         self.score = score
@@ -149,32 +157,57 @@ class _Builder:
     def candidates(self, g: np.ndarray, endo: Sequence[int], exo: Sequence[int], n: int):
         """Edges testable now, as ``((x, y), (first, second))`` candidate lists.
 
-        Condition sets are drawn from the neighbours within the call's nodes (endogenous and
-        exogenous), not only the potential parents: an orientation that came from an
-        adjacency not yet removed cannot then hide a separating set. Exogenous edges
-        ``x -> y``: subsets of ``adj(y) - x``. Endogenous pairs ``x < y``: subsets of
-        ``adj(y) - x``, then of ``adj(x) - y``. White-listed pairs are skipped. With
-        ``n = 0`` only the empty set is tested and the lists are left empty.
+        ``conditioning="parents"`` (RAI's definition): condition sets are drawn from the
+        potential parents ``Pa_p(v) = {u : g[u, v] = 1}`` (parents and undirected
+        neighbours). Exogenous edges ``x -> y``: subsets of ``Pa_p(y) - x``. Endogenous
+        pairs ``a < b``: subsets of ``Pa_p(b) - a`` when ``a`` is a potential parent of
+        ``b``, then of ``Pa_p(a) - b`` when ``b`` is one of ``a`` (an edge directed
+        ``a -> b`` is tested given ``b``'s potential parents only).
+
+        ``conditioning="neighbours"``: condition sets are drawn from the neighbours within
+        the call's nodes (endogenous and exogenous), children included: an orientation that
+        came from an adjacency not yet removed cannot then hide a separating set. Exogenous
+        edges ``x -> y``: subsets of ``adj(y) - x``. Endogenous pairs ``a < b``: subsets of
+        ``adj(b) - a``, then of ``adj(a) - b``.
+
+        White-listed pairs are skipped. With ``n = 0`` only the empty set is tested and the
+        lists are left empty.
         """
         (ex, ey), (ea, eb), scope, adjacent = self._pairs(g, endo, exo)
         if n == 0:
             empty = ((), ())
             return ([((int(x), int(y)), empty) for x, y in zip(ex, ey)],
                     [((int(a), int(b)), empty) for a, b in zip(ea, eb)])
-        nb = {}
+        nb: dict[int, list[int]] = {}
+        if self.parents_mode:
+            def pool(v: int) -> list[int]:
+                if v not in nb:
+                    nb[v] = np.flatnonzero(g[:, v]).tolist()
+                return nb[v]
+        else:
+            def pool(v: int) -> list[int]:
+                if v not in nb:
+                    nb[v] = np.flatnonzero(adjacent[v] & scope).tolist()
+                return nb[v]
 
-        def others(v: int, w: int) -> tuple[int, ...]:
-            if v not in nb:
-                nb[v] = np.flatnonzero(adjacent[v] & scope).tolist()
-            return tuple(u for u in nb[v] if u != w)
+        def others(v: int, w: int, into: bool = True) -> tuple[int, ...]:
+            return tuple(u for u in pool(v) if u != w) if into else ()
 
         exogenous = [((x, y), (others(y, x), ())) for x, y in zip(ex.tolist(), ey.tolist())]
-        endogenous = [((a, b), (others(b, a), others(a, b))) for a, b in zip(ea.tolist(), eb.tolist())]
+        if self.parents_mode:
+            endogenous = [((a, b), (others(b, a, bool(g[a, b])), others(a, b, bool(g[b, a]))))
+                          for a, b in zip(ea.tolist(), eb.tolist())]
+        else:
+            endogenous = [((a, b), (others(b, a), others(a, b))) for a, b in zip(ea.tolist(), eb.tolist())]
         return exogenous, endogenous
 
     def can_test(self, g: np.ndarray, endo: Sequence[int], exo: Sequence[int], n: int) -> bool:
         """Whether any edge into ``endo`` can be tested with a size-``n`` condition set
-        (that the rows can support, for the built-in tests)."""
+        (that the rows can support, for the built-in tests).
+
+        With ``conditioning="parents"`` this is RAI's exit condition: some endogenous node
+        has at least ``n + 1`` potential parents (one of them tested, ``n`` to condition on).
+        """
         if self.max_order is not None and n > self.max_order:
             return False
         if self.continuous and isinstance(self.test, FisherZ) and self.data.n_samples - n - 3 < 1:
@@ -186,20 +219,29 @@ class _Builder:
         # unsupported tests that answer "independent" still remove edges: no limit then
         limit = self.tested.n_samples / self.spec.min_rows_per_df \
             if self.builtin and self.spec.min_rows_per_df > 0 and not self.spec.unsupported_independent else math.inf
-        # (x, y, v): a size-n subset of adj(v) - x, with v = y and, for endogenous pairs, v = x too
-        xs = np.concatenate([ex, ea, eb])
-        ys = np.concatenate([ey, eb, ea])
+        # (x, y, v): a size-n subset of pool(v) - x tests the pair (x, y); v = y, and for
+        # endogenous pairs v = x too (neighbours), or v = whichever end has the other as a
+        # potential parent (parents)
+        if self.parents_mode:
+            nbr = (g != 0).T  # nbr[v, u]: u is a potential parent of v
+            fwd = g[ea, eb] != 0  # a is a potential parent of b
+            bwd = g[eb, ea] != 0
+            xs = np.concatenate([ex, ea[fwd], eb[bwd]])
+            ys = np.concatenate([ey, eb[fwd], ea[bwd]])
+        else:
+            nbr = adjacent & scope[None, :]
+            xs = np.concatenate([ex, ea, eb])
+            ys = np.concatenate([ey, eb, ea])
         base = (ar[xs] - 1) * (ar[ys] - 1)
         if n == 0:
             return bool(np.any(base <= limit))
-        nbr = adjacent & scope[None, :]
         deg = nbr.sum(axis=1)
         ok = deg[ys] - 1 >= n
         if not ok.any():
             return False
         if limit == math.inf:
             return True
-        # product of the n smallest neighbour arities of v leaving out x (exact: drop one copy of r_x)
+        # product of the n smallest candidate arities of v leaving out x (exact: drop one copy of r_x)
         cand = np.where(nbr, ar[None, :], np.inf)
         smallest = np.sort(cand, axis=1)[:, : n + 1]
         first_n = np.prod(smallest[:, :n], axis=1)
@@ -259,28 +301,60 @@ class _Builder:
                             bound: BoundTest, sepsets: SepSets) -> np.ndarray:
         """Remove the edges into ``endo`` separated by a size-``n`` set, then orient (in place).
 
-        Returns the graph the autonomous split reads: the same, with the edges between
-        endogenous nodes oriented by v-structures only.
+        Two stages: the exogenous edges, then the edges within ``endo``, each followed by
+        the orientation. Returns the orientation by v-structures only (the split of the
+        ``"neighbours"`` mode reads it).
 
-        Condition sets come from the potential parents as they were at the start of each
-        stage, so the result does not depend on the order of the tests.
+        ``conditioning="parents"`` (RAI's definition): the edges of a stage are tested one
+        after the other — exogenous edges by endogenous node, then pairs in index order —
+        and an edge found separated is removed at once, so later edges of the stage draw
+        their condition sets from the graph without it (as Yehezkel & Lerner's and
+        causality-lab's RAI do). ``"neighbours"``: condition sets come from the graph as it
+        was at the start of the stage, so the result does not depend on the order of the
+        tests. Order 0 tests the empty set only: both give the same result there.
         """
         view = np.empty_like(g)
         for stage in (0, 1):
-            exogenous, endogenous = self.candidates(g, endo, exo, n)
-            items = exogenous if stage == 0 else endogenous
-            items = [it for it in items if max(len(it[1][0]), len(it[1][1])) >= n]
-            if items:
-                pairs = [it[0] for it in items]
-                before = sum(bound.computed.values())
-                found, seps = bound.first_separating(pairs, [it[1] for it in items], n)
-                self.n_tests += sum(bound.computed.values()) - before
-                for e in np.flatnonzero(found):
-                    x, y = pairs[e]
-                    g[x, y] = g[y, x] = 0
-                    sepsets.add(x, y, tuple(int(v) for v in seps[e]))
-            orient(g, endo, sepsets, self.locked, view)
+            if self.parents_mode and n > 0:
+                self._refine_sequential(g, endo, exo, n, bound, sepsets, exogenous=stage == 0)
+            else:
+                exogenous, endogenous = self.candidates(g, endo, exo, n)
+                items = exogenous if stage == 0 else endogenous
+                items = [it for it in items if max(len(it[1][0]), len(it[1][1])) >= n]
+                if items:
+                    pairs = [it[0] for it in items]
+                    before = sum(bound.computed.values())
+                    found, seps = bound.first_separating(pairs, [it[1] for it in items], n)
+                    self.n_tests += sum(bound.computed.values()) - before
+                    for e in np.flatnonzero(found):
+                        x, y = pairs[e]
+                        g[x, y] = g[y, x] = 0
+                        sepsets.add(x, y, tuple(int(v) for v in seps[e]))
+            orient(g, endo, sepsets, self.locked, view, keep=self.parents_mode)
         return view
+
+    def _refine_sequential(self, g: np.ndarray, endo: Sequence[int], exo: Sequence[int], n: int, bound: BoundTest,
+                           sepsets: SepSets, *, exogenous: bool) -> None:
+        """One stage of RAI's definition: test edge after edge, each given size-``n`` subsets
+        of the potential parents in the graph as it is (see :meth:`candidates`), and remove
+        a separated edge at once."""
+        (ex, ey), (ea, eb), _, _ = self._pairs(g, endo, exo)
+        if exogenous:
+            order = np.lexsort((ex, ey))  # by endogenous node, then exogenous node
+            pairs = list(zip(ex[order].tolist(), ey[order].tolist()))
+        else:
+            pairs = list(zip(ea.tolist(), eb.tolist()))
+        before = sum(bound.computed.values())
+        for x, y in pairs:
+            first = tuple(int(u) for u in np.flatnonzero(g[:, y]) if u != x) if exogenous or g[x, y] else ()
+            second = () if exogenous or not g[y, x] else tuple(int(u) for u in np.flatnonzero(g[:, x]) if u != y)
+            if max(len(first), len(second)) < n:
+                continue
+            found, seps = bound.first_separating([(x, y)], [(first, second)], n)
+            if found[0]:
+                g[x, y] = g[y, x] = 0
+                sepsets.add(x, y, tuple(int(v) for v in seps[0]))
+        self.n_tests += sum(bound.computed.values()) - before
 
     def call(self, g: np.ndarray, endo: tuple[int, ...], exo: tuple[int, ...], n: int, bound: BoundTest,
              sepsets: SepSets, path: tuple[int, ...], budget: float) -> Leaf | Call:
@@ -308,7 +382,9 @@ class _Builder:
     def split(self, g: np.ndarray, view: np.ndarray, endo: Sequence[int], exo: Sequence[int], n: int):
         """Groups ``(endogenous, exogenous)`` — ancestor sets, then the descendant set — and,
         per group, its leaf when it cannot be refined at ``n + 1`` (the same in every sample)."""
-        descendant, ancestors = split_autonomous(view, endo)
+        # parents: the split reads the graph as oriented (RAI's definition); neighbours: the
+        # orientation by v-structures only
+        descendant, ancestors = split_autonomous(g if self.parents_mode else view, endo)
         exo = tuple(sorted(exo))
         groups = [(tuple(a), exo) for a in ancestors]
         groups.append((tuple(descendant), tuple(sorted(set(exo).union(*ancestors)))))
@@ -345,7 +421,7 @@ def _initial_graph(constraints: StructureConstraints) -> np.ndarray:
 def _build(data: DiscreteData | ContinuousData, test: Any, score: Score, prior: StructurePrior | None, n_bootstrap: int,
            resample: bool, max_order: int | None, blacklist: Any, whitelist: Any, random_seed: Any,
            executor: Executor | None, max_ci_tests: int | None, progressbar: bool,
-           direct: bool = False, anchors: bool = False) -> GraphGenerativeTree:
+           direct: bool = False, anchors: bool = False, conditioning: str = "parents") -> GraphGenerativeTree:
     """Build the tree; ``direct`` runs RAI's single recursion without the root's task split.
 
     ``test`` may be a list of tests (``ci_test="auto"``): one tree per test, joined under a
@@ -363,12 +439,12 @@ def _build(data: DiscreteData | ContinuousData, test: Any, score: Score, prior: 
     for one in tests:
         builder = _Builder(data, one, score, prior, n_bootstrap, resample, max_order,
                            np.asarray(constraints.required), np.asarray(constraints.allowed),
-                           _entropy(random_seed))
+                           _entropy(random_seed), conditioning)
         root, infos = _grow(builder, constraints, budget, executor, progressbar, direct)
         roots.append(root)
         if anchors:
             plain = _Builder(data, one, score, prior, 1, False, max_order, np.asarray(constraints.required),
-                             np.asarray(constraints.allowed), 0)
+                             np.asarray(constraints.allowed), 0, conditioning)
             plain._family_cache = builder._family_cache  # the same full-data scores
             roots.append(_grow(plain, constraints, budget, None, False, True)[0])
             infos.append({"counts": plain.counts, "n_unextendable": plain.n_unextendable,
@@ -390,7 +466,7 @@ def _build(data: DiscreteData | ContinuousData, test: Any, score: Score, prior: 
                       "calls became leaves", RuntimeWarning, stacklevel=3)
     return GraphGenerativeTree(root, data, score, prior, counts, n_unextendable,
                                seconds=time.perf_counter() - start, n_bootstrap=n_bootstrap,
-                               empty_score=empty_score, ci_test=test)
+                               empty_score=empty_score, ci_test=test, blacklist=blacklist, whitelist=whitelist)
 
 
 def _grow(builder: _Builder, constraints: StructureConstraints, budget: float, executor: Executor | None,
@@ -473,10 +549,18 @@ def _check_common(data: Any, ci_test: Any, max_order: Any,
     return data, test, max_order
 
 
+#: The values of ``conditioning`` (see :func:`rai`).
+CONDITIONING = ("parents", "neighbours")
+
+
+def _check_conditioning(conditioning: Any) -> str:
+    return check_choice(conditioning, "conditioning", CONDITIONING)
+
+
 def rai(data: DiscreteData | ContinuousData | Any, *,
         ci_test: CITest | FisherZ | Callable[..., bool] | str | None = "auto",
         max_order: int | None = None, blacklist: Sequence[tuple[Any, Any]] | None = None,
-        whitelist: Sequence[tuple[Any, Any]] | None = None) -> xr.DataArray:
+        whitelist: Sequence[tuple[Any, Any]] | None = None, conditioning: str = "parents") -> xr.DataArray:
     """Learn a CPDAG with RAI (Yehezkel & Lerner, 2009).
 
     Parameters
@@ -493,6 +577,15 @@ def rai(data: DiscreteData | ContinuousData | Any, *,
         Largest condition set; None: as large as the graph allows.
     blacklist, whitelist : sequence of (parent, child), optional
         Forbidden and required edges (validated by :class:`~pymc_bnstruct.constraints.StructureConstraints`).
+    conditioning : {"parents", "neighbours"}, default "parents"
+        ``"parents"``: RAI as defined by Yehezkel & Lerner (2009) — an edge into ``y`` is
+        tested given subsets of ``y``'s potential parents (parents and undirected
+        neighbours), orientations are kept from stage to stage, and a call exits when no
+        endogenous node has ``n + 1`` potential parents. ``"neighbours"``: condition sets
+        from every neighbour in the call's scope (children included) and orientation
+        afresh at every stage; exact with a d-separation oracle (the true CPDAG), but with
+        a statistical test it removes true edges given their common children
+        (docs/brai.md, "RAI").
 
     Returns
     -------
@@ -513,8 +606,9 @@ def rai(data: DiscreteData | ContinuousData | Any, *,
     (('parent', 'child'), (5, 5))
     """
     data, test, max_order = _check_common(data, ci_test, max_order, 1)
+    conditioning = _check_conditioning(conditioning)
     tree = _build(data, test, default_score(data), None, 1, False, max_order, blacklist, whitelist, 0, None, None, False,
-                  direct=True)
+                  direct=True, conditioning=conditioning)
     cpdag = tree.map_cpdag()[0].values
     out = adjacency_dataarray(cpdag, data.names)
     out.attrs["n_ci_tests"] = dict(tree.n_ci_tests)
@@ -527,7 +621,7 @@ def fit(data: DiscreteData | ContinuousData | Any, *, n_bootstrap: int = 3, max_
         prior: StructurePrior | None = None, blacklist: Sequence[tuple[Any, Any]] | None = None,
         whitelist: Sequence[tuple[Any, Any]] | None = None, random_seed: int | None = None,
         executor: Executor | None = None, max_ci_tests: int | None = None,
-        progressbar: bool = True) -> GraphGenerativeTree:
+        progressbar: bool = True, conditioning: str = "parents", anchors: bool = True) -> GraphGenerativeTree:
     """Learn a graph generative tree with B-RAI (Rohekar et al., 2018, Algorithm 1).
 
     Parameters
@@ -562,13 +656,18 @@ def fit(data: DiscreteData | ContinuousData | Any, *, n_bootstrap: int = 3, max_
         branches, whatever the executor.
     progressbar : bool, default True
         Report finished root branches on stderr.
+    conditioning : {"parents", "neighbours"}, default "parents"
+        The condition sets and orientation of every call, as in :func:`rai`.
+    anchors : bool, default True
+        Add RAI's route on the full data (per test) and the empty graph to the root's
+        choice, so the MAP never scores below either (not part of the paper's Algorithm 1;
+        False gives the published tree, whose MAP is B-RAI's own).
 
     Returns
     -------
     GraphGenerativeTree
-        Its root choice also holds RAI's route on the full data (per test) and the empty
-        graph, so the MAP never scores below either; a ``RuntimeWarning`` says when the
-        empty graph wins (every learned route scores below no structure at all).
+        With ``anchors``, a ``RuntimeWarning`` says when the empty graph wins (every learned
+        route scores below no structure at all).
 
     References
     ----------
@@ -589,12 +688,15 @@ def fit(data: DiscreteData | ContinuousData | Any, *, n_bootstrap: int = 3, max_
         raise ArgumentTypeError(f"prior must be a StructurePrior or None, got {prior!r}")
     max_ci_tests = check_int(max_ci_tests, "max_ci_tests", minimum=0, allow_none=True)
     executor = check_executor(executor)
+    conditioning = _check_conditioning(conditioning)
+    if not isinstance(anchors, (bool, np.bool_)):
+        raise ArgumentTypeError(f"anchors must be a bool, got {anchors!r}")
     tree = _build(data, test, score, prior, n_bootstrap, True, max_order, blacklist, whitelist, random_seed,
-                  executor, max_ci_tests, bool(progressbar), anchors=True)
+                  executor, max_ci_tests, bool(progressbar), anchors=bool(anchors), conditioning=conditioning)
     # the empty graph is the root choice's last child; argmax keeps the first of ties, so it
     # is chosen only when every learned route scores strictly below it
     n_root_children = tree._child_ptr[1] - tree._child_ptr[0] if tree.n_nodes > 1 else 0
-    if n_root_children > 1 and tree._map_choice()[0, 0] == n_root_children - 1:
+    if anchors and n_root_children > 1 and tree._map_choice()[0, 0] == n_root_children - 1:
         warnings.warn("B-RAI's learned routes all score below the empty graph on these rows; the MAP is the "
                       "empty graph (try another ci_test, or more rows)", RuntimeWarning, stacklevel=2)
     return tree

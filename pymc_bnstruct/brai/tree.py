@@ -117,8 +117,12 @@ class GraphGenerativeTree:
 
     def __init__(self, root: Leaf | Call, data: DiscreteData, score: Score, prior: StructurePrior | None,
                  counts: dict[str, dict[int, int]], n_unextendable: int, *, seconds: float = 0.0,
-                 n_bootstrap: int = 1, empty_score: float = -math.inf, ci_test: Any = None) -> None:
+                 n_bootstrap: int = 1, empty_score: float = -math.inf, ci_test: Any = None,
+                 blacklist: Any = None, whitelist: Any = None) -> None:
         self.names = tuple(data.names)
+        self.data = data  # for bns.search.refined_map (post-processing)
+        self.blacklist = None if blacklist is None else list(blacklist)
+        self.whitelist = None if whitelist is None else list(whitelist)
         self.n_vars = len(self.names)
         self.score_function = score
         self.prior = prior
@@ -329,6 +333,7 @@ class GraphGenerativeTree:
                           "be a DAG (bns.brai.cpdag_to_dag gives one "
                           "with the same skeleton)", RuntimeWarning, stacklevel=2)
         return adjacency_dataarray(self._union(choice, dag=True)[0], self.names), float(scores[0])
+
 
     def sample_cpdags(self, draws: int, temperature: float = 1.0,
                       random_seed: int | np.random.Generator | None = None) -> xr.DataArray:
