@@ -48,6 +48,9 @@ NODE, NODE_ = "node", "node_"
 SOURCE, TARGET = "source", "target"
 POSITION = "position"
 EDGE_DIMS: tuple[str, str] = (PARENT, CHILD)
+#: Structure kinds: what a model variable's random-variable Op declares (``structure_kind``)
+#: and the step adapter for it matches on.
+KIND_ORDER, KIND_DAG, KIND_PARTITION = "NodeOrder", "DAG", "NodePartition"
 #: Dim of DAGs drawn from a posterior (``bns.posterior_dags``) and of parameter draws.
 SAMPLE = "sample"
 MB_DIMS: tuple[str, str] = (NODE, NODE_)

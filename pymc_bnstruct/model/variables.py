@@ -40,7 +40,6 @@ sampled by :class:`pymc_bnstruct.StructureMetropolis`.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -54,9 +53,13 @@ from pymc.distributions.distribution import _support_point
 from pymc.logprob.abstract import _logprob
 from pytensor.tensor.random.op import RandomVariable
 
+from .. import step_methods  # noqa: F401 — registers the step methods pm.sample assigns to these variables
 from ..constraints import DEFAULT_MAX_PARENTS, StructureConstraints
 from ..contract import (
     EDGE_DIMS,
+    KIND_DAG,
+    KIND_ORDER,
+    KIND_PARTITION,
     MB_DIMS,
     NODE,
     ORDER_FEATURES,
@@ -129,6 +132,9 @@ class NodeOrderRV(_ScorerRV):
     exact draws from the order prior ``P(≺) ∝ Π_i Σ_{U ⊆ pred_≺(i), allowed} q_i(U)``
     under the variable's constraints (see :mod:`pymc_bnstruct.model.prior_draws`).
     """
+
+    #: What the step adapters match on (:mod:`pymc_bnstruct.step_methods`).
+    structure_kind = KIND_ORDER
 
     name = "node_order"
     _print_name = ("NodeOrder", "\\operatorname{NodeOrder}")
@@ -318,17 +324,6 @@ def _random_variable(op: RandomVariable, template: np.ndarray) -> pt.TensorVaria
     return op.make_node(rng, None, pt.constant(template)).default_output()
 
 
-def _load_step_methods() -> None:
-    """Make sure ``pm.sample`` can assign this package's step methods to a structure variable.
-
-    The adapters sit a layer above this module (``step_methods`` imports ``model``) and register
-    themselves with PyMC when imported. The package root loads them on first use, but a script
-    that imports ``pymc_bnstruct.model`` directly would otherwise get PyMC's Metropolis for a
-    node order; so the first structure variable loads them, by name (no import cycle).
-    """
-    importlib.import_module(f"{__package__.rpartition('.')[0]}.step_methods")
-
-
 def _table_data(kind: str, table: Any, data: Any, **shaping: Any) -> DiscreteData | ContinuousData:
     """The data of a variable given a prebuilt ``table=``: the table's own. ``data`` must be
     None or the same variables and rows, and the table-shaping keywords left out (the table
@@ -354,7 +349,6 @@ def _table_data(kind: str, table: Any, data: Any, **shaping: Any) -> DiscreteDat
 
 def _model_and_data(kind: str, name: Any, data: Any) -> tuple[pm.Model, DiscreteData | ContinuousData]:
     """The model in context and the data of a structure variable, with the shared checks."""
-    _load_step_methods()
     if not isinstance(name, str) or not name:
         raise TypeError(f"{kind} needs a non-empty string name, got {name!r}")
     if data is None:
@@ -455,6 +449,9 @@ class DAGRV(RandomVariable):
     ``pm.sample_prior_predictive``, ``initval="prior"``) are exact draws from the DAG prior
     under the variable's constraints, up to 6 variables; beyond, ``NotImplementedError``
     names the alternatives (see :mod:`pymc_bnstruct.model.prior_draws`)."""
+
+    #: What the step adapters match on (:mod:`pymc_bnstruct.step_methods`).
+    structure_kind = KIND_DAG
 
     name = "dag"
     signature = "(n,n)->(n,n)"
@@ -636,6 +633,9 @@ class NodePartitionRV(_ScorerRV):
     constraints: exact up to 6 variables, otherwise the partitions of DAGs drawn from the
     prior given random orders, which is not exact (see :mod:`pymc_bnstruct.model.prior_draws`).
     """
+
+    #: What the step adapters match on (:mod:`pymc_bnstruct.step_methods`).
+    structure_kind = KIND_PARTITION
 
     name = "node_partition"
     _print_name = ("NodePartition", "\\operatorname{NodePartition}")

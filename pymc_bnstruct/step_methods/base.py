@@ -2,8 +2,10 @@
 
 Every structure sampler follows one pattern, which this class fixes once:
 
-* **one model variable per step method**, of one random-variable type (``rv_type``;
-  e.g. :class:`~pymc_bnstruct.model.NodeOrderRV`). With ``vars=None`` the step takes every
+* **one model variable per step method**, of one structure kind (``structure_kind``, the
+  ``structure_kind`` attribute of the variable's random-variable Op, e.g. ``"NodeOrder"``
+  on :class:`~pymc_bnstruct.model.NodeOrderRV`; the adapters read that name and never
+  import the model layer, which imports them). With ``vars=None`` the step takes every
   such variable in the model (one step method each, combined by PyMC's ``CompoundStep``);
   any other variable is refused with a clear error;
 * **the variable's logp is the sampler's whole target**: a model term other than the
@@ -32,7 +34,7 @@ Every structure sampler follows one pattern, which this class fixes once:
   never proposed in a draw), and every draw records ``True`` in the stat
   :func:`step_stat_name` ``(var)``, which tells the results layer that a package step
   method drew the variable (:mod:`pymc_bnstruct.results.sampling_checks`);
-* **selection by PyMC**: :meth:`competence` is ``IDEAL`` for ``rv_type`` variables and
+* **selection by PyMC**: :meth:`competence` is ``IDEAL`` for variables of its kind and
   ``INCOMPATIBLE`` otherwise; :func:`register` adds a class to PyMC's step-method registry
   by rebinding it to a new list (as other extensions do, e.g. pymc-bart), so that a plain
   ``pm.sample()`` picks it (PyMC's generic Metropolis would otherwise propose values
@@ -45,7 +47,7 @@ Every structure sampler follows one pattern, which this class fixes once:
   :func:`check_structure_steps` makes the same check on a model and its steps before
   sampling, for a caller who wants it.
 
-Subclasses set ``name``, ``rv_type`` and ``stats_dtypes_shapes`` and implement
+Subclasses set ``name``, ``structure_kind`` and ``stats_dtypes_shapes`` and implement
 :meth:`_draw`. Tuning: these samplers have nothing to tune; ``tune`` draws are run and
 discarded by PyMC as usual.
 """
@@ -64,7 +66,6 @@ from pymc.step_methods.compound import BlockedStep, Competence, CompoundStep, St
 from pymc.step_methods.state import dataclass_state
 from pymc.util import get_random_generator, get_value_vars_from_user_vars
 from pytensor.graph.traversal import ancestors
-from pytensor.tensor.random.op import RandomVariable
 
 from ..contract import ACCEPT_RATE, LOG_SCORE, accept_rate_name
 from ..validation import check_int
@@ -229,8 +230,14 @@ def check_structure_steps(model: pm.Model, step: Any) -> None:
             if rv is None:
                 continue
             if any(c.competence(rv) == Competence.IDEAL for c in classes):
-                kind = type(rv.owner.op).__name__.removesuffix("RV")
+                kind = kind_of(rv.owner.op)
                 raise ForeignStepError(foreign_step_message(rv.name, kind, type(method).__name__))
+
+
+def kind_of(op: Any) -> str:
+    """The structure kind of a random-variable Op (``"NodeOrder"``, ``"DAG"``, ``"NodePartition"``),
+    or its class name for any other Op."""
+    return str(getattr(op, "structure_kind", type(op).__name__))
 
 
 @dataclass_state
@@ -248,7 +255,7 @@ class StructureStep(BlockedStep):
     ----------
     vars : variable or list of variables, optional
         The variable(s) to sample (model RVs or value variables). None: every variable of
-        type ``rv_type`` in the model.
+        the step's ``structure_kind`` in the model.
     moves_per_draw : int
         Moves per recorded draw (thinning inside numba), ``>= 1``.
     model : pm.Model, optional
@@ -281,7 +288,7 @@ class StructureStep(BlockedStep):
     """
 
     name: ClassVar[str] = "structure_step"
-    rv_type: ClassVar[type[RandomVariable]] = RandomVariable
+    structure_kind: ClassVar[str] = ""
     default_blocked = False
     _state_class = StructureStepState
     stats_dtypes_shapes: ClassVar[dict[str, tuple[Any, list]]] = move_stats_dtypes(())
@@ -315,9 +322,9 @@ class StructureStep(BlockedStep):
     @classmethod
     def _resolve_vars(cls, vars: Any, model: pm.Model) -> list:
         """Value variables to sample; clear errors for foreign variables."""
-        kind = cls.rv_type.__name__.removesuffix("RV")
+        kind = cls.structure_kind
         if vars is None:
-            found = [v for v in model.value_vars if isinstance(model.values_to_rvs[v].owner.op, cls.rv_type)]
+            found = [v for v in model.value_vars if cls._samples(model.values_to_rvs[v].owner.op)]
             if not found:
                 raise ValueError(f"{cls.__name__}: the model has no {kind} variable to sample")
             return found
@@ -329,7 +336,7 @@ class StructureStep(BlockedStep):
             raise ValueError(f"{cls.__name__}: {err}") from None
         for v in value_vars:
             rv = model.values_to_rvs[v]
-            if not isinstance(rv.owner.op, cls.rv_type):
+            if not cls._samples(rv.owner.op):
                 raise ValueError(
                     f"{cls.__name__} can only sample {kind} variables; {rv.name!r} is a "
                     f"{type(rv.owner.op).__name__}. Leave it to PyMC's step methods "
@@ -349,10 +356,15 @@ class StructureStep(BlockedStep):
                 f"but the model terms {bad} also depend on it")
 
     @classmethod
+    def _samples(cls, op: Any) -> bool:
+        """Whether ``op`` is the random-variable Op of this step's structure kind."""
+        return bool(cls.structure_kind) and getattr(op, "structure_kind", None) == cls.structure_kind
+
+    @classmethod
     def competence(cls, var, has_grad=False):
         """``IDEAL`` for ``rv_type`` variables, otherwise ``INCOMPATIBLE``."""
         op = getattr(getattr(var, "owner", None), "op", None)
-        return Competence.IDEAL if isinstance(op, cls.rv_type) else Competence.INCOMPATIBLE
+        return Competence.IDEAL if cls._samples(op) else Competence.INCOMPATIBLE
 
     # ------------------------------------------------------------------ state and stats
     def declare_stats(self, stats_dtypes_shapes: Mapping[str, tuple[Any, list]]) -> None:

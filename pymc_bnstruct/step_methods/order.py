@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pymc as pm
 
-from ..model.variables import NodeOrderRV
+from ..contract import KIND_ORDER
 from ..order.chain import MOVE_KINDS, OrderChain
 from ..order.excluded import EXCLUDED_EVERY, MAX_EXCLUDED_FAMILIES, ExcludedRecorder
 from .base import StructureStep, move_stats, move_stats_dtypes, register
@@ -81,7 +81,7 @@ class OrderMetropolis(StructureStep):
     """
 
     name = "order_metropolis"
-    rv_type = NodeOrderRV
+    structure_kind = KIND_ORDER
     stats_dtypes_shapes = move_stats_dtypes(MOVE_KINDS)
 
     def __init__(self, vars=None, *, swap_prob: float = 0.5, adjacent_prob: float = 0.0,

@@ -9,8 +9,7 @@ from typing import Any
 import numpy as np
 import pymc as pm
 
-from ..contract import N_LAYERS, REPLICA_SWAP_RATE
-from ..model.variables import NodePartitionRV
+from ..contract import KIND_PARTITION, N_LAYERS, REPLICA_SWAP_RATE
 from ..order.excluded import EXCLUDED_EVERY, MAX_EXCLUDED_FAMILIES, ExcludedRecorder
 from ..partition.chain import (
     MOVE_KINDS,
@@ -101,7 +100,7 @@ class PartitionMetropolis(StructureStep):
     """
 
     name = "partition_metropolis"
-    rv_type = NodePartitionRV
+    structure_kind = KIND_PARTITION
     stats_dtypes_shapes = move_stats_dtypes(MOVE_KINDS, **{N_LAYERS: (np.int64, []),
                                                            REPLICA_SWAP_RATE: (np.float64, [])})
 

@@ -11,8 +11,7 @@ import pymc as pm
 from pymc.step_methods.compound import Competence
 from pymc.step_methods.state import dataclass_state
 
-from ..contract import SAMC_EDGE_PROB, SAMC_MB_PROB
-from ..model.variables import DAGRV
+from ..contract import KIND_DAG, SAMC_EDGE_PROB, SAMC_MB_PROB
 from ..samc.bounds import AutomaticBounds, automatic_bounds
 from ..samc.partition import EnergyPartition, check_bin_width, desired_distribution
 from ..samc.sampler import MOVE_KINDS, WEIGHT_UPDATES, SAMCChain, check_move_probs, check_t0, truncation_bounds
@@ -150,7 +149,7 @@ class SAMC(StructureStep):
     """
 
     name = "samc"
-    rv_type = DAGRV
+    structure_kind = KIND_DAG
     _state_class = SAMCState
 
     def __init__(self, vars=None, *, energy_bounds: Sequence[float] | None = None, bin_width: float = 1.0,
@@ -217,7 +216,7 @@ class SAMC(StructureStep):
     def competence(cls, var, has_grad=False):
         """``COMPATIBLE`` for DAG variables (below StructureMetropolis' ``IDEAL``), else ``INCOMPATIBLE``."""
         op = getattr(getattr(var, "owner", None), "op", None)
-        return Competence.COMPATIBLE if isinstance(op, cls.rv_type) else Competence.INCOMPATIBLE
+        return Competence.COMPATIBLE if cls._samples(op) else Competence.INCOMPATIBLE
 
     # ------------------------------------------------------------------ sampling state
     @property

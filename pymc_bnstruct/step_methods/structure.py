@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pymc as pm
 
-from ..model.variables import DAGRV
+from ..contract import KIND_DAG
 from ..moves.chain import DEFAULT_ANNEAL_MOVES, MOVE_KINDS, StructureChain, describe_moves, rev_set_count
 from ..moves.state import REV_PRUNE_NATS
 from ..validation import check_int
@@ -117,7 +117,7 @@ class StructureMetropolis(StructureStep):
     """
 
     name = "structure_metropolis"
-    rv_type = DAGRV
+    structure_kind = KIND_DAG
     stats_dtypes_shapes = move_stats_dtypes(MOVE_KINDS, n_edges=(np.int64, []))
 
     def __init__(self, vars=None, *, moves_per_draw: int = 1000, move_probs: Any = None,
