@@ -25,6 +25,7 @@ import pymc as pm
 import xarray as xr
 
 from .. import exact
+from ..contract import LOG_SCORE
 from ..data import DiscreteData
 from ..datasets import BayesianNetwork, load_network
 from ..model.variables import NodeOrder
@@ -99,7 +100,7 @@ def _print_edges(edge: xr.DataArray, exact_edges: xr.DataArray | None, net: Baye
 def _print_convergence(idata: object) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        table = summary(idata, features=("log_score", "edge", "markov_blanket"))
+        table = summary(idata, features=(LOG_SCORE, "edge", "markov_blanket"))
         agreement = chain_agreement(idata, "markov_blanket")
     varying = table[~table["constant"]]
     print(f"\nConvergence (bns.summary): {len(table)} quantities, {int(table['constant'].sum())} constant "

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from ..contract import LOG_SCORE
 from ..datasets import list_networks, load_network, read_bif
 from ..graph import to_adjacency
 from ..io import atomic_path
@@ -118,7 +119,7 @@ def tables(result: Result, top: int = 20, *, truth: Any = None) -> Tables:
     if result.kind == "sampler":
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the verdict says what the warnings would
-            conv = summary(result.idata, features=("log_score", "edge"))
+            conv = summary(result.idata, features=(LOG_SCORE, "edge"))
         verdict = conv.attrs["verdict"]
         out.verdict = verdict
         out.headline[:0] = [f"verdict: {verdict.level}"] + str(verdict).splitlines()

@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from ..contract import check_feature, dag_draws, feature_dataarray
+from ..contract import LOG_SCORE, check_feature, dag_draws, feature_dataarray
 from ..scores.table import ScoreTable
 from ..validation import read_only
 from . import kernels as _kernels
@@ -284,5 +284,5 @@ class OrderScorer:
         return pd.DataFrame({
             "child": [names[i] for i in self.children],
             "parents": [tuple(names[p] for p in row[:k]) for row, k in zip(self.parent_sets, self.n_parents)],
-            "log_score": self.log_scores,
+            LOG_SCORE: self.log_scores,
         })

@@ -44,7 +44,7 @@ _ESS_MARGIN = 0.05
 _REMEDY = ("run longer chains (more draws, more moves per draw) or more of them, use tempering, or another "
            "method (order MCMC mixes fastest)")
 
-_SUMMARY_FEATURES = ("log_score", *FEATURES)
+_SUMMARY_FEATURES = (LOG_SCORE, *FEATURES)
 _ALIASES = {"mb": "markov_blanket", "markov-blanket": "markov_blanket", "edges": "edge", "paths": "path"}
 _COLUMNS = ["kind", "mean", "sd", "mcse_mean", "ess_bulk", "ess_tail", "r_hat", "constant"]
 
@@ -102,7 +102,7 @@ def summary(
     result: Any,
     *,
     var_name: str | None = None,
-    features: Sequence[str] = ("log_score", "edge"),
+    features: Sequence[str] = (LOG_SCORE, "edge"),
     burn_in: int = 0,
     dags_per_draw: int = 10,
     random_seed: int | np.random.Generator | None = None,
@@ -189,7 +189,7 @@ def summary(
         raise ValueError(f"features must name at least one of {_SUMMARY_FEATURES}")
     if len(set(feats)) != len(feats):
         raise ValueError(f"features lists a feature twice: {list(features)}")
-    structural = [f for f in feats if f != "log_score"]
+    structural = [f for f in feats if f != LOG_SCORE]
     converted = convert(result)
     if converted.kind != "draws":
         return _summary_without_draws(converted, structural, random_seed)
@@ -201,11 +201,11 @@ def summary(
     labels: list[str] = []
     kinds: list[str] = []
     for feat in feats:
-        if feat == "log_score":
+        if feat == LOG_SCORE:
             ls = _log_score_draws(result, burn_in)
             blocks.append(ls.values[:, :, None])
-            labels.append("log_score")
-            kinds.append("log_score")
+            labels.append(LOG_SCORE)
+            kinds.append(LOG_SCORE)
             continue
         per_draw, _ = feature_draws(result, feat, var_name=var_name, burn_in=burn_in,
                                     dags_per_draw=dags_per_draw, random_seed=random_seed)
@@ -400,7 +400,7 @@ def _judge(df: pd.DataFrame, values: np.ndarray, w: np.ndarray | None, kinds: li
             worst = int(np.nanargmax(np.where(finite, r_vary, -np.inf)))
             top = float(r_vary[worst])
             numbers.setdefault("max_r_hat", top)
-            ls = df.loc["log_score", "r_hat"] if "log_score" in df.index else np.nan
+            ls = df.loc[LOG_SCORE, "r_hat"] if LOG_SCORE in df.index else np.nan
             if np.isfinite(ls):
                 numbers["log_score_r_hat"] = float(ls)
             text = (f"the largest R-hat is {_r_hat(top)} ({df.index[worst]})"
@@ -414,7 +414,7 @@ def _judge(df: pd.DataFrame, values: np.ndarray, w: np.ndarray | None, kinds: li
             numbers["max_r_hat"] = float("nan")
     # bulk ESS of the log score and of the features that are neither nearly 0 nor nearly 1
     mean = df["mean"].to_numpy(dtype=float)
-    is_ls = df.index.to_numpy() == "log_score"
+    is_ls = df.index.to_numpy() == LOG_SCORE
     ess_rows = vary & (is_ls | ((mean >= _ESS_MARGIN) & (mean <= 1 - _ESS_MARGIN)))
     ess = df["ess_bulk"].to_numpy(dtype=float)[ess_rows]
     if ess.size and np.isfinite(ess).any():
@@ -506,7 +506,7 @@ def convergence_verdict(result: Any, *, var_name: str | None = None, burn_in: in
     >>> str(verdict).startswith(("converged", "did not converge", "not fully converged"))
     True
     """
-    features = ["log_score"]
+    features = [LOG_SCORE]
     for feature in ("edge", "markov_blanket"):
         try:
             resolve_source(result, feature, var_name)

@@ -92,8 +92,8 @@ def plot_score_trace(
     warm = None
     if include_warmup and has_group(result, "warmup_sample_stats"):
         ws = get_group(result, "warmup_sample_stats")
-        if "log_score" in ws and ws["log_score"].sizes.get("draw", 0) > 0:
-            warm = ws["log_score"]
+        if LOG_SCORE in ws and ws[LOG_SCORE].sizes.get("draw", 0) > 0:
+            warm = ws[LOG_SCORE]
     if burn_in:
         scores = select_draws(scores, burn_in)
     all_chains = scores.coords["chain"].values.tolist()

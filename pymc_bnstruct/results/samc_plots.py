@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from ..contract import LOG_SCORE
 from .idata import get_group, has_group
 from .samc import ENERGY_STAT, samc_diagnostics, with_samc_energy
 
@@ -26,9 +27,9 @@ def _energy_series(idata: Any, moves_per_draw: int | None) -> tuple[np.ndarray, 
     if ENERGY_STAT in st and "iteration" in st and "min_energy" in st:
         e = st[ENERGY_STAT].values.astype(float)
         return st["iteration"].values.astype(float), e, st["min_energy"].values.astype(float), "iteration (moves)"
-    if "log_score" not in st:
+    if LOG_SCORE not in st:
         raise ValueError(f"the output has neither SAMC stats ({ENERGY_STAT}, iteration) nor a log_score sample stat")
-    e = -st["log_score"].values.astype(float)
+    e = -st[LOG_SCORE].values.astype(float)
     x = np.broadcast_to(np.arange(1, e.shape[1] + 1, dtype=float), e.shape)
     unit = "draw"
     if moves_per_draw is not None:

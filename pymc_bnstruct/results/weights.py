@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
-from ..contract import LOG_WEIGHT
+from ..contract import LOG_SCORE, LOG_WEIGHT
 from ..validation import check_number
 from .idata import get_group, has_group, select_draws
 
@@ -98,7 +98,7 @@ def overflow_weight(stats: xr.Dataset, weights: xr.DataArray, burn_in: int = 0) 
     """Per chain, the share of the draw weights on draws whose energy ``-log_score`` lies
     above the SAMC partition (its open-ended last region); None when the stats do not
     describe a partition."""
-    need = ("log_score", "partition_lower", "partition_width", "desired")
+    need = (LOG_SCORE, "partition_lower", "partition_width", "desired")
     if any(k not in stats for k in need):
         return None
     desired = stats["desired"]
@@ -106,7 +106,7 @@ def overflow_weight(stats: xr.Dataset, weights: xr.DataArray, burn_in: int = 0) 
     lower = float(np.asarray(stats["partition_lower"].values).reshape(-1)[0])
     width = float(np.asarray(stats["partition_width"].values).reshape(-1)[0])
     upper = lower + (m - 2) * width
-    energy = -select_draws(stats["log_score"], burn_in).transpose("chain", "draw").values
+    energy = -select_draws(stats[LOG_SCORE], burn_in).transpose("chain", "draw").values
     above = energy > upper
     return (np.asarray(weights.values) * above).sum(axis=1)
 

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from ..constraints import DEFAULT_MAX_PARENTS, StructureConstraints
+from ..contract import LOG_SCORE
 from ..data import ContinuousData, DiscreteData, as_data
 from ..priors import StructurePrior, Uniform
 from ..validation import check_executor, check_int, read_only
@@ -437,7 +438,7 @@ class ScoreTable:
             "parents": parents,
             "local_score": self.local_scores,
             "log_prior": self.log_priors,
-            "log_score": self.log_scores,
+            LOG_SCORE: self.log_scores,
         })
 
     def __repr__(self) -> str:

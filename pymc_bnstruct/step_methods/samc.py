@@ -11,7 +11,7 @@ import pymc as pm
 from pymc.step_methods.compound import Competence
 from pymc.step_methods.state import dataclass_state
 
-from ..contract import KIND_DAG, SAMC_EDGE_PROB, SAMC_MB_PROB
+from ..contract import KIND_DAG, LOG_SCORE, SAMC_EDGE_PROB, SAMC_MB_PROB
 from ..samc.bounds import AutomaticBounds, automatic_bounds
 from ..samc.partition import EnergyPartition, check_bin_width, desired_distribution
 from ..samc.sampler import MOVE_KINDS, WEIGHT_UPDATES, SAMCChain, check_move_probs, check_t0, truncation_bounds
@@ -256,7 +256,7 @@ class SAMC(StructureStep):
         theta = c.theta
         region = c.region
         if resample:
-            graph, log_score, log_weight = out["graph"], out["log_score"], out["log_weight"]
+            graph, log_score, log_weight = out["graph"], out[LOG_SCORE], out["log_weight"]
         else:
             graph, log_score, log_weight = c.adj, c.log_score, float(theta[region])
         stats = move_stats(log_score, out, MOVE_KINDS)
