@@ -94,7 +94,7 @@ def main() -> None:
                                     max_ci_tests=3_000_000)
                 sec = time.perf_counter() - t0
                 dag, bdeu = map_dag(tree, train)
-                edge = tree.edge_probabilities(k=10).values
+                edge = bns.edge_probabilities(tree, k=10).values
                 rai = bns.brai.cpdag_to_dag(bns.brai.rai(train, ci_test=test_))
                 row = {"network": name, "seed": seed, "test": label, "seconds": sec,
                        "n_leaves": tree.n_leaves, "log10_routes": tree.log10_routes,

@@ -121,12 +121,12 @@ def figure4(networks: list[str], n_train: int, ks: list[int], s: int, seed: int,
         tree = bns.brai.fit(train, n_bootstrap=s, random_seed=seed, progressbar=False, anchors=False)
         exact = bns.exact.posterior(train, max_parents=min(3, train.n_vars - 1), modularity="order")
         exact_feat = {"edge": exact.edge_probabilities.values,
-                      "markov_blanket": exact.markov_blanket_probabilities(n_mc, random_seed=seed).values,
-                      "path": exact.path_probabilities(n_mc, random_seed=seed).values}
+                      "markov_blanket": bns.markov_blanket_probabilities(exact, draws=n_mc, random_seed=seed).values,
+                      "path": bns.path_probabilities(exact, draws=n_mc, random_seed=seed).values}
         for i, feature in enumerate(("edge", "markov_blanket", "path")):
-            method = {"edge": tree.edge_probabilities, "markov_blanket": tree.markov_blanket_probabilities,
-                      "path": tree.path_probabilities}[feature]
-            cells = "".join(f"{auc(method(k).values, truth[feature]):>8.2f}" for k in ks)
+            method = {"edge": bns.edge_probabilities, "markov_blanket": bns.markov_blanket_probabilities,
+                      "path": bns.path_probabilities}[feature]
+            cells = "".join(f"{auc(method(tree, k=k).values, truth[feature]):>8.2f}" for k in ks)
             print(f"{name if i == 0 else '':<11}{feature:<16}{cells}{auc(exact_feat[feature], truth[feature]):>8.2f}")
     print(f"(tree sizes are small at {n_train} rows: the k best CPDAGs may be fewer than k)")
 

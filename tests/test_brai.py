@@ -367,15 +367,15 @@ def test_tree_is_immutable_picklable_and_reports_its_size(small_tree):
 
 def test_features_and_inference_data(small_tree):
     data, tree = small_tree
-    edge = tree.edge_probabilities(5)
+    edge = bns.edge_probabilities(tree, k=5)
     assert edge.dims == ("parent", "child") and edge.name == "edge_probability"
     assert float(edge.min()) >= 0 and float(edge.max()) <= 1
-    mb = tree.markov_blanket_probabilities(5)
+    mb = bns.markov_blanket_probabilities(tree, k=5)
     np.testing.assert_allclose(mb.values, mb.values.T)
-    path = tree.path_probabilities(5, source="sample", random_seed=1)
+    path = bns.path_probabilities(tree, k=5, source="sample", random_seed=1)
     assert path.dims == ("source", "target")
     # a path probability is at least the edge probability
-    sampled_edge = tree.edge_probabilities(5, source="sample", random_seed=1)
+    sampled_edge = bns.edge_probabilities(tree, k=5, source="sample", random_seed=1)
     assert np.all(path.values + 1e-12 >= sampled_edge.values)
     idata = tree.to_inference_data(40, random_seed=2)
     from_idata = bns.edge_probabilities(idata)
@@ -480,4 +480,4 @@ def test_bad_input(asia500):
     with pytest.raises(ValueError, match="k must be"):
         tree.k_best(0)
     with pytest.raises(ValueError, match="source"):
-        tree.edge_probabilities(3, source="all")
+        bns.edge_probabilities(tree, k=3, source="all")

@@ -505,25 +505,6 @@ class GraphGenerativeTree:
                                             random_seed=random_seed)
         return feature_dataarray(values, self.names, feature, attrs={"source": source, "k": k})
 
-    def edge_probabilities(self, k: int = 10, *, source: str = "k_best", temperature: float = 1.0,
-                           random_seed: Any = None) -> xr.DataArray:
-        """Posterior probability of each directed edge ``parent -> child``, dims ``("parent", "child")``.
-
-        The same array as ``bns.edge_probabilities(tree, k=k, source=source)``; the
-        options are those of :meth:`feature_probabilities`.
-        """
-        return self._feature("edge", k, source, temperature, random_seed)
-
-    def markov_blanket_probabilities(self, k: int = 10, *, source: str = "k_best", temperature: float = 1.0,
-                                     random_seed: Any = None) -> xr.DataArray:
-        """Posterior probability that ``node`` is in the Markov blanket of ``node_`` (as :meth:`edge_probabilities`)."""
-        return self._feature("markov_blanket", k, source, temperature, random_seed)
-
-    def path_probabilities(self, k: int = 10, *, source: str = "k_best", temperature: float = 1.0,
-                           random_seed: Any = None) -> xr.DataArray:
-        """Posterior probability of a directed path ``source ~> target`` (as :meth:`edge_probabilities`)."""
-        return self._feature("path", k, source, temperature, random_seed)
-
     def to_inference_data(self, draws: int, random_seed: int | None = None, *, temperature: float = 1.0,
                           var_name: str = "dag") -> Any:
         """``draws`` sampled CPDAGs as sampler output that ``bns.edge_probabilities`` & co. read.

@@ -390,10 +390,10 @@ def convert(result: Any) -> StructureResult:
     if isinstance(result, StructureResult):
         return result
     if is_sampler_output(result):
-        n_sources = len(_sources(get_group(result, "posterior")))
-        if n_sources == 0:
+        sources = _sources(get_group(result, "posterior"))
+        if not sources:
             resolve_source(result, "edge", None)  # raises, naming what the posterior holds
-        src = resolve_source(result, "edge", None) if n_sources == 1 else None
+        src = sources[0] if len(sources) == 1 else None
         names = _sampler_names(result, src) if src is not None else _first_names(result)
         method = str(get_group(result, "posterior").attrs.get("bnstruct_method", src.kind if src else "sampler"))
         return StructureResult(result, "draws", tuple(names), method)
