@@ -254,3 +254,47 @@ def test_every_cached_kernel_of_the_package_uses_the_package_locator():
                 assert isinstance(obj._cache._impl.locator, jit.PACKAGE_LOCATOR), f"{info.name}.{obj.__name__}"
                 cached += 1
     assert cached > 50
+
+
+# ------------------------------------------------------------------ NumPy's global generator
+# The three kernels that draw DAGs and orders from an integer seed use the package's
+# generator: np.random.seed inside a kernel would, without the JIT, reseed NumPy's global one.
+_GLOBAL_STATE = """
+import numpy as np
+import pymc_bnstruct as bns
+from pymc_bnstruct.order.scorer import OrderScorer
+from pymc_bnstruct.partition.scorer import PartitionScorer
+
+
+def seeded_draws():
+    net = bns.datasets.load_network("cancer")
+    table = bns.ScoreTable(bns.DiscreteData.from_frame(net.sample(100, random_seed=1)), max_parents=2)
+    np.random.seed(2024)
+    before = np.random.get_state()
+    draws = [OrderScorer(table).sample_dags(np.arange(table.n_vars), 5, random_seed=1),
+             PartitionScorer(table).sample_dags(np.zeros(table.n_vars, dtype=np.int64), 5, random_seed=1),
+             bns.exact.posterior(table.data, max_parents=2, modularity="order").sample_orders(5, random_seed=1)]
+    after = np.random.get_state()
+    untouched = bool(np.array_equal(before[1], after[1]) and before[2:] == after[2:])
+    return {"untouched": untouched, "draws": [d.tolist() for d in draws]}
+"""
+
+
+def test_seeded_kernels_leave_numpys_global_generator_alone():
+    namespace: dict = {}
+    exec(_GLOBAL_STATE, namespace)
+    here = namespace["seeded_draws"]()
+    assert here["untouched"], "a kernel reseeded NumPy's global generator"
+    # the other mode in a subprocess: plain Python when this process compiles, and back
+    root = str(Path(pymc_bnstruct.__file__).parents[1])
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_DISABLE_JIT"}
+    if not jit.DISABLE_JIT:
+        env["NUMBA_DISABLE_JIT"] = "1"
+    env["PYTHONPATH"] = os.pathsep.join([root, os.environ.get("PYTHONPATH", "")])
+    code = _GLOBAL_STATE + "\nprint(json.dumps(seeded_draws()))\n"
+    proc = subprocess.run([sys.executable, "-c", "import json\n" + code], env=env, cwd=root,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    there = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert there["untouched"], "a kernel reseeded NumPy's global generator"
+    assert there["draws"] == here["draws"]  # one stream, compiled or not
