@@ -63,8 +63,8 @@ _CACHE_IMPL = getattr(_caching, "CacheImpl", None) or _caching._CacheImpl
 def source_stamp(root: Path) -> str:
     """SHA-256 of every ``*.py`` file under ``root`` (relative path and contents).
 
-    Contents rather than modification times: a fresh clone or a ``git checkout`` that leaves
-    the sources as they were keeps its caches. Computed once per process and root.
+    Contents rather than modification times: a ``git checkout`` or a copy that rewrites the
+    files with the same contents keeps its caches. Computed once per process and root.
     """
     digest = hashlib.sha256()
     for path in sorted(root.rglob("*.py")):

@@ -44,7 +44,7 @@ class _StderrHandler(logging.StreamHandler):
         super().__init__()
 
     @property
-    def stream(self):  # noqa: D102 (StreamHandler's attribute, read at every emit)
+    def stream(self):  # StreamHandler reads it at every emit
         return sys.stderr
 
     @stream.setter
