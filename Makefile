@@ -48,6 +48,12 @@ lint: $(STAMP)
 
 # Two test lines, each under 10 minutes on 2 cores: the fast tests, then the long statistical
 # checks (marked `slow`).
+# Who runs what (markers set in tests/conftest.py): `kernel` marks the tests of the numba
+# kernels that touch no PyMC, ArviZ or PyTensor (the modules in KERNEL_MODULES, less any test
+# there whose own code names pymc, arviz, pytensor or calls learn / to_inference_data /
+# summary). make test runs everything; make test-pymc6 runs what is not `kernel` (the
+# kernels are the same code on both lines; PyMC, ArviZ and PyTensor are what differ);
+# make test-nojit runs only the `kernel` tests, as plain Python.
 test: lint
 	$(PY) -m pytest -q -m "not slow"
 	$(PY) -m pytest -q -m slow
@@ -55,12 +61,12 @@ test: lint
 test-fast: $(STAMP)
 	$(PY) -m pytest -q -m "not slow"
 
-# The fast tests with every kernel as plain Python (numba compiles nothing): the package must
-# not depend on numba-only behaviour. jit_only tests (compiled behaviour, or too slow as plain
-# Python) still run in `make test`.
+# The kernels' own fast tests with every kernel as plain Python (numba compiles nothing): the
+# kernels must not depend on numba-only behaviour. jit_only tests (compiled behaviour, or too
+# slow as plain Python) still run in `make test`.
 .PHONY: test-nojit
 test-nojit: $(STAMP)
-	NUMBA_DISABLE_JIT=1 $(PY) -m pytest -q -m "not slow and not jit_only" --durations=30
+	NUMBA_DISABLE_JIT=1 $(PY) -m pytest -q -m "kernel and not slow and not jit_only" --durations=30
 
 $(PY6):
 	@py="$(PYTHON312)"; \
@@ -88,8 +94,8 @@ $(STAMP6): pyproject.toml | $(PY6)
 
 test-pymc6: $(STAMP6)
 	$(VENV6)/bin/ruff check .
-	$(PY6) -m pytest -q -m "not slow"
-	$(PY6) -m pytest -q -m slow
+	$(PY6) -m pytest -q -m "not slow and not kernel"
+	$(PY6) -m pytest -q -m "slow and not kernel"
 
 $(VENV)/.bench: $(STAMP)
 	$(PY) -m pip install --quiet -e ".[test,bench]"
@@ -134,7 +140,8 @@ bench-partition: $(STAMP)
 bench-partition-tempered: $(STAMP)
 	$(PY) benchmarks/bench_partition_mcmc.py --skip-rates --skip-child --temperatures 12 --draws 200 --tune 20
 
-# The documentation site, tutorials executed, warnings as errors: docs/_build/html/index.html
+# The documentation site, tutorials executed, warnings as errors: docs/_build/html/index.html.
+# No benchmark runs here: a tutorial that reports one reads its CSV (docs/data/).
 $(VENV)/.docs: $(STAMP)
 	$(PY) -m pip install --quiet -e ".[test,docs]"
 	touch $(VENV)/.docs

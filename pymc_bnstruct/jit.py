@@ -25,80 +25,119 @@ The intrinsics use numba internals (``numba.np.arrayobj._empty_nd_impl`` and ``_
 
 numba checks a cached kernel against its own source file only: when a helper it calls (in
 another file) changes, the cached machine code still holds the old helper, and gives wrong
-answers after an upgrade or a ``git merge``. :func:`drop_stale_caches` (run once, when this
-module is imported, before any kernel loads) removes the package's numba caches whenever any
-of the package's source files has changed since they were written.
+answers after an upgrade or a ``git merge``. :class:`SourceTreeCacheLocator` (registered for
+the package when this module is imported, before any kernel is compiled) gives every kernel
+of the package one source stamp, a hash of the contents of all the package's sources: numba
+finds the stamp in each cache index changed and compiles afresh itself. Where the caches
+live is still decided by numba's own locators (``__pycache__``, ``NUMBA_CACHE_DIR``, the
+user-wide folder), so a symlinked checkout finds its caches as numba placed them.
+PyTensor's ``link/numba/cache.py`` registers a locator the same way.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Callable
 from pathlib import Path
 
 import numba as nb
 import numpy as np
+from numba.core import caching as _caching
 from numba.core import config
 from numba.core.registry import CPUDispatcher
 
-from .io import atomic_path
-
-__all__ = ["drop_stale_caches", "DISABLE_JIT", "InnerDispatcher", "inner", "inlined", "empty", "zeros", "wrapping_mul", "wrapping_add"]
+__all__ = ["SourceTreeCacheLocator", "register_source_tree", "source_stamp", "DISABLE_JIT", "InnerDispatcher", "inner",
+           "inlined", "empty", "zeros", "wrapping_mul", "wrapping_add"]
 
 DISABLE_JIT: bool = bool(config.DISABLE_JIT)
 """Whether numba compiles nothing (``NUMBA_DISABLE_JIT=1`` when the package was imported)."""
 
 PACKAGE_ROOT = Path(__file__).resolve().parent
-STAMP_NAME = "numba_sources.stamp"
+
+# CacheImpl was _CacheImpl in older numba releases
+_CACHE_IMPL = getattr(_caching, "CacheImpl", None) or _caching._CacheImpl
 
 
-def _cache_dirs(root: Path) -> list[Path]:
-    """Where numba keeps the caches of the package's kernels: each source folder's
-    ``__pycache__``, or the folders numba derives from it under ``NUMBA_CACHE_DIR``."""
-    folders = sorted({p.parent for p in root.rglob("*.py")})
-    if config.CACHE_DIR:  # numba's layout there: <folder name>_<sha1 of the folder's path>
-        base = Path(config.CACHE_DIR)
-        return [base / f"{d.name}_{hashlib.sha1(str(d).encode()).hexdigest()}" for d in folders]
-    return [d / "__pycache__" for d in folders]
+@functools.cache
+def source_stamp(root: Path) -> str:
+    """SHA-256 of every ``*.py`` file under ``root`` (relative path and contents).
 
-
-def drop_stale_caches(root: Path = PACKAGE_ROOT) -> bool:
-    """Remove the numba caches under ``root`` when its sources changed since the last check.
-
-    The sources' fingerprint (each file's path, size and modification time) is kept in a
-    stamp file next to the caches. Returns whether caches were dropped. A read-only
-    installation is left alone (numba then caches elsewhere, per user).
+    Contents rather than modification times: a ``git checkout`` or a copy that rewrites the
+    files with the same contents keeps its caches. Computed once per process and root.
     """
-    if DISABLE_JIT:
-        return False
-    stats = sorted((str(p.relative_to(root)), p.stat()) for p in root.rglob("*.py"))
-    fingerprint = hashlib.sha1("".join(f"{name} {st.st_size} {st.st_mtime_ns}\n" for name, st in stats)
-                               .encode()).hexdigest()
-    dirs = _cache_dirs(root)
-    stamp = dirs[0] / STAMP_NAME
-    try:
-        if stamp.read_text() == fingerprint:
-            return False
-    except OSError:
-        pass
-    dropped = False
-    for d in dirs:
-        for f in (*d.glob("*.nbi"), *d.glob("*.nbc")):
-            try:
-                f.unlink()
-                dropped = True
-            except OSError:  # another process removed it first, or a read-only folder
-                pass
-    try:
-        stamp.parent.mkdir(parents=True, exist_ok=True)
-        with atomic_path(stamp) as tmp:  # a concurrent reader sees the old or the new stamp
-            tmp.write_text(fingerprint)
-    except OSError:
-        pass
-    return dropped
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()
 
 
-drop_stale_caches()
+class SourceTreeCacheLocator(_caching._CacheLocator):
+    """A numba cache locator whose source stamp covers a whole source tree.
+
+    Subclasses made by :func:`register_source_tree` claim the functions defined under their
+    ``root`` and wrap the locator numba itself would have chosen for them: the cache folder,
+    its creation and the file-name disambiguator are numba's; only the stamp differs. numba
+    writes the stamp into each cache index and ignores an index whose stamp differs, so an
+    edit anywhere in the tree makes every kernel of the tree compile again on next use.
+    """
+
+    root: Path
+
+    def __init__(self, base: _caching._CacheLocator):
+        self._base = base
+        self._py_file = getattr(base, "_py_file", None)  # read by numba's warning on uncachable code
+
+    def ensure_cache_path(self):
+        self._base.ensure_cache_path()
+
+    def get_cache_path(self):
+        return self._base.get_cache_path()
+
+    def get_disambiguator(self):
+        return self._base.get_disambiguator()
+
+    def get_source_stamp(self):
+        return source_stamp(self.root)
+
+    @classmethod
+    def from_function(cls, py_func, py_file):
+        """This tree's locator for ``py_func`` (defined in ``py_file``), or None elsewhere."""
+        try:
+            # resolved: a symlinked checkout (or a symlink in the path) is the same tree
+            Path(py_file).resolve().relative_to(cls.root)
+        except (OSError, ValueError):  # a placeholder such as "<string>", or outside the tree
+            return None
+        for other in _CACHE_IMPL._locator_classes:
+            if isinstance(other, type) and issubclass(other, SourceTreeCacheLocator):
+                continue
+            base = other.from_function(py_func, py_file)
+            if base is not None:
+                return cls(base)
+        return None
+
+
+def register_source_tree(root: Path) -> type[SourceTreeCacheLocator]:
+    """Register (once) a :class:`SourceTreeCacheLocator` for the sources under ``root``.
+
+    It goes first in numba's list of locators, so it applies to every function compiled
+    with ``cache=True`` after this call. Returns the locator class. ``NUMBA_CACHE_LOCATOR_CLASSES``
+    (numba's own override of that list) bypasses it.
+    """
+    root = Path(root).resolve()
+    for cls in _CACHE_IMPL._locator_classes:
+        if isinstance(cls, type) and issubclass(cls, SourceTreeCacheLocator) and cls.root == root:
+            return cls
+    cls = type(f"SourceTreeCacheLocator_{root.name}", (SourceTreeCacheLocator,),
+               {"root": root, "__module__": __name__})
+    _CACHE_IMPL._locator_classes.insert(0, cls)
+    return cls
+
+
+# Before any kernel module of the package is imported (each imports this module first).
+# Without JIT numba compiles and caches nothing, and the locator is never consulted.
+PACKAGE_LOCATOR = register_source_tree(PACKAGE_ROOT)
 
 
 class InnerDispatcher(CPUDispatcher):

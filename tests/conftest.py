@@ -1,4 +1,9 @@
-"""Shared fixtures: small random discrete data sets and random DAGs."""
+"""Shared fixtures: small random discrete data sets and random DAGs; the markers each test
+line selects on (``jit_only``, ``kernel``)."""
+
+import ast
+import functools
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -159,8 +164,61 @@ def _jit_only_reason(item: pytest.Item) -> str | None:
     return None
 
 
+# --------------------------------------------------------------------------- kernel tests
+# Tests of the numba kernels (scores, tables, moves, searches, samplers' loops, exact DPs,
+# B-RAI) that touch neither PyMC, ArviZ nor PyTensor are marked ``kernel``. The kernels are
+# the same code on both supported lines, so their statistical checks run once: ``make test``
+# (PyMC 5) runs them, ``make test-pymc6`` deselects them (it runs what touches PyMC, ArviZ
+# and PyTensor), and ``make test-nojit`` runs only them, as plain Python.
+# The rule: a test is ``kernel`` when its module is listed here and the test's own code
+# names nothing bound to pymc, arviz or pytensor in that module and calls none of the
+# package's PyMC-facing functions below; a test in a listed module that does is left to
+# every line (e.g. test_order_kernels' Op tests, B-RAI's to_inference_data).
+KERNEL_MODULES = frozenset({
+    "test_brai.py", "test_brai_quality.py", "test_enumerate.py", "test_exact_dp.py", "test_graph.py",
+    "test_jit.py", "test_moves.py", "test_order_kernels.py", "test_partition_kernels.py", "test_sampling.py",
+    "test_scores.py", "test_scores_golden.py", "test_search.py", "test_search_space.py",
+    "test_structure_kernels.py", "test_table.py", "test_table_executor.py",
+})
+_PYMC_LIBRARIES = ("pymc", "arviz", "pytensor")
+# the package's entry points that run PyMC or build ArviZ objects
+_PYMC_FACING = frozenset({"learn", "to_inference_data", "summary"})
+
+
+@functools.cache
+def _module_tree(path: Path) -> tuple[ast.Module, frozenset[str]]:
+    """The module's syntax tree and the names it binds to pymc, arviz or pytensor."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    bound: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] in _PYMC_LIBRARIES:
+                    bound.add(alias.asname or alias.name.split(".")[0])
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] in _PYMC_LIBRARIES:
+            bound.update(alias.asname or alias.name for alias in node.names)
+    return tree, frozenset(bound)
+
+
+def _touches_pymc(item: pytest.Item) -> bool:
+    """Whether the test function's own code names pymc, arviz or pytensor (as its module
+    imports them) or calls one of the package's PyMC-facing entry points."""
+    tree, bound = _module_tree(item.path)
+    name = getattr(item, "originalname", item.name)
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
+            for sub in ast.walk(node):
+                if isinstance(sub, ast.Name) and sub.id in bound:
+                    return True
+                if isinstance(sub, ast.Attribute) and sub.attr in _PYMC_FACING:
+                    return True
+    return False
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         reason = _jit_only_reason(item)
         if reason is not None:
             item.add_marker(pytest.mark.jit_only(reason=reason))
+        if item.path.name in KERNEL_MODULES and not _touches_pymc(item):
+            item.add_marker(pytest.mark.kernel)

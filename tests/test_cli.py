@@ -1,18 +1,23 @@
-"""The ``bnstruct`` command, run as a user runs it: a subprocess on small files.
+"""The ``bnstruct`` command on small files.
 
 Every subcommand, every bad input of the issue (exit code and the one-line message,
 nothing half-written), and ``learn`` + ``summary`` giving the numbers of the Python API
-for the same seed. The subprocesses of the error cases run two at a time.
+for the same seed. Commands run in this process through :func:`pymc_bnstruct.cli.main`
+(what ``python -m pymc_bnstruct.cli`` calls) with their output captured; real
+subprocesses are kept where a process proves something more: the entry point and its exit
+code (:func:`run_subprocess`: a sample, a failure, ``--debug``'s traceback), start-up
+imports, Ctrl-C and a memory limit.
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import shutil
 import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -29,10 +34,28 @@ ROWS, SEED = 200, 1
 ORDER = ["--chains", "2", "--draws", "30", "--tune", "5", "--moves-per-draw", "10", "--seed", "3", "--max-parents", "2"]
 
 
-def run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+def run_subprocess(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    """``bnstruct ARGS`` as a user runs it: ``python -m pymc_bnstruct.cli`` in ``cwd``."""
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""), "MPLBACKEND": "Agg"}
     return subprocess.run([sys.executable, "-m", "pymc_bnstruct.cli", *args], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=300)
+
+
+def run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    """``bnstruct ARGS`` in ``cwd`` through ``main`` in this process, output captured: what a
+    subprocess would return, without its start-up (imports, compiled kernels loaded again)."""
+    out, err = io.StringIO(), io.StringIO()
+    here = os.getcwd()
+    os.chdir(cwd)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                code = main(list(args))
+            except SystemExit as exc:  # argparse's usage errors and --help
+                code = exc.code if isinstance(exc.code, int) else int(exc.code is not None)
+    finally:
+        os.chdir(here)
+    return subprocess.CompletedProcess(["bnstruct", *args], code, out.getvalue(), err.getvalue())
 
 
 def ok(proc: subprocess.CompletedProcess) -> subprocess.CompletedProcess:
@@ -44,15 +67,14 @@ def ok(proc: subprocess.CompletedProcess) -> subprocess.CompletedProcess:
 def work(tmp_path_factory) -> Path:
     """A folder with sampled data and the results of three methods (order with a report, hc, exact)."""
     d = tmp_path_factory.mktemp("cli")
-    ok(run("sample", "asia", "--rows", str(ROWS), "--seed", str(SEED), "--out", "asia.csv", cwd=d))
+    ok(run_subprocess("sample", "asia", "--rows", str(ROWS), "--seed", str(SEED), "--out", "asia.csv", cwd=d))
     jobs = [
         ("learn", "asia.csv", "--method", "order", *ORDER, "--out", "order.nc", "--report", "report.html"),
         ("learn", "asia.csv", "--method", "hc", "--seed", "5", "--score", "bic", "--out", "hc.nc"),
         ("learn", "asia.csv", "--method", "exact", "--max-parents", "2", "--out", "exact.nc"),
     ]
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        for proc in pool.map(lambda a: run(*a, cwd=d), jobs):
-            ok(proc)
+    for args in jobs:  # in process, one after the other (cwd and the captured streams are global)
+        ok(run(*args, cwd=d))
     return d
 
 
@@ -219,7 +241,7 @@ def _bad_inputs(d: Path) -> tuple[Cases, Cases]:
     xr.Dataset({"a": ("x", [1, 2])}).to_netcdf(d / "other.nc", engine="h5netcdf")
     (d / "text.nc").write_text("hello\n")
     learn = ["learn", "--method", "hc", "--out", "out.nc"]
-    cases = {  # the bad input of the issue: run as subprocesses
+    cases = {  # the bad input of the issue
         "missing file": ([*learn, "nothere.csv"], 1, ["data file 'nothere.csv' not found"]),
         "empty file": ([*learn, "empty.csv"], 1, ["data file 'empty.csv' is empty"]),
         "header only": ([*learn, "header.csv"], 1, ["'header.csv' has a header but no rows"]),
@@ -265,8 +287,8 @@ def _bad_inputs(d: Path) -> tuple[Cases, Cases]:
 @pytest.fixture(scope="module")
 def bad_runs(work):
     cases, more = _bad_inputs(work)
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        procs = dict(zip(cases, pool.map(lambda c: run(*c[0], cwd=work), cases.values())))
+    # the first through a real process (its exit code reaches the shell), the rest in this one
+    procs = {name: (run_subprocess if i == 0 else run)(*c[0], cwd=work) for i, (name, c) in enumerate(cases.items())}
     return cases, more, procs
 
 
@@ -317,7 +339,7 @@ def test_more_mistakes_in_process(bad_runs, work, name, monkeypatch, capsys):
 
 
 def test_debug_shows_the_traceback(work):
-    proc = run("summary", "none.nc", "--debug", cwd=work)
+    proc = run_subprocess("summary", "none.nc", "--debug", cwd=work)  # main re-raises: the interpreter prints it
     assert proc.returncode == 1 and "Traceback" in proc.stderr and "CliError" in proc.stderr
 
 

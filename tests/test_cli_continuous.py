@@ -1,6 +1,6 @@
 """``bnstruct learn`` on a CSV of numbers: continuous data, BGe by default, and the mistakes.
 
-One sampler run as a subprocess (with the report and the truth); the searches, ``summary``,
+One sampler run (with the report and the truth) through test_cli.run; the searches, ``summary``,
 ``plot`` and the error cases through ``main()`` in this process.
 """
 

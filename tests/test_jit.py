@@ -1,14 +1,15 @@
 """Helpers compiled with :func:`pymc_bnstruct.jit.inner` (no Python wrapper, for a cheaper
 first compile) run inside kernels and refuse, with a clear error, to be called from Python;
 the in-place allocations :func:`~pymc_bnstruct.jit.empty` and :func:`~pymc_bnstruct.jit.zeros`;
-the numba internals those rely on; the package run as plain Python (``NUMBA_DISABLE_JIT=1``)."""
+the numba internals those rely on; the package run as plain Python (``NUMBA_DISABLE_JIT=1``);
+the cache locator that keeps cached kernels fresh across files."""
 
 import inspect
 import json
 import os
+import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -197,47 +198,103 @@ def test_the_helpers_follow_numba_disable_jit():
     assert 0 <= rng.randint(rng.seed_state(1), 3) < 3
 
 
-# ------------------------------------------------------------------ stale caches across files
-HELPER = "import numba\n@numba.njit(cache=True)\ndef helper():\n    return {value}\n"
-KERNEL = "import numba\nfrom helper import helper\n@numba.njit(cache=True)\ndef kernel():\n    return helper()\n"
-RUN = ("import sys; sys.path.insert(0, {root!r})\n"
-       "{drop}"
-       "from kernel import kernel; print(kernel())\n")
+# ------------------------------------------------------------------ cache freshness
+# A copy of the package, imported through a symlink: fill_uniform (rng.py) draws through
+# jit.wrapping_add (another file); numba alone checks rng.py only and would keep the old code.
+_DRAW = ("import numpy as np\n"
+         "from pymc_bnstruct import rng\n"
+         "out = np.empty(4)\n"
+         "rng.fill_uniform(rng.seed_state(1), out)\n"
+         "print(repr(out.tolist()), sum(rng.fill_uniform.stats.cache_hits.values()))\n")
 
 
-def _kernel_value(root: Path, drop: bool) -> int:
-    code = RUN.format(root=str(root), drop=(f"from pymc_bnstruct.jit import drop_stale_caches; "
-                                            f"drop_stale_caches(__import__('pathlib').Path({str(root)!r}))\n"
-                                            if drop else ""))
-    env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_DISABLE_JIT", "NUMBA_CACHE_DIR")}
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, env=env)
+def _draw(link: Path, env: dict) -> tuple[str, int]:
+    proc = subprocess.run([sys.executable, "-c", _DRAW], cwd=link.parent, env=dict(env, PYTHONPATH=str(link)),
+                          capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]
-    return int(proc.stdout.split()[-1])
+    values, hits = proc.stdout.strip().rsplit(" ", 1)
+    return values, int(hits)
 
 
-@pytest.mark.jit_only
-@pytest.mark.parametrize("drop", [False, True])
-def test_a_changed_helper_in_another_file_reaches_cached_kernels(tmp_path, drop):
-    # numba re-checks a cached kernel against its own file only: without drop_stale_caches the
-    # kernel keeps the old helper (the hazard, shown); with it, the change reaches the kernel.
-    (tmp_path / "kernel.py").write_text(KERNEL)
-    (tmp_path / "helper.py").write_text(HELPER.format(value=1))
-    assert _kernel_value(tmp_path, drop) == 1
-    time.sleep(0.01)  # a new modification time, whatever the file system's resolution
-    (tmp_path / "helper.py").write_text(HELPER.format(value=22))
-    assert _kernel_value(tmp_path, drop) == (22 if drop else 1)
+@jit_only
+@pytest.mark.parametrize("cache_dir", [False, True], ids=["pycache", "NUMBA_CACHE_DIR"])
+def test_an_edit_in_another_file_invalidates_cached_kernels(tmp_path, cache_dir):
+    copy = tmp_path / "tree" / "pymc_bnstruct"
+    shutil.copytree(Path(pymc_bnstruct.__file__).parent, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    link = tmp_path / "link"
+    link.symlink_to(tmp_path / "tree")
+    env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_DISABLE_JIT", "NUMBA_CACHE_DIR", "PYTHONPATH")}
+    if cache_dir:
+        env["NUMBA_CACHE_DIR"] = str(tmp_path / "numba_cache")
+    values, hits = _draw(link, env)
+    assert hits == 0
+    assert _draw(link, env) == (values, 1)  # unchanged sources: loaded from the cache
+    jit_py = copy / "jit.py"
+    source = jit_py.read_text()
+    assert source.count("        return a + b\n") == 1
+    jit_py.write_text(source.replace("        return a + b\n", "        return a + b + np.uint64(1)\n"))
+    edited, hits = _draw(link, env)
+    assert hits == 0 and edited != values  # compiled again, with the edited helper
 
 
-@pytest.mark.jit_only  # without JIT there are no caches to drop
-def test_drop_stale_caches_keeps_caches_of_unchanged_sources(tmp_path):
-    from pymc_bnstruct.jit import drop_stale_caches
+def test_every_cached_kernel_of_the_package_uses_the_package_locator():
+    import importlib
+    import pkgutil
 
-    (tmp_path / "a.py").write_text("x = 1\n")
-    cache = tmp_path / "__pycache__"
-    cache.mkdir()
-    (cache / "a.f-1.py311.nbi").write_text("index")
-    assert drop_stale_caches(tmp_path) is True and not list(cache.glob("*.nbi"))   # no stamp yet
-    (cache / "a.f-1.py311.nbi").write_text("index")
-    assert drop_stale_caches(tmp_path) is False and list(cache.glob("*.nbi"))      # unchanged
-    os.utime(tmp_path / "a.py", ns=(1, 1))
-    assert drop_stale_caches(tmp_path) is True and not list(cache.glob("*.nbi"))   # changed
+    from numba.core.registry import CPUDispatcher
+
+    if jit.DISABLE_JIT:
+        pytest.skip("without JIT numba caches nothing")
+    cached = 0
+    for info in pkgutil.walk_packages(pymc_bnstruct.__path__, "pymc_bnstruct."):
+        module = importlib.import_module(info.name)
+        for obj in vars(module).values():
+            if isinstance(obj, CPUDispatcher) and obj.py_func.__module__ == info.name and obj._cache.cache_path:
+                # numba's private Cache._impl.locator: the locator chosen when the kernel was decorated
+                assert isinstance(obj._cache._impl.locator, jit.PACKAGE_LOCATOR), f"{info.name}.{obj.__name__}"
+                cached += 1
+    assert cached > 50
+
+
+# ------------------------------------------------------------------ NumPy's global generator
+# The three kernels that draw DAGs and orders from an integer seed use the package's
+# generator: np.random.seed inside a kernel would, without the JIT, reseed NumPy's global one.
+_GLOBAL_STATE = """
+import numpy as np
+import pymc_bnstruct as bns
+from pymc_bnstruct.order.scorer import OrderScorer
+from pymc_bnstruct.partition.scorer import PartitionScorer
+
+
+def seeded_draws():
+    net = bns.datasets.load_network("cancer")
+    table = bns.ScoreTable(bns.DiscreteData.from_frame(net.sample(100, random_seed=1)), max_parents=2)
+    np.random.seed(2024)
+    before = np.random.get_state()
+    draws = [OrderScorer(table).sample_dags(np.arange(table.n_vars), 5, random_seed=1),
+             PartitionScorer(table).sample_dags(np.zeros(table.n_vars, dtype=np.int64), 5, random_seed=1),
+             bns.exact.posterior(table.data, max_parents=2, modularity="order").sample_orders(5, random_seed=1)]
+    after = np.random.get_state()
+    untouched = bool(np.array_equal(before[1], after[1]) and before[2:] == after[2:])
+    return {"untouched": untouched, "draws": [d.tolist() for d in draws]}
+"""
+
+
+def test_seeded_kernels_leave_numpys_global_generator_alone():
+    namespace: dict = {}
+    exec(_GLOBAL_STATE, namespace)
+    here = namespace["seeded_draws"]()
+    assert here["untouched"], "a kernel reseeded NumPy's global generator"
+    # the other mode in a subprocess: plain Python when this process compiles, and back
+    root = str(Path(pymc_bnstruct.__file__).parents[1])
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_DISABLE_JIT"}
+    if not jit.DISABLE_JIT:
+        env["NUMBA_DISABLE_JIT"] = "1"
+    env["PYTHONPATH"] = os.pathsep.join([root, os.environ.get("PYTHONPATH", "")])
+    code = _GLOBAL_STATE + "\nprint(json.dumps(seeded_draws()))\n"
+    proc = subprocess.run([sys.executable, "-c", "import json\n" + code], env=env, cwd=root,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    there = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert there["untouched"], "a kernel reseeded NumPy's global generator"
+    assert there["draws"] == here["draws"]  # one stream, compiled or not

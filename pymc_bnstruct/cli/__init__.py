@@ -8,9 +8,11 @@ bundled network and ``bnstruct networks`` lists those. See ``docs/cli.md``.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import logging
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .commands import answers_alone, run_top_level
@@ -30,7 +32,46 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if answers_alone(args):
         return run_top_level(args)
-    return importlib.import_module(f"{__name__}.app").main(args)
+    with _log_to_stderr():
+        return importlib.import_module(f"{__name__}.app").main(args)
+
+
+class _StderrHandler(logging.StreamHandler):
+    """A handler writing to whatever ``sys.stderr`` is when a record arrives (a test's
+    captured stream as well as the terminal)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+
+    @property
+    def stream(self):  # StreamHandler reads it at every emit
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value) -> None:
+        pass
+
+
+@contextlib.contextmanager
+def _log_to_stderr(level: int = logging.INFO) -> Iterator[None]:
+    """Show the package's log records (logger ``"pymc_bnstruct"`` and its children) on stderr,
+    message only, while a command runs.
+
+    The library only emits records; the command, as the application, decides where they go.
+    The handler and level are removed afterwards, so an in-process call leaves the logger as
+    it found it.
+    """
+    logger = logging.getLogger("pymc_bnstruct")
+    handler = _StderrHandler()
+    handler.setFormatter(logging.Formatter("%(message)s"))
+    old_level = logger.level
+    logger.addHandler(handler)
+    logger.setLevel(level)
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(old_level)
 
 
 def __getattr__(name: str) -> Any:

@@ -8,7 +8,6 @@ an installation may lack gives :class:`Method` a ``missing`` check, and the comm
 from __future__ import annotations
 
 import logging
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -28,6 +27,8 @@ from ..scores import Score
 from .errors import CliError
 
 __all__ = ["Settings", "RunOutput", "Method", "METHODS", "EXACT_MAX_VARS", "KINDS"]
+
+_log = logging.getLogger(__name__)  # the command shows the package's records on stderr (cli.main)
 
 #: What a method returns: one DAG (search), MCMC draws (sampler), exact probabilities
 #: (exact), or bootstrap draws with a MAP DAG (bootstrap).
@@ -104,12 +105,11 @@ def _search_output(res: Any) -> RunOutput:
 def _search(name: str, label: str, **extra: Callable[[Settings], Any]) -> Callable[[DiscreteData, Settings], RunOutput]:
     def run(data: DiscreteData, s: Settings) -> RunOutput:
         if s.progress:
-            print(f"{label} over {data.n_vars} variables ...", file=sys.stderr, flush=True)
+            _log.info("%s over %d variables ...", label, data.n_vars)
         t0 = time.perf_counter()
         res = _learn(data, s, name, **{k: get(s) for k, get in extra.items()})
         if s.progress:
-            print(f"{label}: done in {time.perf_counter() - t0:.1f} s, {res.n_edges} edges", file=sys.stderr,
-                  flush=True)
+            _log.info("%s: done in %.1f s, %d edges", label, time.perf_counter() - t0, res.n_edges)
         return _search_output(res)
     return run
 
@@ -123,6 +123,8 @@ def _sampler(name: str, **variable: Any) -> Callable[[DiscreteData, Settings], R
     """
     def run(data: DiscreteData, s: Settings) -> RunOutput:
         logging.getLogger("pymc").setLevel(logging.ERROR)
+        # the step methods' description of themselves: as quiet as PyMC's own lines above
+        logging.getLogger("pymc_bnstruct.step_methods").setLevel(logging.WARNING)
         given = {k: v for k, v in (("moves_per_draw", s.moves_per_draw),) if v is not None}
         if s.plus1 != "auto":
             given["plus1"] = s.plus1 == "on"

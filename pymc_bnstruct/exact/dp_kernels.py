@@ -38,6 +38,7 @@ import numba as nb
 import numpy as np
 
 from ..jit import empty, zeros
+from ..rng import seed_state, uniform
 
 EZERO = -(1 << 40)  # exponent of an exact zero
 _P2_OFF = 1100
@@ -551,7 +552,7 @@ def order_gamma(n, l_m, l_e, r_m, r_e, g_m, g_e):
 def sample_orders(n, a_m, a_e, l_m, l_e, n_orders, seed):
     """Exact i.i.d. orders from ``P(≺) ∝ Π_i A_i(pred_≺(i))``: the last node of ``S`` is
     ``j`` with probability ``L(S - j) A_j(S - j) / L(S)``."""
-    np.random.seed(seed)
+    state = seed_state(seed)  # the package's generator (NumPy's global one stays untouched)
     full = (np.int64(1) << n) - 1
     out = empty((n_orders, n), np.int64)
     logs = empty(n, np.float64)
@@ -574,7 +575,7 @@ def sample_orders(n, a_m, a_e, l_m, l_e, n_orders, seed):
                     tot += logs[j]
                 else:
                     logs[j] = 0.0
-            u = np.random.random() * tot
+            u = uniform(state) * tot
             pick = -1
             for j in range(n):
                 if logs[j] > 0.0:

@@ -18,6 +18,7 @@ import numba as nb
 import numpy as np
 
 from ..jit import empty, inner, zeros
+from ..rng import seed_state, uniform
 
 __all__ = ["collect_families", "draw_families", "sample_dags_given_orders"]
 
@@ -56,12 +57,13 @@ def collect_families(family_parents, family_log_score, lo, hi, key, limit, need_
 
 
 @inner
-def draw_families(family_parents, family_log_score, rows, cum, m, top, child, out, first, count):
+def draw_families(family_parents, family_log_score, rows, cum, m, top, child, out, first, count, state):
     """Draw ``count`` families of ``child`` into DAGs ``out[first:first + count]``.
 
     The family is one of ``rows[:m]`` with probability ∝ ``exp(family_log_score)`` (``top``
     is their largest log score, for a stable sum); ``cum`` is scratch of length ``>= m``.
-    One ``np.random.random()`` per DAG, so order and partition sampling draw alike.
+    One uniform from the generator state ``state`` (:mod:`pymc_bnstruct.rng`) per DAG, so
+    order and partition sampling draw alike.
     """
     k = family_parents.shape[1]
     total = 0.0
@@ -69,7 +71,7 @@ def draw_families(family_parents, family_log_score, rows, cum, m, top, child, ou
         total += math.exp(family_log_score[rows[i]] - top)
         cum[i] = total
     for d in range(count):
-        u = np.random.random() * total
+        u = uniform(state) * total
         # first i with cum[i] > u (binary search; cum is non-decreasing)
         a = 0
         b = m - 1
@@ -93,7 +95,8 @@ def _sample_kernel(child_start, family_parents, family_log_score, n_vars, orders
     Returns ``(dags, bad_order, bad_node)``; ``bad_order >= 0`` flags an order under which
     node ``bad_node`` has no family with positive weight (nothing was sampled past it).
     """
-    np.random.seed(seed)
+    # the package's generator, not np.random.seed: without the JIT that would reseed NumPy's global one
+    state = seed_state(seed)
     n_orders = orders.shape[0]
     out = zeros((n_orders * dags_per_order, n_vars, n_vars), np.uint8)
     rank = empty(n_vars, np.int64)
@@ -110,7 +113,7 @@ def _sample_kernel(child_start, family_parents, family_log_score, n_vars, orders
             if m == 0:
                 return out, o, j
             draw_families(family_parents, family_log_score, rows, cum, m, top, j, out,
-                          o * dags_per_order, dags_per_order)
+                          o * dags_per_order, dags_per_order, state)
     return out, -1, -1
 
 

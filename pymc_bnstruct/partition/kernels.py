@@ -33,6 +33,7 @@ from ..graph import kahn_placed
 from ..jit import empty, inner, wrapping_mul
 from ..order.kernels import flush_pairs, markov_blanket_from, snap, spread_family, truncated_log_sum
 from ..order.sampling import collect_families, draw_families
+from ..rng import seed_state
 
 _Z = np.uint64(0)
 _U1 = np.uint64(1)
@@ -310,7 +311,7 @@ def sample_dags_given_partitions(child_start, family_parents, family_log_score, 
     of the other nodes. Returns ``(dags, bad_row, bad_node)``; ``bad_row >= 0`` flags a
     partition under which a node has no compatible family.
     """
-    np.random.seed(seed)
+    state = seed_state(seed)  # the package's generator (NumPy's global one stays untouched)
     n_rows, n = layers.shape
     out = np.zeros((n_rows * dags_per_partition, n, n), dtype=np.uint8)
     n_fam = family_log_score.shape[0]
@@ -325,5 +326,5 @@ def sample_dags_given_partitions(child_start, family_parents, family_log_score, 
             if m == 0:
                 return out, o, v
             draw_families(family_parents, family_log_score, rows, cum, m, top, v, out,
-                          o * dags_per_partition, dags_per_partition)
+                          o * dags_per_partition, dags_per_partition, state)
     return out, -1, -1

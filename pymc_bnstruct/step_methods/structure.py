@@ -17,7 +17,7 @@ from .base import StructureStep, move_stats, move_stats_dtypes, register
 
 __all__ = ["StructureMetropolis", "rev_set_count"]
 
-_log = logging.getLogger("pymc")
+_log = logging.getLogger(__name__)  # a child of the package's "pymc_bnstruct" logger
 
 
 class StructureMetropolis(StructureStep):
