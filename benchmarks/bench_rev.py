@@ -8,7 +8,7 @@ The setting is that of ``bns.DAG("dag", data, max_parents=4)`` with a plain
 ``bns.StructureMetropolis()``: BDeu, uniform prior, no lists, REV with probability 1/15
 (Grzegorczyk & Husmeier 2008) and add / delete / reverse 14/45 each, REV's family table
 pruned at ``REV_PRUNE_NATS`` (25 nats; see :class:`pymc_bnstruct.moves.state.FamilyTable`).
-The chains (:class:`pymc_bnstruct.moves.chain.StructureChain`, the step method's engine)
+The chains (:class:`pymc_bnstruct.structure.chain.StructureChain`, the step method's engine)
 start from a graph annealed by ``--anneal`` single-edge moves, as the step method's start
 does; REV's family table is built once and not timed (the time of its pruning is printed),
 and a first call compiles the kernels and fills the score cache. Each row is the median of
@@ -28,8 +28,8 @@ import time
 
 import pymc_bnstruct as bns
 from pymc_bnstruct.moves import ScoreCache, StructureConstraints
-from pymc_bnstruct.moves.chain import StructureChain
 from pymc_bnstruct.moves.state import REV_PRUNE_NATS, FamilyTable
+from pymc_bnstruct.structure.chain import StructureChain
 
 
 def rates(chains: list[StructureChain], start, moves: int, repeats: int) -> list[tuple[float, dict]]:
@@ -73,7 +73,7 @@ def main() -> None:
         t0 = time.perf_counter()
         FamilyTable.from_score_table(default.rev_table)
         build = time.perf_counter() - t0
-        label = bns.moves.chain.describe_moves(default.move_probs)
+        label = bns.structure.chain.describe_moves(default.move_probs)
         rows = ((label, default), ("same, REV unpruned (rev_prune=None)", unpruned),
                 ("single-edge (add, delete, reverse)", single))
         for (label, chain), (r, counts) in zip(rows, rates([ch for _, ch in rows], start, args.moves, args.repeats)):

@@ -46,6 +46,7 @@ __all__ = [
     "priors",
     "scores",
     "moves",
+    "structure",
     "search",
     "search_space",
     "learn",

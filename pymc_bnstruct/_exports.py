@@ -28,6 +28,7 @@ from . import (
     scores,
     search,
     step_methods,
+    structure,
     validation,
 )
 from .brai import GraphGenerativeTree

@@ -17,7 +17,7 @@ from conftest import pooled_chisquare, random_data, recompiled
 
 import pymc_bnstruct as bns
 from pymc_bnstruct.exact.enumerate import EnumeratedPosterior
-from pymc_bnstruct.moves.mcmc import rev_draw
+from pymc_bnstruct.moves.proposals import rev_draw
 from pymc_bnstruct.partition import PartitionChain, PartitionScorer, TemperedPartitionChain
 from pymc_bnstruct.partition import kernels as K
 from pymc_bnstruct.partition import mcmc as M

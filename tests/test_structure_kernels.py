@@ -1,4 +1,4 @@
-"""The numba kernels of structure MCMC (``moves.mcmc``), checked move by
+"""The numba kernels of structure MCMC (``moves.proposals`` and ``structure.kernels``), checked move by
 move against independent references, and the exactness of the Hastings ratio checked by
 stationarity: chains started from exact posterior draws must stay exactly distributed.
 
@@ -19,7 +19,7 @@ from scipy import stats as sps
 import pymc_bnstruct as bns
 from pymc_bnstruct.moves import ScoreCache, StructureConstraints, parent_bitsets
 from pymc_bnstruct.moves.kernels import ADD, DELETE, REVERSE, descendant_bitsets
-from pymc_bnstruct.moves.mcmc import (
+from pymc_bnstruct.moves.proposals import (
     _is_kept,
     _parent_sets,
     _popcount,
@@ -29,10 +29,10 @@ from pymc_bnstruct.moves.mcmc import (
     rev_accept,
     rev_propose,
     rev_workspace_indexed,
-    structure_metropolis,
 )
 from pymc_bnstruct.moves.state import FamilyTable
 from pymc_bnstruct.rng import seed_state, uniform
+from pymc_bnstruct.structure.kernels import structure_metropolis
 
 
 # ----------------------------------------------------------------------------- references
@@ -602,8 +602,8 @@ def test_rev_sums_survive_underflowing_weights():
 def test_rev_prune_option_reaches_the_table():
     """``StructureChain``'s ``rev_prune``: the default prunes at ``REV_PRUNE_NATS``, None keeps
     every family; a negative threshold is refused."""
-    from pymc_bnstruct.moves.chain import StructureChain
     from pymc_bnstruct.moves.state import REV_PRUNE_NATS
+    from pymc_bnstruct.structure.chain import StructureChain
 
     data, c, t = _list_case(7, dict(max_parents=3))
     cache = ScoreCache(data, prior=bns.priors.FamilyCount())
@@ -899,8 +899,8 @@ def test_tempered_moves_keep_the_tempered_posterior_stationary(probs):
 def test_annealing_keeps_the_score_bookkeeping():
     """``StructureChain.anneal`` (β from 0 to 1) leaves a graph of the constraints whose
     tracked log score is its network score, as after plain moves."""
-    from pymc_bnstruct.moves.chain import StructureChain
     from pymc_bnstruct.scores import network_score
+    from pymc_bnstruct.structure.chain import StructureChain
 
     data, _ = random_data(6, 80, 22)
     c = StructureConstraints(data.names, max_parents=2, blacklist=[(data.names[0], data.names[1])])

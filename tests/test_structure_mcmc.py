@@ -12,8 +12,8 @@ from conftest import hot_acceptance, pooled_chisquare, random_data
 from pymc.sampling.mcmc import assign_step_methods
 
 import pymc_bnstruct as bns
-from pymc_bnstruct.moves import chain as moves_chain
 from pymc_bnstruct.scores import network_score
+from pymc_bnstruct.structure import chain as structure_chain
 
 SAMPLE = dict(cores=1, progressbar=False, compute_convergence_checks=False)
 
@@ -67,13 +67,13 @@ def test_step_keeps_the_exact_posterior(kw, move_probs, monkeypatch):
 
     assert probs.max() < 0.6 and (probs * 4000 >= 5).sum() >= 3  # several DAGs tested, none dominant
     assert pooled_chisquare(end_points(), probs) > 1e-4
-    monkeypatch.setattr(moves_chain, "structure_metropolis", _hot_structure_kernel())
+    monkeypatch.setattr(structure_chain, "structure_metropolis", _hot_structure_kernel())
     assert pooled_chisquare(end_points(), probs) < 1e-8
 
 
 @functools.cache
 def _hot_structure_kernel():
-    return hot_acceptance(moves_chain.structure_metropolis)
+    return hot_acceptance(structure_chain.structure_metropolis)
 
 
 def test_edge_probabilities_match_enumeration_n5():
@@ -329,7 +329,7 @@ class _AnnealSpy:
     """Records the ``StructureChain.anneal`` calls of a test."""
 
     def __init__(self, monkeypatch):
-        from pymc_bnstruct.moves.chain import StructureChain
+        from pymc_bnstruct.structure.chain import StructureChain
 
         self.calls = []
         original = StructureChain.anneal
@@ -345,7 +345,7 @@ def test_annealed_start_only_from_the_default_start(monkeypatch):
     """Every chain that starts from the default graph is annealed before its first draw,
     once; a start the user gave (DAG initval, pm.sample initvals) is sampled from as given,
     unless ``anneal_moves`` asks for annealing explicitly."""
-    from pymc_bnstruct.moves.chain import DEFAULT_ANNEAL_MOVES
+    from pymc_bnstruct.structure.chain import DEFAULT_ANNEAL_MOVES
 
     data, _ = random_data(4, 60, 31)
     spy = _AnnealSpy(monkeypatch)

@@ -1,4 +1,4 @@
-"""The structure-move core shared by greedy search, structure MCMC and SAMC.
+"""The DAG core shared by greedy search, structure MCMC (:mod:`pymc_bnstruct.structure`) and SAMC.
 
 - :class:`ScoreCache` — family values ``local score + log prior`` computed on demand by
   the shared score engine and kept in a bounded hash table (any number of variables).
@@ -7,8 +7,12 @@
   ``REVERSE``: :func:`legal_moves`, :func:`count_legal_moves` (for exact Hastings
   ratios), :func:`move_delta` and :func:`apply_move`.
 
+- The proposals of the samplers over DAGs (single-edge moves and REV, with their Hastings
+  ratios): :mod:`.proposals`; the graph state its kernels update: :mod:`.state`.
+
 The Python functions validate and convert; the work is done by the numba kernels in
-:mod:`._kernels` and :mod:`._cache`, which samplers call directly from their own kernels.
+:mod:`.kernels`, :mod:`.cache_kernels` and :mod:`.proposals`, which samplers call directly
+from their own kernels.
 """
 
 from __future__ import annotations

@@ -121,9 +121,9 @@ class FamilyTable(NamedTuple):
 
     Built from a :class:`~pymc_bnstruct.ScoreTable` (:meth:`from_score_table`). The first
     three fields are a family table in the ScoreTable's layout, which
-    :func:`~pymc_bnstruct.moves.mcmc.rev_draw` scans: the families REV may propose, each
+    :func:`~pymc_bnstruct.moves.proposals.rev_draw` scans: the families REV may propose, each
     child's in the ScoreTable's order. The rest is the index (empty without one): the
-    families' weights, precomputed, and what :func:`~pymc_bnstruct.moves.mcmc.rev_draw`
+    families' weights, precomputed, and what :func:`~pymc_bnstruct.moves.proposals.rev_draw`
     needs to check whether the current parent sets of a move's two nodes are among the
     proposable ones.
 

@@ -45,7 +45,7 @@ of (``m`` layers of sizes ``k_0 .. k_{m-1}``):
     Grzegorczyk & Husmeier's new edge reversal through a DAG: with ``G ~ P(G | Λ, D)`` as
     for ``REVERSE``, pick an edge ``i -> j`` of ``G`` uniformly and draw new parent sets of
     ``i`` (containing ``j``) and ``j`` from their conditional posteriors over the families of
-    the scorer (:func:`pymc_bnstruct.moves.mcmc.rev_draw`, the structure sampler's move), and
+    the scorer (:func:`pymc_bnstruct.moves.proposals.rev_draw`, the structure sampler's move), and
     accept with its Metropolis–Hastings ratio in the space of DAGs; the chain then moves to
     the partition of ``G'``. Unlike a covered-edge reversal it changes v-structures. Off by
     default: alarm's two modes differ by more than one node's parents and it did not join
@@ -68,7 +68,7 @@ import numpy as np
 
 from ..jit import empty, inner, zeros
 from ..moves.cache_kernels import same_row
-from ..moves.mcmc import edge_list, rev_draw, rev_workspace
+from ..moves.proposals import edge_list, rev_draw, rev_workspace
 from ..rng import randint, seed_state, uniform
 from .kernels import NEG_INF, cached_node_term, layer_sets_into, n_layers, next_compatible
 

@@ -53,7 +53,7 @@ import numpy as np
 
 from ..jit import empty, inner, zeros
 from ..moves.kernels import REVERSE
-from ..moves.mcmc import accept, edge_list, propose
+from ..moves.proposals import accept, edge_list, propose
 from ..rng import seed_state, uniform
 from .move_kernels import canonical_order, propose_double, propose_temporal
 
@@ -150,7 +150,7 @@ class Reservoir(NamedTuple):
 class Workspace(NamedTuple):
     """Scratch arrays of :func:`samc_run`."""
 
-    #: Edge list of the current graph (see :func:`pymc_bnstruct.moves.mcmc.edge_list`).
+    #: Edge list of the current graph (see :func:`pymc_bnstruct.moves.proposals.edge_list`).
     eu: np.ndarray
     ev: np.ndarray
     pos: np.ndarray

@@ -6,7 +6,7 @@ The graph state is the one of the shared move core (:mod:`pymc_bnstruct.moves.ke
 bitsets ``desc``. Proposals here only *look* at the state (an adjacency entry may be
 flipped temporarily and restored); an accepted move is applied by the caller as a sequence
 of single-edge operations through
-:func:`pymc_bnstruct.moves.mcmc.accept`.
+:func:`pymc_bnstruct.moves.proposals.accept`.
 
 Temporal-order change
     The paper swaps two neighbouring nodes of a temporal (topological) order and reverses

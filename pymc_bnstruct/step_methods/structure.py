@@ -1,5 +1,5 @@
 """``StructureMetropolis``: structure MCMC (edge add / delete / reverse, REV) as a PyMC step
-method (adapter of :class:`pymc_bnstruct.moves.chain.StructureChain`)."""
+method (adapter of :class:`pymc_bnstruct.structure.chain.StructureChain`)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import numpy as np
 import pymc as pm
 
 from ..contract import KIND_DAG
-from ..moves.chain import DEFAULT_ANNEAL_MOVES, MOVE_KINDS, StructureChain, describe_moves, rev_set_count
 from ..moves.state import REV_PRUNE_NATS
+from ..structure.chain import DEFAULT_ANNEAL_MOVES, MOVE_KINDS, StructureChain, describe_moves, rev_set_count
 from ..validation import check_int
 from .base import StructureStep, move_stats, move_stats_dtypes, register
 
@@ -29,7 +29,7 @@ class StructureMetropolis(StructureStep):
     a random edge and redraws the parent sets of both its end nodes from their conditional
     posteriors. A proposal that leaves the allowed DAGs (cycle, ``max_parents``, black /
     white list) is rejected. Every Hastings ratio is exact (see
-    :mod:`pymc_bnstruct.moves.mcmc`), so the chain targets ``P(G | D)``.
+    :mod:`pymc_bnstruct.moves.proposals`), so the chain targets ``P(G | D)``.
     ``moves_per_draw`` moves run in one numba call per recorded draw.
 
     **Annealed start.** A chain that starts from the default graph (a
@@ -37,7 +37,7 @@ class StructureMetropolis(StructureStep):
     edges; a ``pm.sample(initvals=...)`` entry equal to that graph counts as the default
     start, as PyMC does not tell a step which start was asked for) first runs
     ``anneal_moves`` moves of simulated annealing
-    (:meth:`~pymc_bnstruct.moves.chain.StructureChain.anneal`: the same moves at an inverse
+    (:meth:`~pymc_bnstruct.structure.chain.StructureChain.anneal`: the same moves at an inverse
     temperature rising from 0 to 1) before its first draw. Started at the empty graph
     without it, a chain settles in whichever mode its first edges lead to, and single-edge
     and REV moves may not leave it in millions of moves: on 13 insurance variables about
@@ -75,7 +75,7 @@ class StructureMetropolis(StructureStep):
         166,000).
     anneal_moves : int, optional
         Annealing moves before the first draw of each chain. Default:
-        :data:`~pymc_bnstruct.moves.chain.DEFAULT_ANNEAL_MOVES` (500,000) for a chain that
+        :data:`~pymc_bnstruct.structure.chain.DEFAULT_ANNEAL_MOVES` (500,000) for a chain that
         starts from the default graph, 0 for one that starts from a graph the user gave. An
         int applies to every chain, whatever its start (0: no annealing).
     model : pm.Model, optional

@@ -1,7 +1,7 @@
 """``StructureChain``: one structure-MCMC chain, free of PyMC.
 
-Holds the current DAG as :class:`~.state.GraphState`, runs the numba loop
-:func:`~.mcmc.structure_metropolis` and reports per-kind counters; :meth:`StructureChain.anneal`
+Holds the current DAG as :class:`~pymc_bnstruct.moves.state.GraphState`, runs the numba loop
+:func:`~.kernels.structure_metropolis` and reports per-kind counters; :meth:`StructureChain.anneal`
 runs the same loop as simulated annealing, to start a chain in the high-posterior region. The PyMC adapter
 (:class:`pymc_bnstruct.StructureMetropolis`) only converts between PyMC points and this
 object; scripts and benchmarks can drive it directly.
@@ -16,11 +16,12 @@ from typing import Any
 import numpy as np
 
 from ..constraints import StructureConstraints
+from ..moves.cache import ScoreCache
+from ..moves.proposals import N_KINDS
+from ..moves.state import REV_PRUNE_NATS, FamilyTable, GraphState
 from ..scores.table import ScoreTable
 from ..validation import check_move_probs
-from .cache import ScoreCache
-from .mcmc import N_KINDS, structure_metropolis
-from .state import REV_PRUNE_NATS, FamilyTable, GraphState
+from .kernels import structure_metropolis
 
 __all__ = ["StructureChain", "MOVE_KINDS", "check_structure_move_probs", "rev_set_count", "MAX_REV_FAMILIES",
            "DEFAULT_REV_PROB", "DEFAULT_ANNEAL_MOVES", "default_move_probs", "describe_moves"]
@@ -120,8 +121,8 @@ class StructureChain:
     >>> data = bns.DiscreteData.from_frame(df)
     >>> cache = bns.moves.ScoreCache(data)
     >>> constraints = bns.StructureConstraints(data.names, max_parents=2)
-    >>> chain = bns.moves.chain.StructureChain(cache, constraints)
-    >>> bns.moves.chain.describe_moves(chain.move_probs)
+    >>> chain = bns.structure.chain.StructureChain(cache, constraints)
+    >>> bns.structure.chain.describe_moves(chain.move_probs)
     'add 0.311, delete 0.311, reverse 0.311, rev 0.0667'
     >>> chain.load(np.zeros((5, 5), dtype=int))
     >>> bool(np.isclose(chain.log_score, bns.network_score(data, [])))

@@ -1,5 +1,6 @@
-"""Numba kernels of structure MCMC: Metropolis–Hastings over DAGs with single-edge moves
-and Grzegorczyk & Husmeier's new edge reversal (REV).
+"""Numba kernels of the structure proposals over DAGs: single-edge moves and Grzegorczyk &
+Husmeier's new edge reversal (REV), shared by structure MCMC (:mod:`pymc_bnstruct.structure`)
+and SAMC.
 
 Single-edge moves. A proposal first draws a move kind ``k`` with probability ``p_k``
 (``probs``, add / delete / reverse), then
@@ -40,14 +41,6 @@ Either way a sum scans a node's families in the table, testing each against the
 forbidden parents. A REV proposal is chosen with probability ``p_rev`` independently of
 the state, so the mixture with the single-edge moves stays reversible.
 
-Annealing. :func:`structure_metropolis` can run its moves at an inverse temperature
-``β`` that rises linearly along the call: a move is accepted with probability
-``min(1, exp(β delta + log_hastings))``, the Metropolis–Hastings rule for the tempered
-target ``P(G | D)^β`` with the same proposals. At ``β = 0`` the target is uniform over the
-allowed DAGs, at ``β = 1`` it is the posterior (the only setting sampling uses); a run from ``β`` near
-0 up to 1 is simulated annealing, which the samplers use to start a chain in the
-high-posterior region (:meth:`pymc_bnstruct.moves.chain.StructureChain.anneal`).
-
 Contract for samplers that reuse these kernels (SAMC): the state is ``adj`` (int8 n×n,
 row = parent), ``pbits`` (parent bitsets, ``(n, n_words)`` uint64), ``npar`` (in-degrees),
 ``desc`` (descendant bitsets) and the edge list ``eu, ev, pos, m`` built by
@@ -60,8 +53,8 @@ the proposed parent sets in ``W[5]`` of its workspace (:func:`rev_workspace`);
 (log P(D | G) + log P(G)), so ``-delta`` is the change of SAMC's energy.
 
 Legality checks, deltas and state updates come from the shared move core
-(:mod:`pymc_bnstruct.moves.kernels`); this module adds the proposals, the bookkeeping of
-an accepted move and the Metropolis loop (:func:`structure_metropolis`).
+(:mod:`pymc_bnstruct.moves.kernels`); this module adds the proposals and the bookkeeping
+of an accepted move; the Metropolis loop is :func:`pymc_bnstruct.structure.kernels.structure_metropolis`.
 """
 
 from __future__ import annotations
@@ -71,9 +64,9 @@ import math
 import numba as nb
 import numpy as np
 
-from ..jit import empty, inlined, inner, zeros
-from ..rng import randint, seed_state, uniform
-from .cache_kernels import family_score, graph_score
+from ..jit import inlined, inner, zeros
+from ..rng import randint, uniform
+from .cache_kernels import family_score
 from .kernels import (
     ADD,
     DELETE,
@@ -476,70 +469,3 @@ def rev_accept(adj, pbits, npar, desc, eu, ev, pos, order_buf, i, j, new):
 # The loop runs its move kernels and its final score inlined: called, each would be compiled
 # on its own and then again, linked, as part of the loop (about 2 s of the loop's first
 # compile). Not so the REV workspace: six allocations inlined cost more than one call.
-_propose_inline = inlined(propose)
-_accept_inline = inlined(accept)
-_rev_propose_inline = inlined(rev_propose)
-_rev_accept_inline = inlined(rev_accept)
-_graph_score_inline = inlined(graph_score)
-
-
-@nb.njit(cache=True)
-def structure_metropolis(adj, pbits, npar, desc, E, allowed, required, max_parents, probs,
-                         n_moves, seed, stats, families, beta_from, beta_to):
-    """Run ``n_moves`` Metropolis–Hastings moves in place; return the score of the final graph.
-
-    The score is the sum of the final graph's family values, read from the cache ``E``
-    (not a running total, so rounding never accumulates across calls; with ``n_moves = 0``
-    it is the score of the graph given).
-
-    ``probs``: weights of add, delete, reverse and REV (4 entries summing to 1). REV draws
-    parent sets from ``families``, a :class:`~pymc_bnstruct.moves.state.FamilyTable` of a
-    :class:`~pymc_bnstruct.ScoreTable` with the same score, prior and constraints (ignored,
-    and may be empty, when ``probs[3] == 0``): its kept families, with its index.
-    ``stats[k]`` / ``stats[4 + k]`` receive proposed / accepted moves of kind ``k`` (0–3;
-    illegal proposals count as proposed and rejected).
-
-    ``beta_from``, ``beta_to``: inverse temperature of the first and the last move, linear in
-    between (move ``t`` of ``n`` at ``beta_from + (beta_to - beta_from) t / n``). A move at
-    inverse temperature ``β`` is accepted with probability ``min(1, exp(β delta +
-    log_hastings))``, which keeps ``P(G | D)^β`` (over the allowed DAGs) stationary: the
-    proposal ratio does not depend on ``β`` — for REV too, whose ``log_hastings`` already
-    holds the ``-delta`` of its posterior-drawn parent sets (:func:`rev_propose`). Sampling
-    runs at ``β = 1`` throughout (both 1.0: exactly the untempered chain); a rising
-    ``β`` anneals a chain into the high-posterior region (``StructureChain.anneal``)."""
-    rng = seed_state(seed)
-    n = adj.shape[0]
-    eu = empty(n * n, np.int64)
-    ev = empty(n * n, np.int64)
-    pos = empty((n, n), np.int64)
-    order_buf = empty(n, np.int64)
-    tmp = zeros(pbits.shape[1], np.uint64)
-    p_rev = probs[REV]
-    single = zeros(3, np.float64)  # add / delete / reverse given "not REV"
-    for k in range(3):
-        single[k] = probs[k] / (1.0 - p_rev) if p_rev < 1.0 else 1.0 / 3.0
-    offsets, fbits, fscores = families.offsets, families.bitsets, families.log_scores
-    max_rows = np.int64(0)  # typed, not the literal 0: one specialisation of rev_workspace_indexed
-    if p_rev > 0.0:
-        for x in range(offsets.shape[0] - 1):
-            max_rows = max(max_rows, offsets[x + 1] - offsets[x])
-    W = rev_workspace_indexed(n, pbits.shape[1], max_rows, families.local, families.slots, families.binom,
-                              families.full_offsets, families.kept, families.weights, families.log_scale)
-    m = edge_list(adj, eu, ev, pos)
-    beta_step = (beta_to - beta_from) / n_moves if n_moves > 0 else 0.0
-    for t in range(n_moves):
-        beta = beta_from + beta_step * t
-        if p_rev > 0.0 and uniform(rng) < p_rev:
-            stats[REV] += 1
-            legal, i, j, delta, log_h = _rev_propose_inline(adj, pbits, eu, ev, m, E, offsets, fbits, fscores, W, rng)
-            if legal and math.log(uniform(rng)) < beta * delta + log_h:
-                stats[4 + REV] += 1
-                m = _rev_accept_inline(adj, pbits, npar, desc, eu, ev, pos, order_buf, i, j, W[5])
-            continue
-        kind, u, v, legal, delta, log_h = _propose_inline(adj, pbits, npar, desc, eu, ev, m, E, allowed, required,
-                                                  max_parents, single, tmp, rng)
-        stats[kind] += 1
-        if legal and math.log(uniform(rng)) < beta * delta + log_h:
-            stats[4 + kind] += 1
-            m = _accept_inline(adj, pbits, npar, desc, eu, ev, pos, m, order_buf, kind, u, v)
-    return _graph_score_inline(E, pbits)
