@@ -65,9 +65,9 @@ def fit_parameters(data: DiscreteData | Any, graph: Any, *, score: Score | None 
         draws visited). To average over the posterior's DAGs instead, ask
         :func:`~pymc_bnstruct.causal_effect` / :func:`~pymc_bnstruct.predict`.
     score : BDeu or K2, optional
-        The parameter prior, as the Dirichlet hyperparameters of a score (what its marginal
-        likelihood integrates over): ``BDeu(ess)`` gives ``α_ijk = ess / (q_i r_i)``, ``K2()``
-        ``α_ijk = 1``. Default ``BDeu(ess=1.0)``.
+        The parameters' Dirichlet prior, named by the score whose marginal likelihood
+        integrates over it (:func:`~pymc_bnstruct.questions.posterior_concentration`);
+        default ``BDeu(ess=1.0)``.
 
     Returns
     -------
