@@ -17,6 +17,7 @@ import pandas as pd
 import xarray as xr
 
 from .jit import empty, inlined, inner, zeros
+from .rng import RandomSeed
 
 __all__ = [
     "transitive_closure", "markov_blankets", "log_linear_extensions",
@@ -202,7 +203,7 @@ def acyclic_kernel(adj):
     return topological_order_kernel(adj, empty(adj.shape[0], np.int64))
 
 
-def topological_order(adjacency: Any, random_seed: int | np.random.Generator | None = None,
+def topological_order(adjacency: Any, random_seed: RandomSeed = None,
                       names: Sequence[str] | None = None) -> np.ndarray:
     """An order (int64 indices, earliest first) consistent with a DAG adjacency (row = parent).
 

@@ -19,12 +19,18 @@ same bits, no warning). Shifts, ``^`` and ``|`` never warn (bits shifted out are
 
 from __future__ import annotations
 
+from typing import TypeAlias
+
 import numba as nb
 import numpy as np
 
 from .jit import empty, inner
 from .jit import wrapping_add as _add
 from .jit import wrapping_mul as _mul
+
+#: What every ``random_seed=`` of the package accepts: an int, a NumPy Generator or
+#: SeedSequence, or None (fresh entropy), as ``np.random.default_rng`` reads it.
+RandomSeed: TypeAlias = int | np.integer | np.random.Generator | np.random.SeedSequence | None
 
 _U1 = np.uint64(1)
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)

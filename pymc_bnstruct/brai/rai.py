@@ -46,6 +46,7 @@ from ..constraints import StructureConstraints
 from ..data import ContinuousData, DiscreteData, as_data
 from ..graph import adjacency_dataarray
 from ..priors import StructurePrior
+from ..rng import RandomSeed
 from ..scores import Score, check_score, default_score
 from ..scores import kernels as score_kernels
 from ..validation import ArgumentTypeError, check_choice, check_executor, check_int
@@ -419,7 +420,7 @@ def _initial_graph(constraints: StructureConstraints) -> np.ndarray:
 
 
 def _build(data: DiscreteData | ContinuousData, test: Any, score: Score, prior: StructurePrior | None, n_bootstrap: int,
-           resample: bool, max_order: int | None, blacklist: Any, whitelist: Any, random_seed: Any,
+           resample: bool, max_order: int | None, blacklist: Any, whitelist: Any, random_seed: RandomSeed,
            executor: Executor | None, max_ci_tests: int | None, progressbar: bool,
            direct: bool = False, anchors: bool = False, conditioning: str = "parents") -> GraphGenerativeTree:
     """Build the tree; ``direct`` runs RAI's single recursion without the root's task split.
@@ -525,7 +526,7 @@ def _progress(enabled: bool, done: int, total: int) -> None:
         print(f"\rB-RAI: {done}/{total} bootstrap branches of the root", end=end, file=sys.stderr, flush=True)
 
 
-def _entropy(random_seed: Any) -> int:
+def _entropy(random_seed: RandomSeed) -> int:
     if random_seed is None:
         return int(np.random.SeedSequence().entropy)
     if isinstance(random_seed, (bool, np.bool_)) or not isinstance(random_seed, (int, np.integer)):
@@ -619,7 +620,7 @@ def rai(data: DiscreteData | ContinuousData | Any, *,
 def fit(data: DiscreteData | ContinuousData | Any, *, n_bootstrap: int = 3, max_order: int | None = None,
         ci_test: CITest | FisherZ | Callable[..., bool] | str | None = "auto", score: Score | None = None,
         prior: StructurePrior | None = None, blacklist: Sequence[tuple[Any, Any]] | None = None,
-        whitelist: Sequence[tuple[Any, Any]] | None = None, random_seed: int | None = None,
+        whitelist: Sequence[tuple[Any, Any]] | None = None, random_seed: RandomSeed = None,
         executor: Executor | None = None, max_ci_tests: int | None = None,
         progressbar: bool = True, conditioning: str = "parents", anchors: bool = True) -> GraphGenerativeTree:
     """Learn a graph generative tree with B-RAI (Rohekar et al., 2018, Algorithm 1).

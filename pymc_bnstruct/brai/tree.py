@@ -27,6 +27,7 @@ from ..contract import CHILD, EDGE_DIMS, LOG_SCORE, PARENT, check_feature, featu
 from ..data import DiscreteData
 from ..graph import adjacency_dataarray, is_acyclic, markov_blankets, transitive_closure
 from ..priors import StructurePrior
+from ..rng import RandomSeed
 from ..scores import Score
 from ..validation import ArgumentTypeError, check_choice, check_int, check_number, read_only
 from .pdag import components, dag_extension
@@ -336,7 +337,7 @@ class GraphGenerativeTree:
 
 
     def sample_cpdags(self, draws: int, temperature: float = 1.0,
-                      random_seed: int | np.random.Generator | None = None) -> xr.DataArray:
+                      random_seed: RandomSeed = None) -> xr.DataArray:
         """Draw ``draws`` CPDAGs with Algorithm 2 (Boltzmann selection of sub-trees, eq. 4).
 
         Bottom-up, every group of every call picks one of its children with probability
@@ -439,7 +440,7 @@ class GraphGenerativeTree:
         return [tuple(v) for v in merged.values()]
 
     # ------------------------------------------------------------------ features
-    def _cpdag_set(self, k: int, source: str, temperature: float, random_seed: Any):
+    def _cpdag_set(self, k: int, source: str, temperature: float, random_seed: RandomSeed):
         if source == "k_best":
             best = self.k_best(k)
             return best.values, np.asarray(best[LOG_SCORE].values), True
@@ -447,7 +448,7 @@ class GraphGenerativeTree:
         return samples.values, np.asarray(samples[LOG_SCORE].values), False
 
     def feature_probabilities(self, feature: str, *, k: int = 10, source: str = "k_best",
-                              temperature: float = 1.0, random_seed: Any = None) -> np.ndarray:
+                              temperature: float = 1.0, random_seed: RandomSeed = None) -> np.ndarray:
         """Raw ``(n, n)`` posterior probabilities of a feature (the protocol
         ``bns.edge_probabilities(tree, k=...)`` & co. read), rows indexed like :attr:`names`.
 
@@ -500,12 +501,12 @@ class GraphGenerativeTree:
             w = np.full(len(means), 1.0 / len(means))
         return np.tensordot(w, means, axes=1)
 
-    def _feature(self, feature: str, k: int, source: str, temperature: float, random_seed: Any) -> xr.DataArray:
+    def _feature(self, feature: str, k: int, source: str, temperature: float, random_seed: RandomSeed) -> xr.DataArray:
         values = self.feature_probabilities(feature, k=k, source=source, temperature=temperature,
                                             random_seed=random_seed)
         return feature_dataarray(values, self.names, feature, attrs={"source": source, "k": k})
 
-    def to_inference_data(self, draws: int, random_seed: int | None = None, *, temperature: float = 1.0,
+    def to_inference_data(self, draws: int, random_seed: RandomSeed = None, *, temperature: float = 1.0,
                           var_name: str = "dag") -> Any:
         """``draws`` sampled CPDAGs as sampler output that ``bns.edge_probabilities`` & co. read.
 
@@ -590,7 +591,7 @@ def _selection_distribution(children: list[list[tuple[frozenset, float, float]]]
     return [tuple(v) for v in out.values()]
 
 
-def member_dags(cpdag: np.ndarray, *, random_seed: int | np.random.Generator | None = None) -> np.ndarray:
+def member_dags(cpdag: np.ndarray, *, random_seed: RandomSeed = None) -> np.ndarray:
     """The consistent DAG extensions of a PDAG (its member DAGs, for a CPDAG).
 
     Orientations of the undirected edges are enumerated per connected undirected component

@@ -15,7 +15,8 @@ import pandas as pd
 import xarray as xr
 
 from ..graph import find_cycle, to_adjacency
-from ..networks import BayesianNetwork, LinearGaussianNetwork, SeedLike
+from ..networks import BayesianNetwork, LinearGaussianNetwork
+from ..rng import RandomSeed
 from ..validation import ArgumentTypeError, check_int, check_number
 from .repository import load_network
 
@@ -29,7 +30,7 @@ def linear_gaussian(
     weights: float | Mapping[tuple[str, str], float] | Any | None = None,
     weight_range: tuple[float, float] = (0.25, 1.0),
     noise_sd: float | Sequence[float] = 1.0,
-    random_seed: SeedLike = None,
+    random_seed: RandomSeed = None,
 ) -> LinearGaussianNetwork:
     """A linear-Gaussian network on a given DAG, with given or random edge weights.
 
@@ -133,7 +134,7 @@ def random_linear_gaussian(
     max_in_degree: int | None = None,
     weight_range: tuple[float, float] = (0.25, 1.0),
     noise_sd: float | Sequence[float] = 1.0,
-    random_seed: SeedLike = None,
+    random_seed: RandomSeed = None,
 ) -> LinearGaussianNetwork:
     """A random linear-Gaussian network of ``n_vars`` variables with a given mean in-degree.
 

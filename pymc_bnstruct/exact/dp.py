@@ -36,6 +36,7 @@ from ..data import ContinuousData, DiscreteData, as_data
 from ..graph import adjacency_dataarray, log_linear_extensions, markov_blankets, transitive_closure
 from ..order.sampling import sample_dags_given_orders
 from ..priors import StructurePrior, Uniform
+from ..rng import RandomSeed
 from ..scores import Score
 from ..scores.table import ScoreTable
 from ..validation import check_choice, check_int, read_only
@@ -471,7 +472,7 @@ class ExactPosterior:
         return sample_dags_given_orders(t.children, t.parent_sets, self._log_w, self._n, orders, 1,
                                         int(rng.integers(2**31 - 1)))
 
-    def sample_orders(self, draws: int, random_seed: int | None = None) -> np.ndarray:
+    def sample_orders(self, draws: int, random_seed: RandomSeed = None) -> np.ndarray:
         """Exact i.i.d. node orders from the order posterior (``modularity="order"``).
 
         Parameters
@@ -491,7 +492,7 @@ class ExactPosterior:
         l_m, l_e, a_m, a_e = self._forward
         return dp_kernels.sample_orders(self._n, a_m, a_e, l_m, l_e, draws, seed)
 
-    def sample_dags(self, draws: int, random_seed: int | None = None) -> xr.DataArray:
+    def sample_dags(self, draws: int, random_seed: RandomSeed = None) -> xr.DataArray:
         """Exact i.i.d. DAGs from the order-modular posterior (``modularity="order"``).
 
         An order is drawn from ``P(≺ | D)`` with the forward sums (the last node of a set
@@ -514,7 +515,7 @@ class ExactPosterior:
         draws = _check_count(draws)
         return dag_draws(self._draw(draws, np.random.default_rng(random_seed)), self.names)
 
-    def weighted_dags(self, draws: int, random_seed: int | None = None) -> tuple[xr.DataArray, np.ndarray]:
+    def weighted_dags(self, draws: int, random_seed: RandomSeed = None) -> tuple[xr.DataArray, np.ndarray]:
         """DAGs with normalised importance weights: a weighted sample of this posterior.
 
         ``"order"``: the exact i.i.d. draws of :meth:`sample_dags`, equal weights.
@@ -541,7 +542,7 @@ class ExactPosterior:
         return dag_draws(dags, self.names), weights
 
     def feature_probabilities(self, feature: str, *, draws: int = 10_000,
-                              random_seed: int | None = None) -> np.ndarray:
+                              random_seed: RandomSeed = None) -> np.ndarray:
         """Raw ``(n, n)`` probabilities of a feature (the protocol ``bns.edge_probabilities`` & co. read).
 
         ``"edge"``: exact (``draws`` and ``random_seed`` unused). ``"markov_blanket"`` and

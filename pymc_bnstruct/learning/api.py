@@ -30,6 +30,7 @@ from ..priors import StructurePrior, Uniform
 from ..results.convert import LearnResult
 from ..results.excluded import excluded_mass
 from ..results.idata import get_group
+from ..rng import RandomSeed
 from ..scores import Score, check_prior, default_score
 from ..scores.table import ScoreTable, table_size
 from ..search import SearchSpace, hill_climb, search_space, skeleton_search
@@ -88,7 +89,7 @@ def learn(
     cores: int | None = None,
     draws: int | None = None,
     tune: int | None = None,
-    random_seed: int | np.random.Generator | None = None,
+    random_seed: RandomSeed = None,
     budget: float | str | None = None,
     progressbar: bool = True,
     executor: Executor | None = None,
@@ -342,7 +343,7 @@ def _check_method(method: Any) -> str:
     return method
 
 
-def _root_seed(random_seed: Any) -> int:
+def _root_seed(random_seed: RandomSeed) -> int:
     """The integer every chain's stream derives from (fresh entropy for None)."""
     if random_seed is None:
         return int(np.random.SeedSequence().entropy)

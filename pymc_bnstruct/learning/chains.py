@@ -25,6 +25,7 @@ import xarray as xr
 from ..data import ContinuousData, DiscreteData
 from ..model.variables import DAG, NodeOrder, NodePartition
 from ..results.idata import get_group, has_group
+from ..rng import RandomSeed
 from ..step_methods import SAMC, OrderMetropolis, PartitionMetropolis, StructureMetropolis
 
 __all__ = ["SAMPLERS", "Recipe", "build_model", "make_step", "run_chains", "quiet_initial_draws", "chain_generator", "concat_chains"]
@@ -89,7 +90,7 @@ def chain_generator(seed: int, chain: int) -> np.random.Generator:
 
 
 def _sample(recipe: Recipe, model: pm.Model | None, step: Any, *, chains: int, cores: int | None,
-            random_seed: Any) -> Any:
+            random_seed: RandomSeed) -> Any:
     model = build_model(recipe) if model is None else model
     step = make_step(recipe, model) if step is None else step
     with model, quiet_initial_draws():

@@ -12,7 +12,6 @@
 The bundled reference networks and the random generators are in :mod:`pymc_bnstruct.datasets`.
 """
 
-from .base import SeedLike
 from .bif import bif_text, read_bif, write_bif
 from .discrete import PRIORS, SAMPLE, BayesianNetwork, check_free_names, parameter_name
 from .estimators import (
@@ -27,4 +26,4 @@ from .gaussian import LinearGaussianNetwork
 
 __all__ = ["BayesianNetwork", "LinearGaussianNetwork", "bayesian_estimate", "posterior_concentration",
            "family_counts", "dirichlet_hyperparameters", "read_bif", "write_bif", "bif_text", "parameter_name", "parameter_prior",
-           "check_free_names", "PRIORS", "SAMPLE", "MAX_TABLE_CELLS", "SeedLike"]
+           "check_free_names", "PRIORS", "SAMPLE", "MAX_TABLE_CELLS"]

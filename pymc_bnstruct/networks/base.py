@@ -1,15 +1,11 @@
-"""What the network classes share: the variables, the seed type, the checked ``do=`` mapping."""
+"""What the network classes share: the variables and the checked ``do=`` mapping."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
-import numpy as np
-
-__all__ = ["Network", "SeedLike"]
-
-SeedLike = int | np.random.Generator | np.random.SeedSequence | None
+__all__ = ["Network"]
 
 
 class Network:

@@ -27,8 +27,9 @@ import xarray as xr
 
 from ..contract import SAMPLE
 from ..graph import topological_order
+from ..rng import RandomSeed
 from ..validation import check_int, read_only
-from .base import Network, SeedLike
+from .base import Network
 
 __all__ = ["BayesianNetwork", "parameter_name", "check_free_names", "PRIORS", "SAMPLE"]
 
@@ -457,7 +458,7 @@ class BayesianNetwork(Network):
         i = self._var_index(name)
         return self._label(i, conc[i])
 
-    def sample_parameters(self, draws: int, random_seed: SeedLike = None) -> xr.Dataset:
+    def sample_parameters(self, draws: int, random_seed: RandomSeed = None) -> xr.Dataset:
         """``draws`` draws of every table from its Dirichlet posterior.
 
         Parameters
@@ -524,7 +525,7 @@ class BayesianNetwork(Network):
             out[i] = states.index(state)
         return out
 
-    def _sample_codes_by_var(self, n: int, random_seed: SeedLike, do: Mapping[str, Any] | None = None) -> np.ndarray:
+    def _sample_codes_by_var(self, n: int, random_seed: RandomSeed, do: Mapping[str, Any] | None = None) -> np.ndarray:
         """Ancestral sampling; returns codes with shape ``(n_vars, n)``.
 
         Variables in ``do`` are set, not drawn: the mutilated network's forward sampler.
@@ -560,7 +561,7 @@ class BayesianNetwork(Network):
                 out += u >= col[config]
         return codes
 
-    def sample_codes(self, n: int, random_seed: SeedLike = None, *, do: Mapping[str, Any] | None = None) -> np.ndarray:
+    def sample_codes(self, n: int, random_seed: RandomSeed = None, *, do: Mapping[str, Any] | None = None) -> np.ndarray:
         """Draw ``n`` joint samples as integer state codes.
 
         Parameters
@@ -582,7 +583,7 @@ class BayesianNetwork(Network):
         """
         return np.ascontiguousarray(self._sample_codes_by_var(n, random_seed, do).T)
 
-    def sample(self, n: int, random_seed: SeedLike = None, *, do: Mapping[str, Any] | None = None) -> pd.DataFrame:
+    def sample(self, n: int, random_seed: RandomSeed = None, *, do: Mapping[str, Any] | None = None) -> pd.DataFrame:
         """Forward (ancestral) sampling of ``n`` rows.
 
         Parameters

@@ -24,8 +24,9 @@ import pandas as pd
 import xarray as xr
 
 from ..graph import find_cycle, topological_order
+from ..rng import RandomSeed
 from ..validation import check_int, read_only
-from .base import Network, SeedLike
+from .base import Network
 
 __all__ = ["LinearGaussianNetwork"]
 
@@ -131,7 +132,7 @@ class LinearGaussianNetwork(Network):
         cov = inv.T @ np.diag(self._noise_sd**2) @ inv
         return pd.DataFrame((cov + cov.T) / 2, index=list(self._names), columns=list(self._names))
 
-    def sample(self, n: int, random_seed: SeedLike = None, *, do: Mapping[str, float] | None = None) -> pd.DataFrame:
+    def sample(self, n: int, random_seed: RandomSeed = None, *, do: Mapping[str, float] | None = None) -> pd.DataFrame:
         """Forward-sample ``n`` rows: a float64 DataFrame, one column per variable.
 
         Parameters

@@ -31,6 +31,7 @@ import pandas as pd
 import xarray as xr
 
 from ..contract import LOG_SCORE, check_feature, dag_draws, feature_dataarray
+from ..rng import RandomSeed
 from ..scores.table import ScoreTable
 from ..validation import read_only
 from . import kernels as _kernels
@@ -265,7 +266,7 @@ class OrderScorer:
         return feature_dataarray(self.feature_probabilities("markov_blanket", order=order), self.names,
                                  "markov_blanket")
 
-    def sample_dags(self, order: Any, draws: int, random_seed: Any = None) -> xr.DataArray:
+    def sample_dags(self, order: Any, draws: int, random_seed: RandomSeed = None) -> xr.DataArray:
         """``draws`` DAGs drawn from ``P(G | order, D)``: int8, dims ``("sample", "parent", "child")``."""
         o = self.as_order(order)
         if isinstance(draws, bool) or not isinstance(draws, (int, np.integer)) or draws < 0:

@@ -15,6 +15,7 @@ import xarray as xr
 
 from ..contract import dag_draws
 from ..order.scorer import OrderScorer
+from ..rng import RandomSeed
 from ..scores.table import ScoreTable
 from ..validation import read_only
 from . import kernels as _kernels
@@ -175,7 +176,7 @@ class PartitionScorer:
     def markov_blanket_probabilities(self, partition: Any) -> np.ndarray:
         return self.features(partition)[1]
 
-    def sample_dags(self, partition: Any, draws: int, random_seed: Any = None) -> xr.DataArray:
+    def sample_dags(self, partition: Any, draws: int, random_seed: RandomSeed = None) -> xr.DataArray:
         """``draws`` DAGs from ``P(G | partition, D)``: int8, dims ``("sample", "parent", "child")``."""
         p = self.as_partition(partition)
         if isinstance(draws, bool) or not isinstance(draws, (int, np.integer)) or draws < 0:

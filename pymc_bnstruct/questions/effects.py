@@ -27,6 +27,7 @@ from ..data import DiscreteData, as_data, as_discrete_data
 from ..graph import find_cycle
 from ..networks import SAMPLE, parameter_prior, posterior_concentration
 from ..results.convert import posterior_dags
+from ..rng import RandomSeed
 from ..scores import Score
 from ..validation import check_int, check_probability
 from .inference import _ancestors, conditional_distribution, interventional_distribution
@@ -118,7 +119,7 @@ def _state(data: DiscreteData, v: int, value: Any, what: str) -> int:
 
 
 def causal_effect(result: Any, data: Any, *, treatment: str, outcome: str, draws: int = 1000,
-                  random_seed: Any = None, score: Score | None = None, var_name: str | None = None,
+                  random_seed: RandomSeed = None, score: Score | None = None, var_name: str | None = None,
                   burn_in: int = 0) -> xr.DataArray:
     """``P(outcome = y | do(treatment = x))`` for every ``x`` and ``y``, per posterior draw.
 
@@ -199,7 +200,7 @@ def causal_effect(result: Any, data: Any, *, treatment: str, outcome: str, draws
 
 
 def predict(result: Any, data: Any, *, evidence: Mapping[str, Any], target: str, draws: int = 1000,
-            random_seed: Any = None, score: Score | None = None, var_name: str | None = None,
+            random_seed: RandomSeed = None, score: Score | None = None, var_name: str | None = None,
             burn_in: int = 0) -> xr.DataArray:
     """``P(target | evidence)`` per posterior draw of (DAG, parameters): an observational query.
 

@@ -36,6 +36,7 @@ from ..data import ContinuousData, DiscreteData
 from ..exact import EnumeratedPosterior, ExactPosterior
 from ..graph import adjacency_dataarray, find_cycle, markov_blankets, to_adjacency, transitive_closure
 from ..networks import BayesianNetwork
+from ..rng import RandomSeed
 from ..search import SearchResult
 from ..validation import check_int
 from .draws import _family_table, _sources, dags_given_draws, resolve_source, summarise_feature
@@ -174,7 +175,7 @@ class StructureResult:
 
     # ------------------------------------------------------------------ features
     def feature_probabilities(self, feature: str, *, var_name: str | None = None, by_chain: bool = False,
-                              burn_in: int = 0, dags_per_draw: int = 10, random_seed: Any = None,
+                              burn_in: int = 0, dags_per_draw: int = 10, random_seed: RandomSeed = None,
                               occam_window: float | None = None, **options: Any) -> xr.DataArray:
         """Posterior probabilities of one feature (``"edge"``, ``"markov_blanket"``, ``"path"``),
         labelled: what :func:`pymc_bnstruct.edge_probabilities` & co. return.
@@ -215,7 +216,7 @@ class StructureResult:
         return feature_dataarray(values, self.names, feature, attrs=attrs)
 
     # ------------------------------------------------------------------ DAG draws
-    def dags(self, draws: int = 1000, *, random_seed: Any = None, var_name: str | None = None,
+    def dags(self, draws: int = 1000, *, random_seed: RandomSeed = None, var_name: str | None = None,
              burn_in: int = 0) -> xr.DataArray:
         """``draws`` DAGs from the posterior, dims ``("sample", "parent", "child")``, int8.
 
@@ -434,7 +435,7 @@ def _first_names(idata: Any) -> list[str]:
     raise ValueError("the sampler output's posterior has no 'parent' or 'node' coords to name its variables")
 
 
-def posterior_dags(result: Any, draws: int = 1000, *, names: Any = None, random_seed: Any = None,
+def posterior_dags(result: Any, draws: int = 1000, *, names: Any = None, random_seed: RandomSeed = None,
                    var_name: str | None = None, burn_in: int = 0) -> xr.DataArray:
     """``draws`` DAGs drawn from the structure posterior of any result.
 
@@ -496,7 +497,7 @@ def posterior_dags(result: Any, draws: int = 1000, *, names: Any = None, random_
     return out.sel({PARENT: names, CHILD: names})
 
 
-def _stacked(dags: Any, draws: int, random_seed: Any, names: Any) -> xr.DataArray:
+def _stacked(dags: Any, draws: int, random_seed: RandomSeed, names: Any) -> xr.DataArray:
     """Drawn DAGs given directly: ``(m, n, n)``, resampled to ``draws``."""
     draws = check_int(draws, "draws", minimum=1)
     rng = np.random.default_rng(random_seed)

@@ -17,6 +17,7 @@ import pandas as pd
 import xarray as xr
 
 from ..contract import FEATURE_DIMS, FEATURES, LOG_SCORE
+from ..rng import RandomSeed
 from .convert import StructureResult, convert
 from .draws import feature_draws, occam_weights, resolve_source, summarise_feature
 from .excluded import recorded_excluded_mass
@@ -105,7 +106,7 @@ def summary(
     features: Sequence[str] = (LOG_SCORE, "edge"),
     burn_in: int = 0,
     dags_per_draw: int = 10,
-    random_seed: int | np.random.Generator | None = None,
+    random_seed: RandomSeed = None,
     occam_window: float | None = None,
 ) -> pd.DataFrame:
     """An ``az.summary``-style convergence table for the log score and structural features.
@@ -268,7 +269,7 @@ def summary(
     return df
 
 
-def _summary_without_draws(result: StructureResult, feats: list[str], random_seed: Any) -> pd.DataFrame:
+def _summary_without_draws(result: StructureResult, feats: list[str], random_seed: RandomSeed) -> pd.DataFrame:
     """:func:`summary`'s table for a result that has no chains: an exact posterior, a point
     estimate, a B-RAI tree. ``mean`` is the probability, ``sd`` the posterior standard
     deviation of the 0/1 feature, ``sqrt(p (1 - p))``; there is no Monte Carlo error to
@@ -579,7 +580,7 @@ def chain_agreement(
     top: int = 5,
     burn_in: int = 0,
     dags_per_draw: int = 10,
-    random_seed: int | np.random.Generator | None = None,
+    random_seed: RandomSeed = None,
 ) -> ChainAgreement:
     """The largest absolute difference of feature probabilities between any two chains.
 

@@ -48,6 +48,7 @@ from ..graph import closure_kernel, markov_blanket_kernel
 from ..jit import zeros
 from ..order.sampling import sample_dags_given_orders
 from ..partition.kernels import sample_dags_given_partitions
+from ..rng import RandomSeed
 from .idata import get_group, has_group, select_draws
 from .sampling_checks import check_structure_draws
 from .weights import draw_weights, kish_ess, occam_window_weights
@@ -230,7 +231,7 @@ def feature_draws(
     var_name: str | None = None,
     burn_in: int = 0,
     dags_per_draw: int = 10,
-    random_seed: Any = None,
+    random_seed: RandomSeed = None,
     per_iteration: bool = True,
 ) -> tuple[xr.DataArray, str]:
     """Per-draw values of a structural feature, dims ``(chain, draw, a, b)``.
@@ -332,7 +333,7 @@ def dags_given_draws(idata: Any, src: FeatureSource, draws: np.ndarray, dags_per
 
 
 def _given_draws(idata: Any, src: FeatureSource, posterior: xr.Dataset, feature: str, dags_per_draw: Any,
-                 random_seed: Any) -> np.ndarray:
+                 random_seed: RandomSeed) -> np.ndarray:
     """Path (or, when the chain recorded none, Markov-blanket) probabilities of drawn orders or
     labelled partitions: the mean over ``dags_per_draw`` DAGs sampled given each draw."""
     dags_per_draw = _check_int(dags_per_draw, "dags_per_draw", 1)
@@ -390,7 +391,7 @@ def _kish(weights: xr.DataArray, by_chain: bool) -> float | list[float]:
 
 
 def summarise_feature(idata: Any, feature: str, var_name: str | None, by_chain: bool, burn_in: int,
-               dags_per_draw: int = 10, random_seed: Any = None, *,
+               dags_per_draw: int = 10, random_seed: RandomSeed = None, *,
                occam_window: float | None = None) -> xr.DataArray:
     if not isinstance(by_chain, (bool, np.bool_)):
         raise TypeError(f"by_chain must be a bool, got {by_chain!r}")

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 import xarray as xr
 
+from ..rng import RandomSeed
 from .convert import convert
 
 __all__ = ["edge_probabilities", "markov_blanket_probabilities", "path_probabilities"]
@@ -112,7 +112,7 @@ def markov_blanket_probabilities(
     result: Any,
     *,
     dags_per_draw: int = 10,
-    random_seed: int | np.random.Generator | None = None,
+    random_seed: RandomSeed = None,
     var_name: str | None = None,
     by_chain: bool = False,
     burn_in: int = 0,
@@ -167,7 +167,7 @@ def path_probabilities(
     result: Any,
     *,
     dags_per_draw: int = 10,
-    random_seed: int | np.random.Generator | None = None,
+    random_seed: RandomSeed = None,
     var_name: str | None = None,
     by_chain: bool = False,
     burn_in: int = 0,

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..contract import FEATURE_DIMS, FEATURES, LOG_SCORE
+from ..rng import RandomSeed
 from .diagnostics import canonical_feature, feature_cells
 from .draws import resolve_source, summarise_feature
 from .idata import get_group, has_group, select_draws
@@ -133,7 +134,7 @@ def plot_chain_agreement(
     var_name: str | None = None,
     burn_in: int = 0,
     dags_per_draw: int = 10,
-    random_seed: int | np.random.Generator | None = None,
+    random_seed: RandomSeed = None,
     jitter: float = 0.0,
     ax: Any = None,
     **scatter_kwargs: Any,

@@ -14,6 +14,7 @@ from ..graph import adjacency_dataarray
 from ..moves import ScoreCache, StructureConstraints
 from ..moves import kernels as move_kernels
 from ..priors import StructurePrior, Uniform
+from ..rng import RandomSeed
 from ..scores import Score
 from ..validation import check_int, check_number
 from . import kernels as search_kernels
@@ -102,7 +103,7 @@ def hill_climb(
     whitelist: Sequence[tuple[Any, Any]] | None = None,
     skeleton_every: int | None = None,
     gamma: float = 9.0,
-    random_seed: int | np.random.Generator | None = None,
+    random_seed: RandomSeed = None,
 ) -> SearchResult:
     """Greedy hill climbing over DAGs with cached delta scores (numba).
 

@@ -8,6 +8,7 @@ import numpy as np
 import xarray as xr
 
 from ..brai.tree import GraphGenerativeTree
+from ..rng import RandomSeed
 from ..validation import check_choice
 from .hill_climb import hill_climb
 
@@ -15,7 +16,7 @@ __all__ = ["refined_map"]
 
 
 def refined_map(tree: GraphGenerativeTree, method: str = "hc", *, max_parents: int | None = None,
-                random_seed: int | None = None) -> tuple[xr.DataArray, float]:
+                random_seed: RandomSeed = None) -> tuple[xr.DataArray, float]:
     """Post-processing, not B-RAI: a score-based search started at a B-RAI tree's MAP DAG.
 
     The tree's MAP stays :meth:`~pymc_bnstruct.brai.GraphGenerativeTree.map_dag`; this climbs

@@ -22,6 +22,7 @@ from ..data import ContinuousData, DiscreteData, as_data
 from ..graph import adjacency_dataarray, to_adjacency
 from ..moves import ScoreCache, parent_bitsets
 from ..priors import StructurePrior, Uniform
+from ..rng import RandomSeed
 from ..scores import Score
 from ..validation import check_int, check_number
 from . import kernels as search_kernels
@@ -74,7 +75,7 @@ def _digest(adj: np.ndarray) -> bytes:
     return hashlib.blake2b(np.packbits(adj != 0).tobytes(), digest_size=16).digest()
 
 
-def _perm(n: int, random_seed: Any) -> np.ndarray:
+def _perm(n: int, random_seed: RandomSeed) -> np.ndarray:
     if random_seed is None:
         return np.arange(n, dtype=np.int64)
     return np.random.default_rng(random_seed).permutation(n).astype(np.int64)
@@ -91,7 +92,7 @@ def skeleton_operator(
     blacklist: Sequence[tuple[Any, Any]] | None = None,
     whitelist: Sequence[tuple[Any, Any]] | None = None,
     max_loss: float | None = None,
-    random_seed: int | np.random.Generator | None = None,
+    random_seed: RandomSeed = None,
     return_info: bool = False,
 ) -> xr.DataArray | tuple[xr.DataArray, dict[str, Any]]:
     """Steck's skeleton operator: re-orient all edges of a DAG from its skeleton.
@@ -236,7 +237,7 @@ def skeleton_search(
     max_cycles: int | None = None,
     max_loss: float | None = None,
     polish: bool = True,
-    random_seed: int | np.random.Generator | None = None,
+    random_seed: RandomSeed = None,
 ) -> SearchResult:
     """Steck's skeleton search: cycle the skeleton operator, forward inclusion and backward elimination.
 

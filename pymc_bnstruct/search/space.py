@@ -112,6 +112,7 @@ from ..data import ContinuousData, DiscreteData, as_data
 from ..graph import adjacency_dataarray
 from ..moves import ScoreCache
 from ..priors import StructurePrior, Uniform
+from ..rng import RandomSeed
 from ..scores import Score, check_prior, check_score, default_score
 from ..scores.table import MAX_FAMILIES, node_families
 from ..validation import check_choice, check_int
@@ -217,7 +218,7 @@ def search_space(
     method: str = "iterative",
     blacklist: Sequence[tuple[Any, Any]] | None = None,
     whitelist: Sequence[tuple[Any, Any]] | None = None,
-    random_seed: int | np.random.Generator | None = None,
+    random_seed: RandomSeed = None,
     progressbar: bool = True,
 ) -> SearchSpace:
     """Learn candidate parents for every node: a start skeleton grown until the best DAG fits.
@@ -280,7 +281,7 @@ def search_space(
 
 
 def _search_space(data: Any, *, score: Any, prior: Any, max_parents: Any, max_candidates: Any, method: Any,
-                  blacklist: Any, whitelist: Any, random_seed: Any, progressbar: bool,
+                  blacklist: Any, whitelist: Any, random_seed: RandomSeed, progressbar: bool,
                   start: str | np.ndarray | None = None) -> SearchSpace:
     """:func:`search_space` with the start as a choice: a name from :data:`STARTS`, an
     ``(n, n)`` boolean skeleton (used by the tests and the start measurement) or None (the
