@@ -40,7 +40,7 @@ def _posterior(idata, name: str) -> np.ndarray:
 
 
 def _hand_written(df, method: str, seed: int, moves: int, step_kwargs=None, **variable_kwargs):
-    variable, step_class, name = SAMPLERS[method]
+    variable, step_class, name = SAMPLERS[method][:3]
     with pm.Model():
         variable(name, df, **variable_kwargs)
         step = step_class(moves_per_draw=moves, **(step_kwargs or {}))

@@ -21,6 +21,7 @@ from ..contract import EDGE_DIMS
 from ..data import DiscreteData
 from ..learning import learn
 from ..learning.budget import DEFAULT_DRAWS
+from ..learning.chains import SAMPLERS
 from ..priors import StructurePrior
 from ..results.features import edge_probabilities
 from ..scores import Score
@@ -166,21 +167,15 @@ def _brai(data: DiscreteData, s: Settings) -> RunOutput:
     return RunOutput(idata=idata, dag=dag, edge_probability=edge_probabilities(idata))
 
 
-_FEATURES = {"features": ("edge", "markov_blanket")}
-
-
 METHODS: dict[str, Method] = {m.name: m for m in (
     Method("hc", "search", "greedy hill climbing (bns.search.hill_climb)", _search("hc", "hill climbing")),
     Method("tabu", "search", "tabu search (hill_climb with --tabu-length)",
            _search("tabu", "tabu search", tabu_length=lambda s: s.tabu_length)),
     Method("skeleton", "search", "Steck's skeleton search (bns.search.skeleton_search)",
            _search("skeleton", "skeleton search")),
-    Method("order", "sampler", "order MCMC (bns.NodeOrder + bns.OrderMetropolis; the default)",
-           _sampler("order", **_FEATURES)),
-    Method("partition", "sampler", "partition MCMC (bns.NodePartition + bns.PartitionMetropolis)",
-           _sampler("partition", **_FEATURES)),
-    Method("structure", "sampler", "structure MCMC (bns.DAG + bns.StructureMetropolis)", _sampler("structure")),
-    Method("samc", "sampler", "SAMC over DAGs (bns.DAG + bns.SAMC)", _sampler("samc")),
+    # the samplers: bns.learn's table (learning.chains.SAMPLERS)
+    *(Method(name, "sampler", s.help, _sampler(name, **({"features": s.features} if s.features else {})))
+      for name, s in SAMPLERS.items()),
     Method("exact", "exact", f"exact DAG posterior (bns.exact.posterior, up to {EXACT_MAX_VARS} variables)", _exact),
     Method("brai", "bootstrap", "B-RAI bootstrap (bns.brai.fit)", _brai),
 )}

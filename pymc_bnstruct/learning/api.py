@@ -365,7 +365,7 @@ _SAMPLE_OWN = {"draws", "tune", "chains", "cores", "random_seed", "progressbar",
 
 def _split_kwargs(method: str, kwargs: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
     """Keywords of the model variable, of the step and of ``pm.sample``; anything else is a TypeError."""
-    variable, step_class, _ = SAMPLERS[method]
+    variable, step_class = SAMPLERS[method].variable, SAMPLERS[method].step
     var_params = _parameters(variable.__new__) - _OWN
     step_params = _parameters(step_class.__init__) - _OWN - {"self"}
     sample_params = _parameters(pm.sample) - _SAMPLE_OWN - var_params - step_params

@@ -15,7 +15,7 @@ import warnings
 from collections.abc import Callable, Iterator
 from concurrent.futures import Executor
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 import numba
 import numpy as np
@@ -28,14 +28,32 @@ from ..results.idata import get_group, has_group
 from ..rng import RandomSeed
 from ..step_methods import SAMC, OrderMetropolis, PartitionMetropolis, StructureMetropolis
 
-__all__ = ["SAMPLERS", "Recipe", "build_model", "make_step", "run_chains", "quiet_initial_draws", "chain_generator", "concat_chains"]
+__all__ = ["SAMPLERS", "Sampler", "Recipe", "build_model", "make_step", "run_chains", "quiet_initial_draws",
+           "chain_generator", "concat_chains"]
 
-#: ``method -> (model variable, step method, variable name)``.
-SAMPLERS: dict[str, tuple[Callable[..., Any], type, str]] = {
-    "order": (NodeOrder, OrderMetropolis, "order"),
-    "partition": (NodePartition, PartitionMetropolis, "partition"),
-    "structure": (DAG, StructureMetropolis, "dag"),
-    "samc": (DAG, SAMC, "dag"),
+class Sampler(NamedTuple):
+    """One sampler of :func:`pymc_bnstruct.learn` and ``bnstruct learn --method``."""
+
+    #: The model variable (``bns.NodeOrder``, ...) and the step method ``pm.sample`` runs on it.
+    variable: Callable[..., Any]
+    step: type
+    #: The variable's name in the model (and so in the output).
+    var_name: str
+    #: One line for ``bnstruct learn --help``.
+    help: str
+    #: Per-draw features the command line records (beyond the edges every sampler gives).
+    features: tuple[str, ...] = ()
+
+
+#: The one table of samplers: ``bns.learn`` and the command line read it (a new sampler is
+#: one entry here, its algorithm package and its step adapter).
+SAMPLERS: dict[str, Sampler] = {
+    "order": Sampler(NodeOrder, OrderMetropolis, "order", "order MCMC (bns.NodeOrder + bns.OrderMetropolis; the default)",
+                     ("edge", "markov_blanket")),
+    "partition": Sampler(NodePartition, PartitionMetropolis, "partition",
+                         "partition MCMC (bns.NodePartition + bns.PartitionMetropolis)", ("edge", "markov_blanket")),
+    "structure": Sampler(DAG, StructureMetropolis, "dag", "structure MCMC (bns.DAG + bns.StructureMetropolis)"),
+    "samc": Sampler(DAG, SAMC, "dag", "SAMC over DAGs (bns.DAG + bns.SAMC)"),
 }
 
 
@@ -56,12 +74,12 @@ class Recipe:
 
     @property
     def var_name(self) -> str:
-        return SAMPLERS[self.method][2]
+        return SAMPLERS[self.method].var_name
 
 
 def build_model(recipe: Recipe) -> pm.Model:
     """A model holding the method's variable."""
-    variable, _, name = SAMPLERS[recipe.method]
+    variable, name = SAMPLERS[recipe.method].variable, SAMPLERS[recipe.method].var_name
     with pm.Model() as model:
         variable(name, recipe.data, **recipe.variable_kwargs)
     return model
@@ -70,7 +88,7 @@ def build_model(recipe: Recipe) -> pm.Model:
 def make_step(recipe: Recipe, model: pm.Model, **overrides: Any) -> Any:
     """A fresh step method of ``recipe`` for ``model`` (``overrides`` replace step keywords)."""
     with model:
-        return SAMPLERS[recipe.method][1](**{**recipe.step_kwargs, **overrides})
+        return SAMPLERS[recipe.method].step(**{**recipe.step_kwargs, **overrides})
 
 
 @contextlib.contextmanager
