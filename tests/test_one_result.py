@@ -199,3 +199,21 @@ def test_converter_refuses_what_is_not_a_result():
                           coords={"parent": ["a", "b"], "child": ["a", "b"]})
     with pytest.raises(ValueError, match="cycle"):
         convert(cyclic)
+
+
+@pytest.mark.parametrize("method", ["order", "structure", "hc", "exact", "brai"])
+def test_continuous_data_through_the_same_vocabulary(method):
+    """BGe results read the same way: labelled features, and a best DAG whose reported score
+    is its BGe score."""
+    net = bns.datasets.random_linear_gaussian(6, 1.5)
+    df = net.sample(300, random_seed=2)
+    kwargs = dict(chains=2, draws=40, tune=10, cores=1) if method in SAMPLERS else {}
+    result = bns.learn(df, method=method, random_seed=1, progressbar=False, **kwargs)
+    names = [str(c) for c in df.columns]
+    for func in (bns.edge_probabilities, bns.markov_blanket_probabilities, bns.path_probabilities):
+        p = func(result) if func is bns.edge_probabilities else func(result, random_seed=1)
+        assert list(p.coords[p.dims[0]].values) == names
+    dag, score = bns.map_dag(result)
+    expected = bns.network_score(bns.ContinuousData.from_frame(df), dag, bns.BGe())
+    assert score == pytest.approx(expected, rel=1e-9)
+    assert bns.compare(result, net).n_true == int(net.adjacency.values.sum())

@@ -35,7 +35,7 @@ from ..contract import CHILD, EDGE_DIMS, LOG_SCORE, PARENT, FeatureBackend, chec
 from ..data import ContinuousData, DiscreteData
 from ..exact import EnumeratedPosterior, ExactPosterior
 from ..graph import adjacency_dataarray, find_cycle, markov_blankets, to_adjacency, transitive_closure
-from ..networks import BayesianNetwork
+from ..networks import BayesianNetwork, LinearGaussianNetwork
 from ..rng import RandomSeed
 from ..search import SearchResult
 from ..validation import check_int
@@ -123,7 +123,7 @@ def _sampler_names(idata: Any, src: Any) -> list[str]:
 
 def _single_dag(x: Any) -> xr.DataArray | None:
     """``x`` as a labelled int8 DAG if it is one graph (not a posterior), else None."""
-    if isinstance(x, BayesianNetwork):
+    if isinstance(x, (BayesianNetwork, LinearGaussianNetwork)):
         return x.adjacency.astype(np.int8)
     if isinstance(x, nx.DiGraph):
         names = [str(v) for v in x.nodes]
