@@ -39,7 +39,8 @@ import numpy as np
 import pymc_bnstruct as bns
 from pymc_bnstruct.order import OrderScorer
 from pymc_bnstruct.order import kernels as K
-from pymc_bnstruct.order.mcmc import order_metropolis
+from pymc_bnstruct.order.chain import NodeTermCache
+from pymc_bnstruct.order.mcmc import Families, OrderState, order_metropolis
 
 SCHEDULE = 10_000 + 50 * 2_500
 
@@ -49,12 +50,12 @@ def kernel_rate(scorer: OrderScorer, seed: int, n_moves: int, p_adj: float, p_sw
     order = np.random.default_rng(seed).permutation(n)
     terms = np.empty(n)
     K.node_scores(order, scorer.offsets, scorer.bits, scorer.log_scores, scorer.cutoffs, terms)
-    cache = (K.candidate_masks(scorer.offsets, scorer.bits), np.zeros((n, slots, w), dtype=np.uint64),
-             np.zeros((n, slots)), np.zeros((n, slots), dtype=np.bool_), 64 - int(np.log2(slots)))
+    cache = NodeTermCache(K.candidate_masks(scorer.offsets, scorer.bits), np.zeros((n, slots, w), dtype=np.uint64),
+                          np.zeros((n, slots)), np.zeros((n, slots), dtype=np.bool_), 64 - int(np.log2(slots)))
     counts = np.zeros(6, dtype=np.int64)
-    args = (scorer.offsets, scorer.bits, scorer.log_scores, scorer.cutoffs, *cache)
+    state, families = OrderState(order, terms), Families.of(scorer)
     t0 = time.perf_counter()
-    order_metropolis(order, terms, *args, n_moves, p_adj, p_swap, seed, counts)
+    order_metropolis(state, families, cache, n_moves, p_adj, p_swap, seed, counts)
     return n_moves / (time.perf_counter() - t0)
 
 

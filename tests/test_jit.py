@@ -276,7 +276,7 @@ def seeded_draws():
              bns.exact.posterior(table.data, max_parents=2, modularity="order").sample_orders(5, random_seed=1)]
     after = np.random.get_state()
     untouched = bool(np.array_equal(before[1], after[1]) and before[2:] == after[2:])
-    return {"untouched": untouched, "draws": [d.tolist() for d in draws]}
+    return {"untouched": untouched, "draws": [np.asarray(d).tolist() for d in draws]}
 """
 
 

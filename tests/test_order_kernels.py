@@ -19,7 +19,8 @@ import pymc_bnstruct as bns
 from pymc_bnstruct import rng as _rng
 from pymc_bnstruct.order import OrderFeatures, OrderLogScore, OrderScorer
 from pymc_bnstruct.order import kernels as K
-from pymc_bnstruct.order.mcmc import order_metropolis
+from pymc_bnstruct.order.chain import NodeTermCache
+from pymc_bnstruct.order.mcmc import Families, OrderState, order_metropolis
 from pymc_bnstruct.priors import FamilyCount
 
 
@@ -263,8 +264,8 @@ def test_op_input_validation(small):
 # ------------------------------------------------------------------------- incremental updates
 def _cache(scorer, slots):
     n, w = scorer.n_vars, scorer.n_words
-    return (K.candidate_masks(scorer.offsets, scorer.bits), np.zeros((n, slots, w), dtype=np.uint64),
-            np.zeros((n, slots)), np.zeros((n, slots), dtype=np.bool_), 64 - int(np.log2(slots)))
+    return NodeTermCache(K.candidate_masks(scorer.offsets, scorer.bits), np.zeros((n, slots, w), dtype=np.uint64),
+                         np.zeros((n, slots)), np.zeros((n, slots), dtype=np.bool_), 64 - int(np.log2(slots)))
 
 
 def test_candidate_masks_are_the_union_of_each_nodes_parent_sets():
@@ -295,8 +296,7 @@ def test_incremental_updates_equal_full_recomputation(n_vars, slots):
     counts = np.zeros(6, dtype=np.int64)
     full = np.empty(n_vars)
     for rep in range(40):
-        total = order_metropolis(order, terms, s.offsets, s.bits, s.log_scores, s.cutoffs, *cache,
-                                 100, 0.3, 0.4, rep, counts)
+        total = order_metropolis(OrderState(order, terms), Families.of(s), cache, 100, 0.3, 0.4, rep, counts)
         assert K.is_permutation(order, n_vars)
         expect = K.node_scores(order, s.offsets, s.bits, s.log_scores, s.cutoffs, full)
         np.testing.assert_array_equal(terms, full)
@@ -327,7 +327,7 @@ def _end_points(kernel, data, orders, p, p_adjacent, p_swap, n_chains=6000, n_mo
     draw of ``p`` and run ``n_moves`` moves with ``kernel``: independent exact draws when the
     kernel keeps ``p`` stationary (no autocorrelation to correct for)."""
     s = OrderScorer(bns.ScoreTable(data, max_parents=2))
-    cache = _cache(s, 64)
+    cache, families = _cache(s, 64), Families.of(s)
     counts = np.zeros(6, dtype=np.int64)
     index = {o: i for i, o in enumerate(orders)}
     terms = np.empty(4)
@@ -336,8 +336,8 @@ def _end_points(kernel, data, orders, p, p_adjacent, p_swap, n_chains=6000, n_mo
     for k in gen.choice(len(orders), size=n_chains, p=p):
         order = np.array(orders[k], dtype=np.int64)
         K.node_scores(order, s.offsets, s.bits, s.log_scores, s.cutoffs, terms)
-        kernel(order, terms, s.offsets, s.bits, s.log_scores, s.cutoffs, *cache,
-               n_moves, p_adjacent, p_swap, int(gen.integers(2**62)), counts)
+        kernel(OrderState(order, terms), families, cache, n_moves, p_adjacent, p_swap, int(gen.integers(2**62)),
+               counts)
         ends[index[tuple(order)]] += 1
     return ends
 

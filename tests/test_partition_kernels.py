@@ -120,9 +120,10 @@ def test_dag_sampling_given_partition_matches_features():
     s = PartitionScorer(bns.ScoreTable(data, max_parents=3))
     p = np.array([0, 1, 1, 2, 0])
     dags = s.sample_dags(p, 20000, random_seed=1)
-    for g in dags[:50]:
+    assert dags.dims == ("sample", "parent", "child")
+    for g in dags.values[:50]:
         assert tuple(s.from_dag(g)) == tuple(p)
-    np.testing.assert_allclose(dags.mean(0), s.edge_probabilities(p), atol=0.02)
+    np.testing.assert_allclose(dags.values.mean(0), s.edge_probabilities(p), atol=0.02)
 
 
 # ----------------------------------------------------------------------------- moves
@@ -329,11 +330,9 @@ class _BrokenChain(PartitionChain):
     def run(self, n_moves, seed):
         if self._cache is None:
             self._cache = allocate_term_cache(self.scorer)
-        s = self.scorer
         counts = np.zeros(2 * M.N_KINDS, dtype=np.int64)
-        self.log_score = float(self.kernel(
-            self.layer, self.terms, self.pred, self.prev, s.offsets, s.bits, s.log_scores, s.cutoffs, s.roots,
-            *self._cache, int(n_moves), self.move_probs, int(seed), counts, self.beta))
+        self.log_score = float(self.kernel(self.state, self._families, self._cache, int(n_moves), self.move_probs,
+                                           int(seed), counts, self.beta))
 
 
 class _AlwaysSwapping(TemperedPartitionChain):

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..validation import check_probability
 from . import kernels as order_kernels
-from .mcmc import N_KINDS, order_metropolis
+from .mcmc import N_KINDS, Families, OrderState, order_metropolis
 from .scorer import OrderScorer
 
 __all__ = ["OrderChain", "NodeTermCache", "MOVE_KINDS"]
@@ -102,6 +102,7 @@ class OrderChain:
         self.order: np.ndarray | None = None
         self.terms = np.empty(scorer.n_vars)
         self.log_score = -math.inf
+        self._families = Families.of(scorer)
         self._cache: NodeTermCache | None = None  # allocated at the first run (not pickled to workers)
 
     def __getstate__(self) -> dict:
@@ -130,9 +131,7 @@ class OrderChain:
             raise RuntimeError("load an order first")
         if self._cache is None:
             self._cache = NodeTermCache.allocate(self.scorer)
-        s = self.scorer
         counts = np.zeros(2 * N_KINDS, dtype=np.int64)
-        self.log_score = float(order_metropolis(self.order, self.terms, s.offsets, s.bits, s.log_scores, s.cutoffs,
-                                                *self._cache, int(n_moves), self.adjacent_prob, self.swap_prob,
-                                                int(seed), counts))
+        self.log_score = float(order_metropolis(OrderState(self.order, self.terms), self._families, self._cache,
+                                                int(n_moves), self.adjacent_prob, self.swap_prob, int(seed), counts))
         return {"proposed": counts[:N_KINDS], "accepted": counts[N_KINDS:]}

@@ -24,6 +24,7 @@ pair, or the cut at ``n-j``), so a move is accepted with probability
 from __future__ import annotations
 
 import math
+from typing import Any, NamedTuple
 
 import numba as nb
 import numpy as np
@@ -36,14 +37,52 @@ ADJACENT, SWAP, CUT = 0, 1, 2
 N_KINDS = 3
 
 
-@nb.njit(cache=True)
-def order_metropolis(order, terms, offsets, bits, scores, cutoffs, cand, keys, vals, used, shift,
-                     n_moves, p_adjacent, p_swap, seed, counts):
-    """Run ``n_moves`` moves; returns the new total log score (the sum of ``terms``).
+class OrderState(NamedTuple):
+    """A node order and its node terms: the state :func:`order_metropolis` updates in place."""
 
-    ``cand, keys, vals, used, shift``: the per-node caches of
-    :func:`~pymc_bnstruct.order.kernels.cached_node_log_sum` (kept by the caller between draws).
+    #: Node indices, earliest first.
+    order: np.ndarray
+    #: Each node's term of the order score (the log-sum of its families given its
+    #: predecessors); the log score is their sum.
+    terms: np.ndarray
+
+
+class Families(NamedTuple):
+    """A scorer's family table as the order and partition kernels read it."""
+
+    #: ``(n + 1,)`` start of each child's rows.
+    offsets: np.ndarray
+    #: ``(rows, n_words)`` parent bitsets.
+    bits: np.ndarray
+    #: ``(rows,)`` family values (local score + log prior).
+    log_scores: np.ndarray
+    #: ``(n,)`` per-node cut-offs of the log-sum-exp scans.
+    cutoffs: np.ndarray
+    #: ``(n,)`` log-sum of the families with no parent (partition scores; empty for orders).
+    roots: np.ndarray
+
+    @classmethod
+    def of(cls, scorer: Any) -> Families:
+        """The arrays of an :class:`~pymc_bnstruct.order.OrderScorer` or a
+        :class:`~pymc_bnstruct.partition.PartitionScorer`."""
+        roots = getattr(scorer, "roots", None)
+        return cls(scorer.offsets, scorer.bits, scorer.log_scores, scorer.cutoffs,
+                   np.zeros(0) if roots is None else roots)
+
+
+@nb.njit(cache=True)
+def order_metropolis(state, families, cache, n_moves, p_adjacent, p_swap, seed, counts):
+    """Run ``n_moves`` moves on ``state`` (an :class:`OrderState`, updated in place); return the
+    new total log score (the sum of ``state.terms``).
+
+    ``families``: the scorer's :class:`Families`; ``cache``: the per-node caches of
+    :func:`~pymc_bnstruct.order.kernels.cached_node_log_sum` (a
+    :class:`~pymc_bnstruct.order.chain.NodeTermCache`, kept by the caller between draws);
+    ``counts``: proposed then accepted moves per kind.
     """
+    order, terms = state.order, state.terms
+    offsets, bits, scores, cutoffs = families.offsets, families.bits, families.log_scores, families.cutoffs
+    cand, keys, vals, used, shift = cache.candidates, cache.keys, cache.values, cache.used, cache.shift
     n = order.shape[0]
     rng = seed_state(seed)
     notpred = empty(bits.shape[1], np.uint64)

@@ -15,9 +15,10 @@ import numpy as np
 
 from ..order.chain import NodeTermCache
 from ..order.excluded import ExcludedFamilies
+from ..order.mcmc import Families
 from ..validation import check_move_probs
 from . import kernels as _kernels
-from .mcmc import N_KINDS, partition_metropolis
+from .mcmc import N_KINDS, PartitionState, partition_metropolis
 from .scorer import PartitionScorer
 
 __all__ = ["PartitionChain", "TemperedPartitionChain", "MOVE_KINDS", "DEFAULT_MOVE_PROBS",
@@ -105,12 +106,18 @@ class PartitionChain:
         self.pred = np.zeros((scorer.n_vars, scorer.n_words), dtype=np.uint64)
         self.prev = np.zeros((scorer.n_vars, scorer.n_words), dtype=np.uint64)
         self.log_score = -math.inf
+        self._families = Families.of(scorer)
         self._cache: NodeTermCache | None = None
 
     def __getstate__(self) -> dict:
         state = self.__dict__.copy()
         state["_cache"] = None
         return state
+
+    @property
+    def state(self) -> PartitionState:
+        """The current partition and its node terms, as the kernel updates them in place."""
+        return PartitionState(self.layer, self.terms, self.pred, self.prev)
 
     @property
     def n_layers(self) -> int:
@@ -137,11 +144,9 @@ class PartitionChain:
             raise RuntimeError("load a partition first")
         if self._cache is None:
             self._cache = allocate_term_cache(self.scorer)
-        s = self.scorer
         counts = np.zeros(2 * N_KINDS, dtype=np.int64)
-        self.log_score = float(partition_metropolis(
-            self.layer, self.terms, self.pred, self.prev, s.offsets, s.bits, s.log_scores, s.cutoffs, s.roots,
-            *self._cache, int(n_moves), self.move_probs, int(seed), counts, self.beta))
+        self.log_score = float(partition_metropolis(self.state, self._families, self._cache, int(n_moves),
+                                                    self.move_probs, int(seed), counts, self.beta))
         return {"proposed": counts[:N_KINDS], "accepted": counts[N_KINDS:]}
 
 

@@ -62,6 +62,7 @@ pair changed are rescored, through the per-node memo of
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numba as nb
 import numpy as np
@@ -74,6 +75,20 @@ from .kernels import NEG_INF, cached_node_term, layer_sets_into, n_layers, next_
 
 SPLIT_JOIN, SWAP, SWAP_ADJACENT, NODE, STAY, REVERSE, REV = 0, 1, 2, 3, 4, 5, 6
 N_KINDS = 7
+
+
+class PartitionState(NamedTuple):
+    """A labelled partition and its node terms: the state :func:`partition_metropolis` updates
+    in place."""
+
+    #: Each node's layer (0 = first).
+    layer: np.ndarray
+    #: Each node's term of the partition score; the log score is their sum.
+    terms: np.ndarray
+    #: ``(n, n_words)`` bitsets of the nodes in earlier layers, per node.
+    pred: np.ndarray
+    #: ``(n, n_words)`` bitsets of the nodes in the layer just before, per node.
+    prev: np.ndarray
 
 
 @nb.njit(cache=True)
@@ -387,11 +402,13 @@ def next_bit(rng):
 
 
 @nb.njit(cache=True)
-def partition_metropolis(layer, terms, pred, prev, offsets, bits, scores, cutoffs, roots,
-                         cand, keys, vals, used, shift, n_moves, probs, seed, counts, beta):
-    """Run ``n_moves`` moves; return the new total log score (the sum of ``terms``).
+def partition_metropolis(state, families, cache, n_moves, probs, seed, counts, beta):
+    """Run ``n_moves`` moves on ``state`` (a :class:`PartitionState`, updated in place); return
+    the new total log score (the sum of ``state.terms``).
 
-    ``probs`` (``N_KINDS``,) are the move-kind probabilities.
+    ``families``: the scorer's :class:`~pymc_bnstruct.order.mcmc.Families`; ``cache``: its
+    :class:`~pymc_bnstruct.order.chain.NodeTermCache`; ``probs`` (``N_KINDS``,) are the
+    move-kind probabilities; ``counts``: proposed then accepted moves per kind.
 
     ``beta``: inverse temperature; a layer move is accepted with probability
     ``min(1, exp(beta delta + log Hastings))``, which keeps ``P(Λ | D)^beta`` stationary
@@ -402,6 +419,10 @@ def partition_metropolis(layer, terms, pred, prev, offsets, bits, scores, cutoff
     with ``r`` its ratio in the space of DAGs and ``S' - S`` the change of the log partition
     score (at ``beta = 1``, ``r`` alone, tested before the partition of ``G'`` is scored).
     """
+    layer, terms, pred, prev = state.layer, state.terms, state.pred, state.prev
+    offsets, bits, scores = families.offsets, families.bits, families.log_scores
+    cutoffs, roots = families.cutoffs, families.roots
+    cand, keys, vals, used, shift = cache.candidates, cache.keys, cache.values, cache.used, cache.shift
     n = layer.shape[0]
     n_words = bits.shape[1]
     rng = seed_state(seed)
