@@ -30,7 +30,7 @@ from pymc_bnstruct.moves.proposals import (
     rev_propose,
     rev_workspace_indexed,
 )
-from pymc_bnstruct.moves.state import FamilyTable
+from pymc_bnstruct.moves.state import FamilyTable, GraphState, KernelConstraints
 from pymc_bnstruct.rng import seed_state, uniform
 from pymc_bnstruct.structure.kernels import structure_metropolis
 
@@ -290,8 +290,8 @@ NO_TABLE = FamilyTable.empty(1)
 
 
 def _exact_kernel(adj, pbits, npar, desc, E, allowed, required, max_parents, probs, n_moves, seed):
-    return structure_metropolis(adj, pbits, npar, desc, E, allowed, required, max_parents, np.append(probs, 0.0),
-                                n_moves, seed, np.zeros(8, dtype=np.int64), NO_TABLE, 1.0, 1.0)
+    return structure_metropolis(GraphState(adj, pbits, npar, desc), E, KernelConstraints(allowed, required, max_parents),
+                                np.append(probs, 0.0), n_moves, seed, np.zeros(8, dtype=np.int64), NO_TABLE, 1.0, 1.0)
 
 
 def _stationarity_pvalue(run, exact, c, cache, probs, n_chains, n_moves, seed):
@@ -791,7 +791,8 @@ def test_rev_keeps_the_exact_posterior_stationary(probs):
     table = family_table(data, c)
 
     def kernel(adj, pbits, npar, desc, E, allowed, required, max_parents, p, n_moves, seed):
-        return structure_metropolis(adj, pbits, npar, desc, E, allowed, required, max_parents, p, n_moves, seed,
+        return structure_metropolis(GraphState(adj, pbits, npar, desc), E,
+                                    KernelConstraints(allowed, required, max_parents), p, n_moves, seed,
                                     np.zeros(8, dtype=np.int64), table, 1.0, 1.0)
 
     def wrong(adj, pbits, npar, desc, E, allowed, required, max_parents, p, n_moves, seed):
@@ -843,8 +844,9 @@ def test_pruned_rev_keeps_the_exact_posterior_stationary(prune_nats):
 
     def kernel_of(families):
         def kernel(adj, pbits, npar, desc, E, allowed, required, max_parents, p, n_moves, seed):
-            return structure_metropolis(adj, pbits, npar, desc, E, allowed, required, max_parents, p, n_moves,
-                                        seed, stats, families, 1.0, 1.0)
+            return structure_metropolis(GraphState(adj, pbits, npar, desc), E,
+                                        KernelConstraints(allowed, required, max_parents), p, n_moves, seed, stats,
+                                        families, 1.0, 1.0)
         return kernel
 
     good, cells = _stationarity_pvalue(kernel_of(table), exact, c, cache, probs, 20_000, 4, seed=2)
@@ -885,8 +887,9 @@ def test_tempered_moves_keep_the_tempered_posterior_stationary(probs):
 
     def kernel_at(beta):
         def kernel(adj, pbits, npar, desc, E, allowed, required, max_parents, p, n_moves, seed):
-            return structure_metropolis(adj, pbits, npar, desc, E, allowed, required, max_parents, p, n_moves,
-                                        seed, np.zeros(8, dtype=np.int64), table, beta, beta)
+            return structure_metropolis(GraphState(adj, pbits, npar, desc), E,
+                                        KernelConstraints(allowed, required, max_parents), p, n_moves, seed,
+                                        np.zeros(8, dtype=np.int64), table, beta, beta)
         return kernel
 
     good, cells = _stationarity_pvalue(kernel_at(0.4), target, c, cache, np.array(probs), 20_000, 4, seed=3)

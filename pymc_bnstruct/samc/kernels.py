@@ -343,18 +343,22 @@ def _record(trace, it, proposed_region, region, truncated):
 
 # ------------------------------------------------------------------------- the loop
 @nb.njit(cache=True)
-def samc_run(adj, pbits, npar, desc, E, allowed, required, max_parents, kind_probs, pu, pv, order,
-             settings, weights, counters, n_moves, seed, stats, trace, resample, reservoir):
+def samc_run(graph, E, limits, kind_probs, pu, pv, order, settings, weights, counters, n_moves, seed, stats, trace,
+             resample, reservoir):
     """Run ``n_moves`` SAMC iterations in place (plain Metropolis–Hastings when ``settings.adapt``
     is False).
 
-    ``adj, pbits, npar, desc``: the current graph (a :class:`~pymc_bnstruct.moves.state.GraphState`).
+    ``graph``: the current graph (a :class:`~pymc_bnstruct.moves.state.GraphState`), ``E`` the
+    family-score cache's engine, ``limits`` the
+    :class:`~pymc_bnstruct.moves.state.KernelConstraints`.
     ``kind_probs``: probabilities of the temporal, skeletal, double and reversal moves.
     ``stats[k]`` / ``stats[4 + k]`` receive proposed / accepted moves of kind ``k``.
     ``counters.counts[j]`` counts iterations that end in region ``j``. With
     ``trace.region.shape[0] >= n_moves`` the :class:`Trace` records every iteration; with
     ``resample`` the :class:`Reservoir` keeps one weighted draw of the iterations.
     """
+    adj, pbits, npar, desc = graph.adj, graph.pbits, graph.npar, graph.desc
+    allowed, required, max_parents = limits.allowed, limits.required, limits.max_parents
     rng = seed_state(seed)
     m = weights.phi.shape[0]
     pi_upd = settings.pi_upd

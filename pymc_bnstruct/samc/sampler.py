@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from ..moves import cache_kernels
-from ..moves.state import GraphState
+from ..moves.state import GraphState, KernelConstraints
 from ..validation import check_choice, check_number, read_only
 from ..validation import check_move_probs as _check_move_probs
 from . import kernels as samc_kernels
@@ -229,9 +229,9 @@ class SAMCChain:
                                            log_weight_sum=np.full(1, -np.inf), edge=np.zeros((n, n)),
                                            mb=np.zeros((n, n)), pending=np.full(1, -np.inf),
                                            flushed=np.full(1, -np.inf), scratch=np.zeros((n, n), dtype=np.uint8))
-        samc_kernels.samc_run(*self.state, self.cache.engine, c.allowed, c.required, c.max_parents, self.move_probs,
-                              self._pu, self._pv, self._order, self.settings, self.weights, self.counters,
-                              int(n_moves), int(seed), stats, records, resample, reservoir)
+        samc_kernels.samc_run(self.state, self.cache.engine, KernelConstraints.of(c), self.move_probs, self._pu,
+                              self._pv, self._order, self.settings, self.weights, self.counters, int(n_moves),
+                              int(seed), stats, records, resample, reservoir)
         n_kinds = samc_kernels.N_KINDS
         out: dict[str, Any] = {"proposed": stats[:n_kinds].copy(), "accepted": stats[n_kinds:].copy()}
         if resample:

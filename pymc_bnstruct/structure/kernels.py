@@ -43,9 +43,11 @@ _graph_score_inline = inlined(graph_score)
 
 
 @nb.njit(cache=True)
-def structure_metropolis(adj, pbits, npar, desc, E, allowed, required, max_parents, probs,
-                         n_moves, seed, stats, families, beta_from, beta_to):
-    """Run ``n_moves`` Metropolis–Hastings moves in place; return the score of the final graph.
+def structure_metropolis(graph, E, limits, probs, n_moves, seed, stats, families, beta_from, beta_to):
+    """Run ``n_moves`` Metropolis–Hastings moves on ``graph`` in place; return the score of the final graph.
+
+    ``graph``: a :class:`~pymc_bnstruct.moves.state.GraphState`; ``E``: the family-score cache's
+    engine; ``limits``: the :class:`~pymc_bnstruct.moves.state.KernelConstraints`.
 
     The score is the sum of the final graph's family values, read from the cache ``E``
     (not a running total, so rounding never accumulates across calls; with ``n_moves = 0``
@@ -66,6 +68,8 @@ def structure_metropolis(adj, pbits, npar, desc, E, allowed, required, max_paren
     holds the ``-delta`` of its posterior-drawn parent sets (:func:`rev_propose`). Sampling
     runs at ``β = 1`` throughout (both 1.0: exactly the untempered chain); a rising
     ``β`` anneals a chain into the high-posterior region (``StructureChain.anneal``)."""
+    adj, pbits, npar, desc = graph.adj, graph.pbits, graph.npar, graph.desc
+    allowed, required, max_parents = limits.allowed, limits.required, limits.max_parents
     rng = seed_state(seed)
     n = adj.shape[0]
     eu = empty(n * n, np.int64)
