@@ -18,6 +18,7 @@ import pytest
 from conftest import pooled_chisquare
 
 import pymc_bnstruct as bns
+from pymc_bnstruct.model.prior_draws import PartitionPriorSampler
 from pymc_bnstruct.order.chain import OrderChain
 from pymc_bnstruct.order.excluded import ExcludedFamilies
 from pymc_bnstruct.partition.scorer import PartitionScorer
@@ -301,3 +302,18 @@ def test_partition_excluded_mass_with_plus1_is_calibrated():
         cut = pm.sample(step=bns.PartitionMetropolis(moves_per_draw=20, excluded_every=1), draws=5, tune=0,
                         chains=1, cores=1, random_seed=1, progressbar=False, compute_convergence_checks=False)
     assert cut.sample_stats["excluded_lower_bound"].values.all()
+
+
+def test_random_partitions_of_a_cut_variable_are_in_its_support():
+    """With its family lists cut (cache_size), some prior partitions have no compatible family;
+    the variable's random draws (every chain's default start) are redrawn into its support."""
+    df = bns.datasets.load_network("insurance").sample(300, random_seed=3)
+    d = df[list(df.columns[12:24])]
+    with pm.Model() as model:
+        bns.NodePartition("x", d, max_parents=3, candidates=2, plus1=True, cache_size=20)
+    op = model["x"].owner.op
+    draws = pm.draw(model["x"], draws=40, random_seed=1)
+    assert all(np.isfinite(op.scorer.log_score(p)) for p in draws)
+    uncut = PartitionPriorSampler(PartitionScorer(op.scorer.table))  # the same prior, no support check
+    raw = uncut._draw(np.random.default_rng(1), 40)
+    assert not all(np.isfinite(op.scorer.log_score(p)) for p in raw)  # the cut does bite on raw draws

@@ -135,6 +135,11 @@ class OrderPriorSampler:
         return np.asarray(orders, dtype=np.int64).reshape(*shape, self.n)
 
 
+#: Draws of a partition outside a cut variable's support before :class:`PartitionPriorSampler`
+#: gives up.
+MAX_REDRAWS = 1000
+
+
 class PartitionPriorSampler:
     """I.i.d. labelled partitions from the prior of a :class:`~pymc_bnstruct.NodePartition`.
 
@@ -163,6 +168,22 @@ class PartitionPriorSampler:
 
     def __call__(self, rng: np.random.Generator, shape: tuple) -> np.ndarray:
         k = int(np.prod(shape, dtype=np.int64))
+        out = self._draw(rng, k)
+        # A scorer that cuts its family lists (cache_size, prune) gives some partitions of prior
+        # DAGs no compatible family: outside the variable's support (log score -inf), so no start
+        # for a chain. Those are drawn again: the prior restricted to the support.
+        for i in range(k):
+            for _ in range(MAX_REDRAWS):
+                if np.isfinite(self.scorer.log_score(out[i])):
+                    break
+                out[i] = self._draw(rng, 1)[0]
+            else:
+                raise ValueError(f"no partition drawn from the prior in {MAX_REDRAWS} tries has a compatible "
+                                 "family for every node: the variable's family lists are cut too short "
+                                 "(cache_size / prune); give initval= a partition, or keep more families")
+        return out.reshape(*shape, self.n)
+
+    def _draw(self, rng: np.random.Generator, k: int) -> np.ndarray:
         if self.dags is not None:
             graphs = self.dags(rng, (k,))
         else:
@@ -170,5 +191,4 @@ class PartitionPriorSampler:
             orders = random_linear_extensions(self.whitelist_graph, rng, k)
             graphs = sample_dags_given_orders(f.children, f.parent_sets, f.log_scores, self.n, orders, 1,
                                               int(rng.integers(2**32)))
-        out = np.array([self.scorer.from_dag(g) for g in graphs], dtype=np.int64).reshape(k, self.n)
-        return out.reshape(*shape, self.n)
+        return np.array([self.scorer.from_dag(g) for g in graphs], dtype=np.int64).reshape(k, self.n)
