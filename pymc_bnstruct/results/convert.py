@@ -22,9 +22,8 @@ Kinds (``StructureResult.kind``): ``"draws"`` (MCMC draws; Monte Carlo estimates
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 
-import arviz as az
 import networkx as nx
 import numpy as np
 import pandas as pd
@@ -44,6 +43,9 @@ from .idata import get_group, has_group, select_draws
 from .sampling_checks import check_structure_draws
 from .weights import draw_weights
 
+if TYPE_CHECKING:
+    import arviz as az
+
 __all__ = ["LearnResult", "StructureResult", "convert", "is_sampler_output", "is_learned_result", "posterior_dags", "map_dag", "KINDS"]
 
 #: What :func:`pymc_bnstruct.learn` returns, by method: sampler output (``"order"``,
@@ -51,7 +53,8 @@ __all__ = ["LearnResult", "StructureResult", "convert", "is_sampler_output", "is
 #: DataTree on PyMC 6), a SearchResult (``"hc"``, ``"tabu"``, ``"skeleton"``), an
 #: ExactPosterior (``"exact"``) or a GraphGenerativeTree (``"brai"``). Every results function,
 #: question and CLI verb reads each of them through :func:`convert`.
-LearnResult: TypeAlias = az.InferenceData | xr.DataTree | SearchResult | ExactPosterior | GraphGenerativeTree
+# a string: naming arviz.InferenceData at run time warns on ArviZ 1, where it is gone
+LearnResult: TypeAlias = "az.InferenceData | xr.DataTree | SearchResult | ExactPosterior | GraphGenerativeTree"
 
 #: What a converted result is, and so what its numbers mean.
 KINDS: dict[str, str] = {
@@ -205,7 +208,9 @@ class StructureResult:
                 raise TypeError(f"unexpected keyword argument(s) {sorted(options)} for {self._label()}")
             values = _point_features(self._dag_array(), feature)
         else:
-            if random_seed is not None and feature != "edge" and self.kind != "given":
+            # the sampling backends' seed (a tree's sampled CPDAGs and their members, an exact
+            # posterior's DAG draws); an enumeration and a scorer given an order draw nothing
+            if random_seed is not None and isinstance(self.source, (ExactPosterior, GraphGenerativeTree)):
                 options = {**options, "random_seed": random_seed}
             try:
                 values = self.source.feature_probabilities(feature, **options)
@@ -384,7 +389,7 @@ def convert(result: Any) -> StructureResult:
     Examples
     --------
     >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
-    >>> r = bns.results.convert(bns.learn(df, method="hc", random_seed=1))
+    >>> r = bns.results.convert.convert(bns.learn(df, method="hc", random_seed=1))
     >>> r.kind, r.method, r.n_vars
     ('point', 'hc', 5)
     """
