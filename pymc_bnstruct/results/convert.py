@@ -152,8 +152,9 @@ class StructureResult:
     names : tuple of str
         The variables, in the order of every array this returns.
     method : str
-        The method that made it (``"order"``, ``"hc"``, ``"exact"``, ``"brai"``, ... or
-        ``"graph"`` for a DAG given directly).
+        What made it: the sampler (``"order"``, ...; ``bns.learn`` records it), the search
+        (``"hill_climb"``, ``"skeleton_search"``), ``"exact"``, ``"enumerate"``, ``"brai"``,
+        or ``"graph"`` for a DAG given directly.
 
     Examples
     --------
@@ -391,7 +392,7 @@ def convert(result: Any) -> StructureResult:
     >>> df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
     >>> r = bns.results.convert.convert(bns.learn(df, method="hc", random_seed=1))
     >>> r.kind, r.method, r.n_vars
-    ('point', 'hc', 5)
+    ('point', 'hill_climb', 5)
     """
     if isinstance(result, StructureResult):
         return result
