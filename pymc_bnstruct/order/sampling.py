@@ -20,7 +20,7 @@ import numpy as np
 from ..jit import empty, inner, zeros
 from ..rng import seed_state, uniform
 
-__all__ = ["collect_families", "draw_families", "sample_dags_given_orders"]
+__all__ = ["collect_families", "draw_families", "sample_dags_given_orders", "best_dag_given_keys"]
 
 _MAX_SEED = 2**32
 
@@ -227,3 +227,32 @@ def sample_dags_given_orders(
             f"order {ords[bad_order].tolist()} (row {bad_order}); the family table must hold "
             "every node's empty or minimal family")
     return dags
+
+
+@nb.njit(cache=True)
+def best_dag_given_keys(child_start, family_parents, family_log_score, key, need_meet):
+    """The highest-scoring DAG an order or a labelled partition allows, and its score.
+
+    Node ``v`` takes its best family among those :func:`collect_families` allows with
+    ``limit = key[v] - 1``: ``key`` the position in an order (``need_meet`` False), or the
+    layer of a labelled partition (``need_meet`` True: a parent in the layer just before,
+    unless ``v`` is in the first). Returns ``(adj, -inf)`` when some node has no such family.
+    """
+    n = key.shape[0]
+    adj = zeros((n, n), np.uint8)
+    rows = empty(family_log_score.shape[0], np.int64)
+    total = 0.0
+    for v in range(n):
+        m, top = collect_families(family_parents, family_log_score, child_start[v], child_start[v + 1], key,
+                                  key[v] - 1, need_meet and key[v] > 0, rows)
+        if m == 0:
+            return adj, -math.inf
+        best = rows[0]
+        for i in range(1, m):
+            if family_log_score[rows[i]] > family_log_score[best]:
+                best = rows[i]
+        total += family_log_score[best]
+        for s in range(family_parents.shape[1]):
+            if family_parents[best, s] >= 0:
+                adj[family_parents[best, s], v] = 1
+    return adj, total

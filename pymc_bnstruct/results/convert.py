@@ -35,6 +35,7 @@ from ..data import ContinuousData, DiscreteData
 from ..exact import EnumeratedPosterior, ExactPosterior
 from ..graph import adjacency_dataarray, find_cycle, markov_blankets, to_adjacency, transitive_closure
 from ..networks import BayesianNetwork, LinearGaussianNetwork
+from ..order.sampling import best_dag_given_keys
 from ..rng import RandomSeed
 from ..search import SearchResult
 from ..validation import check_int
@@ -324,40 +325,19 @@ class StructureResult:
 def _best_compatible_dag(idata: Any, src: Any, draws: np.ndarray, names: list[str]) -> tuple[xr.DataArray, float]:
     """The best DAG any of ``draws`` (orders or partitions) allows, from the family table."""
     child, parents, log_score = _family_table(idata, src.name)  # type: ignore[misc]
-    child = np.asarray(child, dtype=np.int64)
-    parents = np.asarray(parents, dtype=np.int64).reshape(len(child), -1)  # parent indices, -1 padded
-    log_score = np.asarray(log_score, dtype=np.float64)
-    n = len(names)
-    members = np.zeros((len(child), n), dtype=bool)
-    rows, slots = np.nonzero(parents >= 0)
-    members[rows, parents[rows, slots]] = True
+    child_start = np.searchsorted(np.asarray(child, dtype=np.int64), np.arange(len(names) + 1)).astype(np.int64)
+    parents = np.ascontiguousarray(np.asarray(parents, dtype=np.int64).reshape(len(child), -1))
+    log_score = np.ascontiguousarray(np.asarray(log_score, dtype=np.float64))
     best_adj, best_score = None, -np.inf
     for row in np.asarray(draws, dtype=np.int64):
-        if src.partition is None:
-            rank = np.empty(n, dtype=np.int64)
-            rank[row] = np.arange(n)
-            part = None
-        else:  # a labelled partition: row[v] is v's part; parents come from earlier parts,
-            rank = row.astype(np.int64)  # at least one from the part just before
-            part = rank
-        earlier = rank[None, :] < rank[child][:, None]
-        ok = ~np.any(members & ~earlier, axis=1)
-        if part is not None:
-            needs = part[child] > 0
-            has_prev = np.any(members & (part[None, :] == (part[child] - 1)[:, None]), axis=1)
-            ok &= ~needs | has_prev
-        adj = np.zeros((n, n), dtype=np.int8)
-        total = 0.0
-        for v in range(n):
-            rows = np.flatnonzero(ok & (child == v))
-            if rows.size == 0:
-                total = -np.inf
-                break
-            f = rows[np.argmax(log_score[rows])]
-            total += log_score[f]
-            adj[members[f], v] = 1
+        if src.partition is None:  # an order: each node's position
+            key = np.empty(len(names), dtype=np.int64)
+            key[row] = np.arange(len(names))
+        else:  # a labelled partition: each node's layer
+            key = np.ascontiguousarray(row)
+        adj, total = best_dag_given_keys(child_start, parents, log_score, key, src.partition is not None)
         if total > best_score:
-            best_adj, best_score = adj, total
+            best_adj, best_score = adj.astype(np.int8), total
     if best_adj is None:
         raise ValueError(f"no draw of {src.name!r} allows a DAG in its family table")
     return adjacency_dataarray(best_adj, names), float(best_score)
