@@ -14,12 +14,20 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import logging
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # for type checkers and IDEs; at run time names load on first use
     from ._exports import *  # noqa: F403
 
 __version__ = "0.1.0"
+
+# The package's records (progress of long runs, notes on the data) reach a plain Python session
+# the way PyMC's do: a handler on the package's logger unless the application configured logging.
+_log = logging.getLogger(__name__)
+if not logging.root.handlers and not _log.handlers:
+    _log.setLevel(logging.INFO)
+    _log.addHandler(logging.StreamHandler())
 
 __all__ = [
     "DiscreteData",

@@ -31,8 +31,8 @@ to each bootstrap sample, and BGe as their score.
 
 from __future__ import annotations
 
+import logging
 import math
-import sys
 import time
 import warnings
 from collections.abc import Callable, Sequence
@@ -55,6 +55,8 @@ from .pdag import SepSets, orient, repaired_extension, split_autonomous
 from .tree import Call, GraphGenerativeTree, Leaf, merge_counts
 
 __all__ = ["rai", "fit"]
+
+_log = logging.getLogger(__name__)
 
 # a bootstrap sample of fewer rows carries no information about dependence
 _MIN_BOOTSTRAP_ROWS = 10
@@ -521,9 +523,9 @@ def _run_tasks(builder: _Builder, tasks: list[_Task], executor: Executor | None,
 
 
 def _progress(enabled: bool, done: int, total: int) -> None:
-    if enabled:
-        end = "\n" if done == total else ""
-        print(f"\rB-RAI: {done}/{total} bootstrap branches of the root", end=end, file=sys.stderr, flush=True)
+    # About ten records a run, however many branches the root has.
+    if enabled and (done == total or done * 10 // total != (done - 1) * 10 // total):
+        _log.info("B-RAI: %d/%d bootstrap branches of the root", done, total)
 
 
 def _entropy(random_seed: RandomSeed) -> int:

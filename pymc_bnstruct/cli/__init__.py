@@ -64,13 +64,13 @@ def _log_to_stderr(level: int = logging.INFO) -> Iterator[None]:
     logger = logging.getLogger("pymc_bnstruct")
     handler = _StderrHandler()
     handler.setFormatter(logging.Formatter("%(message)s"))
-    old_level = logger.level
-    logger.addHandler(handler)
+    old_level, old_handlers = logger.level, logger.handlers[:]
+    logger.handlers = [handler]  # in place of the package's default handler: each record once
     logger.setLevel(level)
     try:
         yield
     finally:
-        logger.removeHandler(handler)
+        logger.handlers = old_handlers
         logger.setLevel(old_level)
 
 

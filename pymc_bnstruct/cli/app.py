@@ -32,7 +32,7 @@ from .commands import COMMANDS, EXIT_INTERRUPTED, EXIT_NOT_CONVERGED, PROG, top_
 from .control import RunControl, collect_warnings, show_warnings
 from .data_io import CONTINUOUS_SCORES, NA_VALUES, prepare_data, read_belief_file, read_edge_file, read_table, write_table
 from .errors import CliError, UsageError
-from .methods import METHODS, Settings, get_method
+from .methods import METHODS, Settings, get_method, run_output
 from .report import write_report
 from .results import load_result, save_result
 from .views import PLOT_KINDS, distinct_graphs, figure, read_truth, save_figure, tables, truth_facts
@@ -398,7 +398,7 @@ def cmd_learn(args: argparse.Namespace) -> int:
                             plus1=args.plus1, tabu_length=args.tabu_length, n_bootstrap=args.n_bootstrap,
                             progress=args.progress and sys.stderr.isatty(),
                             callback=control.callback if sampler else None, on_plan=on_plan if sampler else None)
-        out = method.run(data, settings)
+        out = run_output(method.run(data, settings), settings)
     show_warnings(caught, everything=args.debug)
     recorded = _settings_record(args, method, k, planned)
     partial = control.interrupted

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import inspect
 import json
+import logging
 import math
-import sys
 import time
 import warnings
 from collections.abc import Callable, Mapping, Sequence
@@ -45,6 +45,8 @@ from .budget import (
     size_run,
 )
 from .chains import SAMPLERS, Recipe, build_model, make_step, quiet_initial_draws, run_chains
+
+_log = logging.getLogger(__name__)
 
 __all__ = ["learn", "METHODS", "SAMPLER_METHODS", "BACKEND_METHODS", "AUTO_FULL_VARS", "AUTO_FULL_FAMILIES",
            "AUTO_PLUS1_FAMILIES"]
@@ -306,11 +308,11 @@ def learn(
                     tune=size.tune, chains=chains, seed=seed, progressbar=progress)
     if progress:
         where = f"on {type(executor).__name__}" if executor is not None else f"{parallel} at a time"
-        print(f"bns.learn: {method} MCMC, {chains} chains ({where}) x {size.tune}+{size.draws} draws x "
-              f"{size.moves_per_draw} moves ({size.moves_per_second:,.0f} moves/s per chain, about "
-              f"{_fmt_seconds(size.seconds)})", file=sys.stderr, flush=True)
+        _log.info("bns.learn: %s MCMC, %d chains (%s) x %d+%d draws x %d moves (%s moves/s per chain, "
+                  "about %s)", method, chains, where, size.tune, size.draws, size.moves_per_draw,
+                  f"{size.moves_per_second:,.0f}", _fmt_seconds(size.seconds))
     idata = run_chains(recipe, model=model, step=step, cores=cores, executor=executor,
-                       on_chain_done=_chain_done_printer(chains) if progress else None)
+                       on_chain_done=_chain_done_logger(chains) if progress else None)
     _record(idata, {
         "bnstruct_method": method,
         _SPACE_ATTR: "full" if space is None else json.dumps(dict(_as_candidates(space, data))),
@@ -415,7 +417,7 @@ def _resolve_space(candidates: Any, data: DiscreteData | ContinuousData, *, scor
                              blacklist=blacklist, whitelist=whitelist, random_seed=random_seed,
                              progressbar=progressbar)
         if progressbar:
-            print(f"bns.learn: {space!r}", file=sys.stderr, flush=True)
+            _log.info("bns.learn: %r", space)
         return space, space.seconds
     _check_space(candidates, data, max_parents, blacklist, whitelist)
     return candidates, 0.0
@@ -503,7 +505,7 @@ def _warn_capped(size: Any) -> None:
                   "moves_per_draw= to fix the moves", UserWarning, stacklevel=3)
 
 
-def _chain_done_printer(chains: int) -> Any:
+def _chain_done_logger(chains: int) -> Any:
     def done(c: int) -> None:
-        print(f"bns.learn: chain {c + 1} of {chains} done", file=sys.stderr, flush=True)
+        _log.info("bns.learn: chain %d of %d done", c + 1, chains)
     return done

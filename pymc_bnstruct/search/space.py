@@ -97,8 +97,8 @@ ed. MIT Press (the PC skeleton).
 from __future__ import annotations
 
 import dataclasses
+import logging
 import math
-import sys
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -120,6 +120,8 @@ from .hill_climb import _hill_climb
 from .skeleton import skeleton_search
 
 __all__ = ["search_space", "SearchSpace", "METHODS", "STARTS"]
+
+_log = logging.getLogger(__name__)
 
 #: Families scored at once in a plus1 round (about 100 MB of arrays at most).
 _PLUS1_CHUNK = 1_000_000
@@ -303,7 +305,6 @@ def _search_space(data: Any, *, score: Any, prior: Any, max_parents: Any, max_ca
     skel, adj, start_name = _start_skeleton(grower, start)
     grower.admit(skel | skel.T, adj)
     rounds = 0
-    tty = sys.stderr.isatty()  # redraw one line on a terminal, a line per round in a log
     if method == "iterative":
         while rounds < _MAX_ROUNDS:
             rounds += 1
@@ -311,12 +312,10 @@ def _search_space(data: Any, *, score: Any, prior: Any, max_parents: Any, max_ca
             if progressbar:
                 line = (f"search_space: round {rounds}, {added} new candidate edge(s), "
                         f"{grower.allowed.sum() / max(n, 1):.1f} per node, {time.perf_counter() - t0:.0f} s")
-                print("\r" + line if tty else line, end="" if tty else "\n", file=sys.stderr, flush=True)
+                _log.info(line)
             if added == 0:
                 break
         grower.fringe()
-        if progressbar and tty:
-            print(file=sys.stderr, flush=True)
     names = base.names
     parents = tuple(tuple(names[u] for u in np.flatnonzero(grower.allowed[:, v])) for v in range(n))
     return SearchSpace(names, parents, rounds, time.perf_counter() - t0, method, start_name,
