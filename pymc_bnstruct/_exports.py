@@ -6,6 +6,8 @@ this module. Loading everything together keeps one behaviour: the step methods a
 registered with PyMC (:mod:`.step_methods`) before any model variable can be made.
 """
 
+__stage__ = "exports"  # where this unit sits in the pipeline (tests/test_layout.py)
+
 # ruff: noqa: F401
 from . import (
     brai,

@@ -13,6 +13,8 @@ numba kernels read two boolean matrices:
 
 from __future__ import annotations
 
+__stage__ = "constraints"  # where this unit sits in the pipeline (tests/test_layout.py)
+
 from collections.abc import Mapping, Sequence
 from typing import Any
 

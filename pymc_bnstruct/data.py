@@ -11,6 +11,8 @@ number of rows, the column means and the scatter matrix), computed once.
 
 from __future__ import annotations
 
+__stage__ = "data"  # where this unit sits in the pipeline (tests/test_layout.py)
+
 import warnings
 from collections.abc import Hashable, Mapping, Sequence
 from typing import Any

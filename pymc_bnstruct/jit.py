@@ -36,6 +36,8 @@ PyTensor's ``link/numba/cache.py`` registers a locator the same way.
 
 from __future__ import annotations
 
+__stage__ = "base"  # where this unit sits in the pipeline (tests/test_layout.py)
+
 import functools
 import hashlib
 from collections.abc import Callable

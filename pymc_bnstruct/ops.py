@@ -16,6 +16,8 @@ fallback, and raise the same errors in every mode.
 
 from __future__ import annotations
 
+__stage__ = "model"  # where this unit sits in the pipeline (tests/test_layout.py)
+
 import numba as nb
 import numpy as np
 import pytensor.tensor as pt

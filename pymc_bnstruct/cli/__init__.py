@@ -8,6 +8,8 @@ bundled network and ``bnstruct networks`` lists those. See ``docs/cli.md``.
 
 from __future__ import annotations
 
+__stage__ = "cli"  # where this unit sits in the pipeline (tests/test_layout.py)
+
 import contextlib
 import importlib
 import logging

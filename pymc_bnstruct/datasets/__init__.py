@@ -11,6 +11,8 @@ BayesianNetwork('asia', 8 variables, 8 edges)
 >>> df = net.sample(1000, random_seed=0)
 """
 
+__stage__ = "networks"  # where this unit sits in the pipeline (tests/test_layout.py)
+
 from ..networks import BayesianNetwork, LinearGaussianNetwork, read_bif, write_bif
 from .gaussian import linear_gaussian, random_linear_gaussian
 from .repository import list_networks, load_network

@@ -17,6 +17,8 @@ from their own kernels.
 
 from __future__ import annotations
 
+__stage__ = "algorithms"  # where this unit sits in the pipeline (tests/test_layout.py)
+
 from typing import Any
 
 import numpy as np

@@ -8,6 +8,8 @@ for every backend; :meth:`Score.engine_inputs` gives it the arrays of one (score
 
 from __future__ import annotations
 
+__stage__ = "scores"  # where this unit sits in the pipeline (tests/test_layout.py)
+
 import math
 from collections.abc import Sequence
 from typing import Any
