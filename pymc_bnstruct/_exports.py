@@ -20,7 +20,6 @@ from . import (
     model,
     moves,
     networks,
-    ops,
     order,
     partition,
     priors,
@@ -39,6 +38,7 @@ from .data import ContinuousData, DiscreteData, as_data, as_discrete_data
 from .exact import ExactPosterior
 from .learning import learn
 from .model import DAG, NodeOrder, NodePartition
+from .moves.ops import CachedDAGLogScore
 from .order import OrderScorer
 from .questions import average_effect, causal_effect, fit_parameters, network_model, predict
 from .results import (
@@ -76,6 +76,7 @@ from .results import (
 )
 from .results.excluded import excluded_mass
 from .scores import BIC, K2, BDeu, BGe, network_score
+from .scores.ops import DAGLogScore
 from .scores.table import ScoreTable
 from .search import SearchResult, SearchSpace, search_space
 from .step_methods import SAMC, ForeignStepError, OrderMetropolis, PartitionMetropolis, StructureMetropolis

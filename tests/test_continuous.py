@@ -441,10 +441,10 @@ def test_ops_score_continuous_dags(weak4):
     adj = bns.graph.to_adjacency(edges, weak4.names).astype("int32")
     want = bns.network_score(weak4, edges, BGe())
     for mode in (None, "NUMBA"):
-        f = pytensor.function([adj_var], bns.ops.DAGLogScore(table)(adj_var), mode=mode)
+        f = pytensor.function([adj_var], bns.DAGLogScore(table)(adj_var), mode=mode)
         assert float(f(adj)) == pytest.approx(want, rel=REL)
     cache = bns.moves.ScoreCache(weak4, BGe())
-    op = bns.ops.CachedDAGLogScore(cache, bns.StructureConstraints(weak4.names, max_parents=3))
+    op = bns.CachedDAGLogScore(cache, bns.StructureConstraints(weak4.names, max_parents=3))
     assert op.log_score(adj) == pytest.approx(want, rel=REL)
     f = pytensor.function([adj_var], op(adj_var), mode="NUMBA")
     assert float(f(adj)) == pytest.approx(want, rel=REL)

@@ -445,7 +445,7 @@ def _looks_like_order(value: Any, n: int) -> bool:
 # --------------------------------------------------------------------------- DAG variable
 class DAGRV(RandomVariable):
     """Random variable of a DAG adjacency; its logp is the structure score of ``op``
-    (:class:`~pymc_bnstruct.ops.CachedDAGLogScore`). Random draws (``pm.draw``,
+    (:class:`~pymc_bnstruct.CachedDAGLogScore`). Random draws (``pm.draw``,
     ``pm.sample_prior_predictive``, ``initval="prior"``) are exact draws from the DAG prior
     under the variable's constraints, up to 6 variables; beyond, ``NotImplementedError``
     names the alternatives (see :mod:`pymc_bnstruct.model.prior_draws`)."""

@@ -14,7 +14,7 @@ import pytensor.tensor as pt
 from pytensor.graph.basic import Apply
 from pytensor.link.numba.dispatch import numba_funcify
 
-from ..scores.op import FeatureOp, ScorerOp, structure_input
+from ..scores.ops import FeatureOp, ScorerOp, structure_input
 from . import kernels as _kernels
 from .scorer import PartitionScorer
 
