@@ -392,6 +392,11 @@ class StructureStep(BlockedStep):
         new_point[self.var_name] = new_value
         return new_point, [stats]
 
+    def _needs_load(self, value: np.ndarray, current: np.ndarray | None) -> bool:
+        """Whether the chain must load ``value`` before moving: in a chain's first draw, or when
+        ``value`` is not the state the chain holds (``current``; another step changed it)."""
+        return self.fresh or current is None or value.shape != current.shape or not np.array_equal(value, current)
+
     @abstractmethod
     def _draw(self, value: np.ndarray, seed: int) -> tuple[np.ndarray, dict[str, Any]]:
         """Run ``moves_per_draw`` moves from ``value``; return the new value (a fresh array) and stats.
