@@ -24,6 +24,7 @@ __version__ = "0.1.0"
 __all__ = [
     "DiscreteData",
     "ContinuousData",
+    "MixedData",
     "as_data",
     "as_discrete_data",
     "ScoreTable",
@@ -37,6 +38,7 @@ __all__ = [
     "K2",
     "BIC",
     "BGe",
+    "CG",
     "network_score",
     "brai",
     "datasets",
