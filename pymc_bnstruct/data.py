@@ -924,6 +924,11 @@ class MixedData(_Variables):
     kind : str
         ``"mixed"``.
 
+    References
+    ----------
+    .. [1] Lauritzen & Wermuth (1989), "Graphical models for associations between variables, some of which are qualitative and some quantitative", Ann. Statist. 17, 31-57.
+    .. [2] Bøttcher (2001), "Learning Bayesian networks with mixed variables", AISTATS 2001.
+
     Examples
     --------
     >>> rng = np.random.default_rng(0)

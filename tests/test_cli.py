@@ -246,8 +246,8 @@ def _bad_inputs(d: Path) -> tuple[Cases, Cases]:
         "empty file": ([*learn, "empty.csv"], 1, ["data file 'empty.csv' is empty"]),
         "header only": ([*learn, "header.csv"], 1, ["'header.csv' has a header but no rows"]),
         "ragged rows": ([*learn, "ragged.csv"], 1, ["ragged rows: line 3 has 2 fields, the header has 3"]),
-        "continuous": ([*learn, "cont.csv"], 1, ["'x' (non-whole numbers) look continuous", "'y' are not numbers",
-                                                 "mixed discrete and continuous data is not supported", "discretise"]),
+        "continuous beside discrete, discrete score": ([*learn, "cont.csv", "--score", "bdeu"], 1, [
+            "'x' (non-whole numbers) look continuous", "--score bge", "cg (mixed data)", "discretise"]),
         "not utf-8": ([*learn, "latin1.csv"], 1, ["is not UTF-8 text"]),
         "blacklist unknown": ([*learn, "asia.csv", "--blacklist", "black.txt"], 1,
                               ["blacklist file", "line 2 names unknown variable 'cancer'"]),
