@@ -926,7 +926,7 @@ class MixedData(_Variables):
 
     References
     ----------
-    .. [1] Lauritzen & Wermuth (1989), "Graphical models for associations between variables, some of which are qualitative and some quantitative", Ann. Statist. 17, 31-57.
+    .. [1] Lauritzen & Wermuth (1989), "Graphical models for associations between variables...", Ann. Statist. 17, 31-57.
     .. [2] Bøttcher (2001), "Learning Bayesian networks with mixed variables", AISTATS 2001.
 
     Examples
