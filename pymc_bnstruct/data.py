@@ -677,11 +677,11 @@ def as_discrete_data(data: Any, who: str | None = None) -> DiscreteData:
     """
     if isinstance(data, DiscreteData):
         return data
-    if isinstance(data, ContinuousData):
+    if isinstance(data, (ContinuousData, MixedData)):
         needs = f"{who} works on discrete data only" if who else "discrete data is needed here"
         raise TypeError(
-            f"{needs}, got continuous data ({data!r}); discretise the columns first (e.g. pandas.cut or "
-            "pandas.qcut), or use a method that supports continuous data with bns.BGe()"
+            f"{needs}, got {data.kind} data ({data!r}); discretise the continuous columns first (e.g. "
+            "pandas.cut or pandas.qcut), or use a method that supports them (bns.BGe() or bns.CG())"
         )
     if isinstance(data, pd.DataFrame):
         return DiscreteData.from_frame(data)
@@ -892,6 +892,25 @@ def column_kinds(df: pd.DataFrame, kinds: Mapping[Hashable, str] | None = None) 
     return out
 
 
+#: A continuous column of mixed data whose mean is this many standard deviations from 0, or
+#: whose standard deviation is off 1 by more than this factor, draws a warning.
+OFF_SCALE = 3.0
+
+
+def _warn_off_scale(data: ContinuousData) -> None:
+    """Warn about continuous columns far from the CG prior's scale (mean 0, scale ``t = am``):
+    the prior pulls every configuration's mean towards 0, so a column with a mean of many
+    standard deviations pays for each configuration of its discrete parents (docs/mixed.md)."""
+    sd = np.sqrt(np.diag(data.scatter) / max(data.n_samples - 1, 1))
+    off = [f"{n!r} (mean {m:.3g}, sd {s:.3g})" for n, m, s in zip(data.names, data.means, sd)
+           if abs(m) > OFF_SCALE * s or not 1 / OFF_SCALE <= s <= OFF_SCALE]
+    if off:
+        warnings.warn(f"continuous column(s) {', '.join(off)} are far from the scale of the CG score's prior "
+                      "(mean 0, scale 1): each configuration of a discrete parent then pays for its mean, which "
+                      "hides discrete -> continuous edges; standardise them first ((x - x.mean()) / x.std())",
+                      UserWarning, stacklevel=3)
+
+
 class MixedData(_Variables):
     """A data set of discrete and continuous columns side by side (conditional-Gaussian data).
 
@@ -1015,6 +1034,7 @@ class MixedData(_Variables):
         if cont:
             c = ContinuousData.from_frame(frame.iloc[:, cont])
             values[:, cont] = c.values
+            _warn_off_scale(c)
         return cls(codes, values, arities, names, col_kinds, all_states)
 
     @classmethod
