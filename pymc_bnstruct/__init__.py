@@ -37,6 +37,7 @@ if not logging.root.handlers and not _log.handlers:
 __all__ = [
     "DiscreteData",
     "ContinuousData",
+    "MixedData",
     "as_data",
     "as_discrete_data",
     "ScoreTable",
@@ -50,6 +51,7 @@ __all__ = [
     "K2",
     "BIC",
     "BGe",
+    "CG",
     "network_score",
     "brai",
     "datasets",

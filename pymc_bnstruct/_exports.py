@@ -34,7 +34,7 @@ from . import (
 )
 from .brai import GraphGenerativeTree
 from .constraints import StructureConstraints
-from .data import ContinuousData, DiscreteData, as_data, as_discrete_data
+from .data import ContinuousData, DiscreteData, MixedData, as_data, as_discrete_data
 from .exact import ExactPosterior
 from .learning import learn
 from .model import DAG, NodeOrder, NodePartition
@@ -75,7 +75,7 @@ from .results import (
     to_pgmpy,
 )
 from .results.excluded import excluded_mass
-from .scores import BIC, K2, BDeu, BGe, network_score
+from .scores import BIC, CG, K2, BDeu, BGe, network_score
 from .scores.ops import DAGLogScore
 from .scores.table import ScoreTable
 from .search import SearchResult, SearchSpace, search_space

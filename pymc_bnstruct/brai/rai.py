@@ -432,7 +432,7 @@ def _build(data: DiscreteData | ContinuousData, test: Any, score: Score, prior: 
     ``anchors``, that choice also holds RAI's route on the full data (per test) and the
     empty graph, so the MAP never scores below either.
     """
-    constraints = StructureConstraints(data.names, None, blacklist, whitelist)
+    constraints = StructureConstraints(data.names, None, blacklist, whitelist, kinds=data.kinds)
     prior = None if prior is None else prior.bind(data.names)  # EdgeBeliefs name variables
     tests = list(test) if isinstance(test, (list, tuple)) else [test]
     start = time.perf_counter()

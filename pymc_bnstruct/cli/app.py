@@ -27,10 +27,10 @@ from ..learning.budget import DEFAULT_DRAWS, parse_budget
 from ..priors import EdgePenalty, FamilyCount, StructurePrior, Uniform
 from ..results.diagnostics import convergence_verdict
 from ..results.idata import get_group, has_group
-from ..scores import BIC, K2, BDeu, BGe, Score
+from ..scores import BIC, CG, K2, BDeu, BGe, Score
 from .commands import COMMANDS, EXIT_INTERRUPTED, EXIT_NOT_CONVERGED, PROG, top_level_parser, version
 from .control import RunControl, collect_warnings, show_warnings
-from .data_io import CONTINUOUS_SCORES, NA_VALUES, prepare_data, read_belief_file, read_edge_file, read_table, write_table
+from .data_io import CONTINUOUS_SCORES, MIXED_SCORE, NA_VALUES, prepare_data, read_belief_file, read_edge_file, read_table, write_table
 from .errors import CliError, UsageError
 from .methods import METHODS, Settings, get_method, run_output
 from .report import write_report
@@ -128,9 +128,10 @@ def make_prior(spec: str) -> StructurePrior:
 
 
 def make_score(name: str, ess: float, am: float = 1.0, aw: float | None = None) -> Score:
-    """The score of ``--score``: ``bdeu`` (equivalent sample size ``ess``), ``k2``, ``bic`` or
-    ``bge`` (``am``, ``aw``)."""
-    return {"bdeu": lambda: BDeu(ess=ess), "k2": K2, "bic": BIC, "bge": lambda: BGe(am=am, aw=aw)}[name]()
+    """The score of ``--score``: ``bdeu`` (equivalent sample size ``ess``), ``k2``, ``bic``,
+    ``bge`` (``am``, ``aw``) or ``cg`` (all three)."""
+    return {"bdeu": lambda: BDeu(ess=ess), "k2": K2, "bic": BIC, "bge": lambda: BGe(am=am, aw=aw),
+            "cg": lambda: CG(ess=ess, am=am, aw=aw)}[name]()
 
 
 # ----------------------------------------------------------------------------- parser
@@ -147,9 +148,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help="default order; " + "; ".join(f"{m.name}: {m.help}" for m in METHODS.values()))
     learn.add_argument("--out", required=True, metavar="RESULT.nc", help="result file to write (netCDF)")
     learn.add_argument("--report", metavar="REPORT.html", help="also write a self-contained HTML report")
-    learn.add_argument("--score", choices=("bdeu", "k2", "bic", "bge"), default=None,
-                       help="score: bdeu, k2, bic (discrete data) or bge (continuous data); default bdeu for "
-                            "discrete data and bge for a table of numbers with a continuous column")
+    learn.add_argument("--score", choices=("bdeu", "k2", "bic", "bge", "cg"), default=None,
+                       help="score: bdeu, k2, bic (discrete data), bge (continuous data) or cg (mixed data); "
+                            "default bdeu for discrete data, bge for a table of numbers with a continuous column, "
+                            "cg for continuous-looking columns beside discrete ones")
     learn.add_argument("--am", type=_positive_float, default=1.0,
                        help="BGe: equivalent sample size of the prior on the means (default 1)")
     learn.add_argument("--aw", type=_positive_float, default=None,
@@ -354,19 +356,24 @@ def cmd_learn(args: argparse.Namespace) -> int:
                             score=args.score)
     data = prepared.data
     n = data.n_vars
-    args.score = args.score or ("bge" if data.kind == "continuous" else "bdeu")
-    if args.score not in CONTINUOUS_SCORES and (args.am != 1.0 or args.aw is not None):
+    args.score = args.score or {"continuous": "bge", "mixed": MIXED_SCORE}.get(data.kind, "bdeu")
+    gaussian = (*CONTINUOUS_SCORES, MIXED_SCORE)
+    if args.score not in gaussian and (args.am != 1.0 or args.aw is not None):
         raise UsageError(f"--am and --aw set the BGe score (continuous data); --score {args.score} does not use them")
-    if args.score != "bdeu" and args.ess != 1.0:
+    if args.score not in ("bdeu", MIXED_SCORE) and args.ess != 1.0:
         raise UsageError(f"--ess sets the BDeu score's prior; --score {args.score} does not use it")
     if args.plus1 != "auto" and args.method not in ("order", "partition"):
         raise UsageError(f"--plus1 widens the space of order and partition MCMC; --method {args.method} does not "
                          "use it")
-    if args.score == "bge" and args.aw is not None and args.aw <= n + 1:
-        raise UsageError(f"argument --aw: must be > n_vars + 1 = {n + 1} for these data ({n} variables), "
-                         f"got {args.aw:g}")
-    if data.kind == "continuous":  # say which reading was picked: a table of integer codes stays discrete
-        print(f"{PROG}: read '{args.data}' as continuous data ({n} numeric columns); score "
+    n_gauss = getattr(data, "n_continuous", n)
+    if args.score in gaussian and args.aw is not None and args.aw <= n_gauss + 1:
+        raise UsageError(f"argument --aw: must be > n_vars + 1 = {n_gauss + 1} for these data ({n_gauss} "
+                         f"{'continuous ' if data.kind == 'mixed' else ''}variables), got {args.aw:g}")
+    if data.kind != "discrete":  # say which reading was picked: a table of integer codes stays discrete
+        what = (f"{n} numeric columns" if data.kind == "continuous" else
+                f"{n - n_gauss} discrete, {n_gauss} continuous columns: "
+                + ", ".join(c for c, k in zip(data.names, data.kinds) if k == "continuous"))
+        print(f"{PROG}: read '{args.data}' as {data.kind} data ({what}); score "
               f"{make_score(args.score, args.ess, args.am, args.aw)!r}", file=sys.stderr)
     if args.max_parents is None:
         k = min(3, n - 1)

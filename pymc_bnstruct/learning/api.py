@@ -396,7 +396,7 @@ def _plus1_families(data: DiscreteData | ContinuousData, space: Any, variable_kw
     """Families of the plus1 score table of ``space`` under the lists and bound in ``variable_kwargs``."""
     return table_size(StructureConstraints(data.names, variable_kwargs.get("max_parents"),
                                            variable_kwargs.get("blacklist"), variable_kwargs.get("whitelist"),
-                                           candidates=space), plus1=True)
+                                           candidates=space, kinds=data.kinds), plus1=True)
 
 
 def _resolve_space(candidates: Any, data: DiscreteData | ContinuousData, *, score: Score, prior: StructurePrior,
@@ -435,7 +435,7 @@ def _check_space(space: Any, data: DiscreteData | ContinuousData, max_parents: A
         raise ArgumentTypeError(f"candidates must be 'auto', 'full', None, a SearchSpace or a dict; "
                                 f"got {type(space).__name__}")
     # StructureConstraints names unknown variables and white-listed parents outside the candidates
-    StructureConstraints(data.names, max_parents, blacklist, whitelist, candidates=space)
+    StructureConstraints(data.names, max_parents, blacklist, whitelist, candidates=space, kinds=data.kinds)
 
 
 def _as_candidates(space: Any, data: DiscreteData | ContinuousData) -> dict[str, list[str]]:

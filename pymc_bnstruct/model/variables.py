@@ -582,7 +582,7 @@ class DAG:
             raise ArgumentTypeError("DAG takes candidates as a dict or a SearchSpace (bns.search_space); an int "
                                     "count of best single parents is a ScoreTable option")
         constraints = StructureConstraints(data.names, max_parents=max_parents, blacklist=blacklist,
-                                           whitelist=whitelist, candidates=candidates)
+                                           whitelist=whitelist, candidates=candidates, kinds=data.kinds)
         cache = ScoreCache(data, score=score, prior=prior)
         op = CachedDAGLogScore(cache, constraints)
         init = _initial_dag(initval, data, constraints, score, prior, max_parents, whitelist)

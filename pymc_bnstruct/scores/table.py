@@ -341,7 +341,7 @@ class ScoreTable:
         """The table's :class:`StructureConstraints`; an int ``candidates`` is resolved with the score."""
         is_count = isinstance(candidates, (int, np.integer)) and not isinstance(candidates, (bool, np.bool_))
         c = StructureConstraints(self.names, max_parents, blacklist, whitelist,
-                                 candidates=None if is_count else candidates)
+                                 candidates=None if is_count else candidates, kinds=self.data.kinds)
         if not is_count:
             return c
         n, m = self.n_vars, int(candidates)
