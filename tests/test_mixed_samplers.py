@@ -106,7 +106,10 @@ def test_learn_and_the_cli_on_a_mixed_frame(tmp_path, monkeypatch, capsys):
     p = res.edge_probabilities()
     assert float(p.sel(parent="smoke", child="age")) > 0.9
     assert float(p.sel(parent="age").max()) == 0.0  # age is a parent of no discrete node (and the only continuous)
+    assert res.data_info["kinds"] == ["discrete"] * 8 + ["continuous"]
     assert cli_main(["plot", "r.nc", "--kind", "network", "--out", "n.png"]) == 0
+    ax = bns.plot_network(p, kinds=res.data_info["kinds"])  # node shapes and colours by kind, in the legend
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["discrete (8)", "continuous (1)"]
     (tmp_path / "white.txt").write_text("age,smoke\n")  # a white-listed continuous -> discrete edge
     assert cli_main(["learn", "mixed.csv", "--out", "w.nc", "--whitelist", "white.txt", "--method", "hc"]) == 1
     assert "white-listed edge(s) age -> smoke go from a continuous to a discrete variable" in capsys.readouterr().err

@@ -192,9 +192,9 @@ def write_table(df: pd.DataFrame, path: str | Path) -> None:
 
 @dataclass
 class PreparedData:
-    """The coded data (discrete or continuous) and what was done to the file's table on the way."""
+    """The coded data (discrete, continuous or mixed) and what was done to the file's table on the way."""
 
-    data: DiscreteData | ContinuousData
+    data: DiscreteData | ContinuousData | MixedData
     n_rows_read: int
     dropped_rows: int = 0
     dropped_columns: list[str] = field(default_factory=list)
@@ -205,6 +205,8 @@ class PreparedData:
                "names": list(d.names), "dropped_rows": self.dropped_rows, "dropped_columns": self.dropped_columns}
         if isinstance(d, DiscreteData):
             out["arities"] = [int(a) for a in d.arities]
+        if isinstance(d, MixedData):
+            out["kinds"] = list(d.kinds)
         return out
 
 
