@@ -113,3 +113,17 @@ def test_learn_and_the_cli_on_a_mixed_frame(tmp_path, monkeypatch, capsys):
     (tmp_path / "white.txt").write_text("age,smoke\n")  # a white-listed continuous -> discrete edge
     assert cli_main(["learn", "mixed.csv", "--out", "w.nc", "--whitelist", "white.txt", "--method", "hc"]) == 1
     assert "white-listed edge(s) age -> smoke go from a continuous to a discrete variable" in capsys.readouterr().err
+
+
+def test_samc_keeps_the_cg_constraint_and_what_mixed_data_cannot_do_yet():
+    data = bns.as_data(five_nodes())
+    result = bns.learn(data, method="samc", draws=300, tune=50, random_seed=1, progressbar=False)
+    edges = bns.edge_probabilities(result).values
+    assert edges[3:, :3].max() == 0.0 and edges.max() > 0.5
+    with pytest.raises(TypeError, match="none for a discrete-continuous pair"):
+        bns.learn(data, method="brai", random_seed=1)
+    dag = [("a", "x"), ("x", "y")]
+    with pytest.raises(TypeError, match="fit_parameters works on discrete data only, got mixed data"):
+        bns.fit_parameters(data, dag)
+    with pytest.raises(TypeError, match="discrete data only, got mixed data"):
+        bns.network_model(data, dag)
