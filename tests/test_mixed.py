@@ -224,6 +224,8 @@ def test_whitelisted_or_explicit_continuous_to_discrete_edges_are_refused():
         bns.search.hill_climb(data, start=[("x", "a")])
     assert not c.allowed[3:, :3].any() and c.allowed[:3, 3:].all()
     assert CG().local(data, "a", ["x"]) == -np.inf  # asked directly, not a CG family
+    with pytest.raises(ValueError, match="the graph has the edge.*y -> b.*conditional-Gaussian"):
+        bns.network_score(data, [("a", "x"), ("y", "b")])
 
 
 def test_no_table_search_or_space_gives_a_discrete_node_a_continuous_parent():
