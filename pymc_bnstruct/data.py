@@ -951,7 +951,7 @@ class MixedData(_Variables):
     Examples
     --------
     >>> rng = np.random.default_rng(0)
-    >>> df = pd.DataFrame({"sex": rng.choice(["f", "m"], 50), "age": rng.normal(40, 9, 50),
+    >>> df = pd.DataFrame({"sex": rng.choice(["f", "m"], 50), "age": rng.normal(0, 1, 50),  # standardised
     ...                    "grade": rng.integers(1, 4, 50)})
     >>> bns.as_data(df)
     MixedData(50 samples, 3 variables (2 discrete, 1 continuous): sex[2], age~, grade[3])
