@@ -141,8 +141,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     learn = sub.add_parser("learn", parents=[common], help=COMMANDS["learn"],
                            description="Learn a Bayesian-network structure from a CSV / TSV / Parquet file "
-                                       "(every column discrete, or every column a number) and write a netCDF "
-                                       "result file.")
+                                       "(discrete columns, numeric columns, or both: mixed data) and write a "
+                                       "netCDF result file.")
     learn.add_argument("data", metavar="DATA", help="data file: .csv, .tsv or .parquet (by extension)")
     learn.add_argument("--method", default="order", choices=list(METHODS),
                        help="default order; " + "; ".join(f"{m.name}: {m.help}" for m in METHODS.values()))
