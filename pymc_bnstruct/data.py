@@ -907,7 +907,8 @@ def _warn_off_scale(data: ContinuousData) -> None:
     if off:
         warnings.warn(f"continuous column(s) {', '.join(off)} are far from the scale of the CG score's prior "
                       "(mean 0, scale 1): each configuration of a discrete parent then pays for its mean, which "
-                      "hides discrete -> continuous edges; standardise them first ((x - x.mean()) / x.std())",
+                      "hides discrete -> continuous edges; standardise them first ((x - x.mean()) / x.std(), or "
+                      "bnstruct learn --standardize)",
                       UserWarning, stacklevel=3)
 
 
