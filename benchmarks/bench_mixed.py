@@ -33,7 +33,7 @@ import warnings
 
 import numpy as np
 import pandas as pd
-from bench_bge import numpy_bge  # run from benchmarks/'s folder
+from bench_bge import numpy_bge, print_speed_table  # run from benchmarks/'s folder
 from bench_scores import median_time
 
 import pymc_bnstruct as bns
@@ -116,11 +116,8 @@ def main() -> int:
     print(f"# {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}")
 
     s = bench_scores(n_families, numpy_families, 1 if args.quick else args.repeats)
-    print("\nCG family scores per second (50 nodes, 25 continuous, N = 1,000; continuous child, 0-3 parents)")
-    print("| implementation | families / s | speed-up |")
-    print("|---|---:|---:|")
-    print(f"| pymc_bnstruct (numba, one batch) | {s['ours_per_s']:,.0f} | {s['ours_per_s'] / s['numpy_per_s']:.0f}x |")
-    print(f"| plain NumPy (per configuration, slogdet) | {s['numpy_per_s']:,.0f} | 1x |")
+    print_speed_table("CG family scores per second (50 nodes, 25 continuous, N = 1,000; continuous child, 0-3 "
+                      "parents)", s, "per configuration, slogdet")
 
     print("\nbns.learn with its defaults (order MCMC, 4 chains) on random CG networks")
     print("| nodes | rows | true edges | data | wall time (s) | max R-hat | skeleton AUROC |")
