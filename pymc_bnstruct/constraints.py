@@ -261,6 +261,12 @@ class StructureConstraints:
         return StructureConstraints(self.names, self.max_parents, self.blacklist, self.whitelist, merged,
                                     kinds=self.kinds)
 
+    def with_kinds(self, kinds: Sequence[str]) -> StructureConstraints:
+        """The same constraints with the conditional-Gaussian rule of ``kinds`` added (a new
+        object; see ``kinds`` in the class docstring)."""
+        merged = {self.names[i]: [self.names[p] for p in c] for i, c in enumerate(self.candidates)}
+        return StructureConstraints(self.names, self.max_parents, self.blacklist, self.whitelist, merged, kinds=kinds)
+
     @property
     def unrestricted(self) -> bool:
         """True when every parent is a candidate (no black-list, no candidate restriction)."""

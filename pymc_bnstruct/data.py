@@ -909,7 +909,8 @@ def _warn_off_scale(data: ContinuousData) -> None:
     if off:
         warnings.warn(f"continuous column(s) {', '.join(off)} are far from the scale of the CG score's prior "
                       "(mean 0, scale 1): each configuration of a discrete parent then pays for its mean, which "
-                      "hides discrete -> continuous edges; standardise them first ((x - x.mean()) / x.std())",
+                      "hides discrete -> continuous edges; standardise them first ((x - x.mean()) / x.std(), or "
+                      "bnstruct learn --standardize)",
                       UserWarning, stacklevel=3)
 
 
@@ -953,7 +954,7 @@ class MixedData(_Variables):
     Examples
     --------
     >>> rng = np.random.default_rng(0)
-    >>> df = pd.DataFrame({"sex": rng.choice(["f", "m"], 50), "age": rng.normal(40, 9, 50),
+    >>> df = pd.DataFrame({"sex": rng.choice(["f", "m"], 50), "age": rng.normal(0, 1, 50),  # standardised
     ...                    "grade": rng.integers(1, 4, 50)})
     >>> bns.as_data(df)
     MixedData(50 samples, 3 variables (2 discrete, 1 continuous): sex[2], age~, grade[3])

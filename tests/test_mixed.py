@@ -224,6 +224,8 @@ def test_whitelisted_or_explicit_continuous_to_discrete_edges_are_refused():
         bns.search.hill_climb(data, start=[("x", "a")])
     assert not c.allowed[3:, :3].any() and c.allowed[:3, 3:].all()
     assert CG().local(data, "a", ["x"]) == -np.inf  # asked directly, not a CG family
+    with pytest.raises(ValueError, match="the graph has the edge.*y -> b.*conditional-Gaussian"):
+        bns.network_score(data, [("a", "x"), ("y", "b")])
 
 
 def test_no_table_search_or_space_gives_a_discrete_node_a_continuous_parent():
@@ -236,6 +238,8 @@ def test_no_table_search_or_space_gives_a_discrete_node_a_continuous_parent():
             assert all(data.kinds[data.index(p)] == "discrete" for p in parents)
     assert len(table) == sum(1 for _ in _families(list(data.kinds), list(data.names), 3))
     assert np.isfinite(table.log_scores).all()
+    plain = bns.StructureConstraints(data.names, max_parents=3)  # built without the kinds: the table adds the rule
+    assert len(bns.ScoreTable(data, constraints=plain)) == len(table)
     from pymc_bnstruct.search.space import _search_space
 
     for start in ("hill_climb", "skeleton_search"):

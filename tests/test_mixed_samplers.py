@@ -106,7 +106,30 @@ def test_learn_and_the_cli_on_a_mixed_frame(tmp_path, monkeypatch, capsys):
     p = res.edge_probabilities()
     assert float(p.sel(parent="smoke", child="age")) > 0.9
     assert float(p.sel(parent="age").max()) == 0.0  # age is a parent of no discrete node (and the only continuous)
+    assert res.data_info["kinds"] == ["discrete"] * 8 + ["continuous"]
     assert cli_main(["plot", "r.nc", "--kind", "network", "--out", "n.png"]) == 0
+    ax = bns.plot_network(p, kinds=res.data_info["kinds"])  # node shapes and colours by kind, in the legend
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["discrete (8)", "continuous (1)"]
+    assert "far from the scale of the CG score's prior" in err  # age in years
+    assert cli_main(["learn", "mixed.csv", "--out", "z.nc", "--method", "hc", "--standardize", "--seed", "1"]) == 0
+    assert "far from the scale" not in capsys.readouterr().err
+    z = pd.read_csv("mixed.csv")  # the states the file holds (the frame's categoricals declare more)
+    z["age"] = (z["age"] - z["age"].mean()) / z["age"].std()
+    assert load_result(tmp_path / "z.nc").dag.equals(bns.learn(z, method="hc", random_seed=1).dag)
     (tmp_path / "white.txt").write_text("age,smoke\n")  # a white-listed continuous -> discrete edge
     assert cli_main(["learn", "mixed.csv", "--out", "w.nc", "--whitelist", "white.txt", "--method", "hc"]) == 1
     assert "white-listed edge(s) age -> smoke go from a continuous to a discrete variable" in capsys.readouterr().err
+
+
+def test_samc_keeps_the_cg_constraint_and_what_mixed_data_cannot_do_yet():
+    data = bns.as_data(five_nodes())
+    result = bns.learn(data, method="samc", draws=300, tune=50, random_seed=1, progressbar=False)
+    edges = bns.edge_probabilities(result).values
+    assert edges[3:, :3].max() == 0.0 and edges.max() > 0.5
+    with pytest.raises(TypeError, match="none for a discrete-continuous pair"):
+        bns.learn(data, method="brai", random_seed=1)
+    dag = [("a", "x"), ("x", "y")]
+    with pytest.raises(TypeError, match="fit_parameters works on discrete data only, got mixed data"):
+        bns.fit_parameters(data, dag)
+    with pytest.raises(TypeError, match="discrete data only, got mixed data"):
+        bns.network_model(data, dag)

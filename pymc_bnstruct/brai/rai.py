@@ -541,6 +541,10 @@ def _entropy(random_seed: RandomSeed) -> int:
 def _check_common(data: Any, ci_test: Any, max_order: Any,
                   min_rows: int) -> tuple[DiscreteData | ContinuousData, Any, int | None]:
     data = as_data(data)
+    if data.kind == "mixed":
+        raise TypeError("B-RAI's independence tests are G² (discrete data) or Fisher's z (continuous data); there is "
+                        "none for a discrete-continuous pair, so mixed data need a score-based method (order, "
+                        "partition, structure, samc, exact, hc, tabu) or its continuous columns discretised")
     if data.n_samples < min_rows:
         raise ValueError(f"B-RAI needs at least {min_rows} rows to draw bootstrap samples, got {data.n_samples}")
     n_obs = data.observational().n_samples

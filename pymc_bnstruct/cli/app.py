@@ -141,8 +141,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     learn = sub.add_parser("learn", parents=[common], help=COMMANDS["learn"],
                            description="Learn a Bayesian-network structure from a CSV / TSV / Parquet file "
-                                       "(every column discrete, or every column a number) and write a netCDF "
-                                       "result file.")
+                                       "(discrete columns, numeric columns, or both: mixed data) and write a "
+                                       "netCDF result file.")
     learn.add_argument("data", metavar="DATA", help="data file: .csv, .tsv or .parquet (by extension)")
     learn.add_argument("--method", default="order", choices=list(METHODS),
                        help="default order; " + "; ".join(f"{m.name}: {m.help}" for m in METHODS.values()))
@@ -196,6 +196,9 @@ def build_parser() -> argparse.ArgumentParser:
                             "draws for any number")
     learn.add_argument("--missing", choices=("error", "drop-rows"), default="error",
                        help="rows with missing values: refuse (default) or drop them")
+    learn.add_argument("--standardize", action="store_true",
+                       help="rescale every continuous column to mean 0 and standard deviation 1 (the scale of the "
+                            "BGe and CG priors) before learning")
     learn.add_argument("--constant", choices=("error", "drop"), default="drop",
                        help="columns with one value: drop them with a warning (default) or refuse")
     learn.add_argument("--na-values", type=_na_values, default=NA_VALUES, metavar="TOKENS",
@@ -353,7 +356,7 @@ def cmd_learn(args: argparse.Namespace) -> int:
     mask = read_table(args.interventions, sep=args.sep, header=args.header) if args.interventions else None
     prepared = prepare_data(read_table(args.data, sep=args.sep, header=args.header), missing=args.missing,
                             constant=args.constant, na_values=args.na_values, force=args.force, interventions=mask,
-                            score=args.score)
+                            score=args.score, standardize=args.standardize)
     data = prepared.data
     n = data.n_vars
     args.score = args.score or {"continuous": "bge", "mixed": MIXED_SCORE}.get(data.kind, "bdeu")

@@ -192,9 +192,9 @@ def write_table(df: pd.DataFrame, path: str | Path) -> None:
 
 @dataclass
 class PreparedData:
-    """The coded data (discrete or continuous) and what was done to the file's table on the way."""
+    """The coded data (discrete, continuous or mixed) and what was done to the file's table on the way."""
 
-    data: DiscreteData | ContinuousData
+    data: DiscreteData | ContinuousData | MixedData
     n_rows_read: int
     dropped_rows: int = 0
     dropped_columns: list[str] = field(default_factory=list)
@@ -205,6 +205,8 @@ class PreparedData:
                "names": list(d.names), "dropped_rows": self.dropped_rows, "dropped_columns": self.dropped_columns}
         if isinstance(d, DiscreteData):
             out["arities"] = [int(a) for a in d.arities]
+        if isinstance(d, MixedData):
+            out["kinds"] = list(d.kinds)
         return out
 
 
@@ -268,7 +270,8 @@ def intervention_mask(table: pd.DataFrame, data: pd.DataFrame) -> pd.DataFrame:
 
 def prepare_data(df: pd.DataFrame, *, missing: str = "error", constant: str = "drop",
                  na_values: tuple[str, ...] = NA_VALUES, force: bool = False,
-                 interventions: pd.DataFrame | None = None, score: str | None = None) -> PreparedData:
+                 interventions: pd.DataFrame | None = None, score: str | None = None,
+                 standardize: bool = False) -> PreparedData:
     """Check a table and read it as :class:`~pymc_bnstruct.DiscreteData` or
     :class:`~pymc_bnstruct.ContinuousData`.
 
@@ -287,7 +290,8 @@ def prepare_data(df: pd.DataFrame, *, missing: str = "error", constant: str = "d
     next to others that are not numbers make mixed data (:class:`~pymc_bnstruct.MixedData`,
     the continuous-looking columns continuous, the rest discrete), as does ``score="cg"``
     on any table. A discrete score (``bdeu``, ``k2``, ``bic``) on continuous-looking
-    columns and BGe on columns that are not numbers are refused.
+    columns and BGe on columns that are not numbers are refused. ``standardize`` rescales
+    the continuous columns to mean 0 and standard deviation 1.
     """
     n_read = len(df)
     df = df.copy()
@@ -316,6 +320,8 @@ def prepare_data(df: pd.DataFrame, *, missing: str = "error", constant: str = "d
     distinct = df.nunique()
     numbers = _numeric_columns(df)
     kind, looks = _read_kind(df, numbers, distinct, score)
+    if standardize:
+        numbers = {c: (v - v.mean()) / v.std() if c in looks and v.std() > 0 else v for c, v in numbers.items()}
     constant_cols = [str(c) for c, k in distinct.items() if k <= 1]
     if constant_cols:
         names = ", ".join(f"'{c}'" for c in constant_cols)

@@ -17,6 +17,7 @@ from typing import Any
 import numba
 import numpy as np
 
+from ..constraints import StructureConstraints
 from ..data import ContinuousData, DiscreteData, MixedData, as_data
 from ..graph import find_cycle, to_adjacency
 from ..priors import StructurePrior
@@ -538,7 +539,8 @@ def network_score(
     Raises
     ------
     ValueError
-        If the graph is cyclic, has the wrong shape or names unknown variables.
+        If the graph is cyclic, has the wrong shape or names unknown variables, or (mixed
+        data) gives a discrete node a continuous parent.
 
     References
     ----------
@@ -563,6 +565,8 @@ def network_score(
     cycle = find_cycle(adj)
     if cycle is not None:
         raise ValueError("graph is cyclic: " + " -> ".join(data.names[i] for i in cycle))
+    if data.kind == "mixed":  # a conditional-Gaussian DAG: no continuous parent of a discrete node
+        StructureConstraints(data.names, None, kinds=data.kinds).check_graph(adj, "the graph")
     families = [(j, np.flatnonzero(adj[:, j]).tolist()) for j in range(data.n_vars)]
     total = float(score.local_many(data, families).sum())
     if prior is not None:

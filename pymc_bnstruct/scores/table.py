@@ -298,6 +298,8 @@ class ScoreTable:
             raise TypeError("constraints must be a StructureConstraints over the data's variables")
         elif (candidates, blacklist, whitelist) != (None, None, None):
             raise ValueError("give either constraints= or candidates / blacklist / whitelist, not both")
+        if constraints.kinds is None and data.kind == "mixed":  # the CG rule, whoever built them
+            constraints = constraints.with_kinds(data.kinds)
         self.constraints = constraints
         c = self.constraints
         self.max_parents, self.blacklist, self.whitelist = c.max_parents, c.blacklist, c.whitelist
