@@ -79,6 +79,7 @@ __all__ = [
     "order_names",
     "summary",
     "excluded_mass",
+    "excluded_edges",
     "chain_agreement",
     "ChainAgreement",
     "convergence_verdict",

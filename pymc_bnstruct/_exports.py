@@ -72,7 +72,7 @@ from .results import (
     to_networkx,
     to_pgmpy,
 )
-from .results.excluded import excluded_mass
+from .results.excluded import excluded_edges, excluded_mass
 from .scores import BIC, K2, BDeu, BGe, network_score
 from .scores.table import ScoreTable
 from .search import SearchResult, SearchSpace, search_space
