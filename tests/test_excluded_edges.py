@@ -65,26 +65,30 @@ def test_top_outside_edges_lists_the_largest():
         assert np.all(probs[v][parents[v] < 0] == 0.0)
 
 
-def _sample(d, candidates, *, draws, chains=4, var=bns.NodeOrder, step=bns.OrderMetropolis):
+def _sample(d, candidates, *, draws, chains=4, moves=20, var=bns.NodeOrder, step=bns.OrderMetropolis):
     with pm.Model():
         var("x", d, max_parents=3, candidates=candidates)
-        return pm.sample(step=step(moves_per_draw=20, excluded_every=1), draws=draws, tune=200, chains=chains,
+        return pm.sample(step=step(moves_per_draw=moves, excluded_every=1), draws=draws, tune=200, chains=chains,
                          cores=1, random_seed=1, progressbar=False, compute_convergence_checks=False)
 
 
-# (network, rows, seed, candidates): 12 columns each; the spaces lose 15-55 % of the family-level mass
-DATASETS = [("insurance", 300, 3, 2), ("child", 300, 2, 3), ("insurance", 300, 3, 3)]
+# (network, rows, seed, candidates, draws, moves per draw): 12 columns each; the spaces lose 4-55 % of
+# the family-level mass. On the first the importance weights are uneven (Kish ESS about 3 % of the
+# draws) and VehicleYear -> RuggedAuto (exact 0.149) came out 0.127-0.149 over seeds at 4 x 2,500 x 20
+# moves, 0.135-0.141 at 4 x 6,000 x 40: it gets the longer run.
+DATASETS = [("insurance", 300, 3, 2, 6000, 40), ("child", 300, 2, 3, 2500, 20), ("insurance", 300, 3, 3, 2500, 20)]
 
 
+@pytest.mark.slow
 def test_matches_order_dp():
     """Every edge outside the space whose reverse is outside too: within 0.02 of the exact
     order-modular posterior; the reversals of space edges are flagged."""
     largest = 0.0
-    for net, rows, seed, m in DATASETS:
+    for net, rows, seed, m, draws, moves in DATASETS:
         d = _data(net, rows, seed)
         exact = bns.edge_probabilities(bns.exact.posterior(d, modularity="order", max_parents=3,
                                                            progressbar=False)).values
-        idata = _sample(d, m, draws=2500)
+        idata = _sample(d, m, draws=draws, moves=moves)
         edges = bns.excluded_edges(idata, warn=False)
         names = list(d.columns)
         table = bns.ScoreTable(d, max_parents=3, candidates=m)

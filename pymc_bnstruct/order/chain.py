@@ -48,11 +48,13 @@ class NodeTermCache(NamedTuple):
     def allocate(cls, scorer: Any, max_bytes: int = CACHE_BYTES, key_sets: int = 1,
                  table_bytes: int = 0) -> NodeTermCache:
         """The largest power-of-two slot count (2^8 to 2^14) whose arrays fit ``max_bytes``,
-        and subset tables within ``table_bytes`` (0: none; order terms only)."""
+        and subset tables within ``table_bytes`` (0: none)."""
         n, w = scorer.n_vars, scorer.n_words
         per_slot = n * (8 * key_sets * w + 9)
         slots = 1 << int(np.clip(np.floor(np.log2(max_bytes / per_slot)), 8, 14))
-        tables = build_subset_tables(scorer, max_bytes=table_bytes) if table_bytes > 0 else SubsetTables.none(n)
+        # a partition scorer's families are an OrderScorer's
+        own = getattr(scorer, "families", scorer)
+        tables = build_subset_tables(own, max_bytes=table_bytes) if table_bytes > 0 else SubsetTables.none(n)
         return cls(order_kernels.candidate_masks(scorer.offsets, scorer.bits),
                    np.zeros((n, slots, key_sets * w), dtype=np.uint64), np.zeros((n, slots)),
                    np.zeros((n, slots), dtype=np.bool_), 64 - int(np.log2(slots)), tables)

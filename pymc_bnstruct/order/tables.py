@@ -38,7 +38,8 @@ import numpy as np
 
 from ..jit import inner
 
-__all__ = ["SubsetTables", "build_subset_tables", "table_node_log_sum", "MAX_TABLE_CANDIDATES", "TABLE_BYTES"]
+__all__ = ["SubsetTables", "build_subset_tables", "table_log_sum", "table_node_log_sum", "table_layer_log_sum",
+           "MAX_TABLE_CANDIDATES", "TABLE_BYTES", "PARTITION_MIN_GAP"]
 
 #: Nodes with more candidate parents than this keep the family scan (BiDAG's ``hardlimit``).
 MAX_TABLE_CANDIDATES = 16
@@ -229,14 +230,22 @@ def fill_tables(tables, offsets, parent_sets, scores):
             pos[tables.plus[t]] = -1
 
 
+@nb.njit(cache=True, inline="always")
+def _member(a, b, flip, bmask, p):
+    w = p >> 6
+    return ((a[w] ^ flip) & ~(b[w] & bmask)) & (_U1 << np.uint64(p & 63)) != _Z
+
+
 @inner
-def table_node_log_sum(v, notpred, tables):
-    """Node ``v``'s term given the complement ``notpred`` of its predecessor bitset, from its table."""
+def table_log_sum(v, a, flip, b, bmask, tables):
+    """Node ``v``'s log-sum of its families inside the parent set ``X`` from its table, where
+    ``p ∈ X`` when bit ``p`` of ``(a ^ flip) & ~(b & bmask)`` is set (``flip``, ``bmask``: 0 or
+    all ones): ``X`` = the complement of ``a`` (an order's ``notpred``, ``flip`` all ones,
+    ``b = a``, ``bmask = 0``), ``a`` itself, or ``a`` less ``b``."""
     c = tables.n_core[v]
     mask = 0
     for j in range(c):
-        p = tables.core[v, j]
-        if notpred[p >> 6] & (_U1 << np.uint64(p & 63)) == _Z:
+        if _member(a, b, flip, bmask, tables.core[v, j]):
             mask |= 1 << j
     size = 1 << c
     base = tables.offsets[v]
@@ -247,8 +256,7 @@ def table_node_log_sum(v, notpred, tables):
     ratios = tables.ratios
     total = ratios[base + mask]
     for t in range(p0, p1):
-        x = tables.plus[t]
-        if notpred[x >> 6] & (_U1 << np.uint64(x & 63)) == _Z:
+        if _member(a, b, flip, bmask, tables.plus[t]):
             total += ratios[base + (1 + t - p0) * size + mask]
     if total > _SAFE:
         return ref + math.log(total)
@@ -256,8 +264,7 @@ def table_node_log_sum(v, notpred, tables):
     values = tables.values
     best = values[base + mask]
     for t in range(p0, p1):  # the largest term first, then one pass of exponentials
-        x = tables.plus[t]
-        if notpred[x >> 6] & (_U1 << np.uint64(x & 63)) == _Z:
+        if _member(a, b, flip, bmask, tables.plus[t]):
             val = values[base + (1 + t - p0) * size + mask]
             if val > best:
                 best = val
@@ -265,7 +272,34 @@ def table_node_log_sum(v, notpred, tables):
         return NEG_INF
     total = math.exp(values[base + mask] - best)
     for t in range(p0, p1):
-        x = tables.plus[t]
-        if notpred[x >> 6] & (_U1 << np.uint64(x & 63)) == _Z:
+        if _member(a, b, flip, bmask, tables.plus[t]):
             total += math.exp(values[base + (1 + t - p0) * size + mask] - best)
     return best + math.log(total)
+
+
+@inner
+def table_node_log_sum(v, notpred, tables):
+    """Node ``v``'s order term given the complement ``notpred`` of its predecessor bitset, from its table."""
+    return table_log_sum(v, notpred, ~_Z, notpred, _Z, tables)
+
+
+# Where the families meeting the previous layer carry less than this fraction of a
+# partition term's predecessor sum, the difference of two table sums loses digits: scan.
+PARTITION_MIN_GAP = 1e-4
+
+
+@inner
+def table_layer_log_sum(v, pred, prev, tables):
+    """Node ``v``'s partition term ``log Σ_{U ⊆ pred, U ∩ prev ≠ ∅} exp(s(U))`` as the
+    difference of two table sums (``U ⊆ pred`` less ``U ⊆ pred \\ prev``); NaN where that
+    difference would lose digits (the caller scans instead)."""
+    a = table_log_sum(v, pred, _Z, prev, _Z, tables)
+    if a == NEG_INF:
+        return NEG_INF
+    b = table_log_sum(v, pred, _Z, prev, ~_Z, tables)
+    if b == NEG_INF:
+        return a
+    d = b - a  # <= 0 up to rounding
+    if -d < PARTITION_MIN_GAP:
+        return np.nan
+    return a + math.log(-math.expm1(d))

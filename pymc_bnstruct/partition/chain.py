@@ -16,6 +16,7 @@ import numpy as np
 from ..order.chain import NodeTermCache
 from ..order.excluded import ExcludedFamilies
 from ..order.mcmc import Families
+from ..order.tables import TABLE_BYTES
 from ..validation import check_move_probs
 from . import kernels as _kernels
 from .mcmc import N_KINDS, PartitionState, partition_metropolis
@@ -39,7 +40,7 @@ CACHE_BYTES = 24_000_000
 def allocate_term_cache(scorer: PartitionScorer) -> NodeTermCache:
     """An empty node-term cache for partition chains on ``scorer`` (keys are (pred, prev)
     pairs, two bitsets a slot); replicas of a tempered chain share one."""
-    return NodeTermCache.allocate(scorer, CACHE_BYTES, key_sets=2)
+    return NodeTermCache.allocate(scorer, CACHE_BYTES, key_sets=2, table_bytes=TABLE_BYTES)
 
 
 def partition_log_ratios(families: ExcludedFamilies, layer: np.ndarray, in_terms: np.ndarray) -> np.ndarray:
