@@ -66,7 +66,8 @@ class SubsetTables(NamedTuple):
     plus_offsets: np.ndarray
     #: Outside parents ``x_t`` with a column, node after node.
     plus: np.ndarray
-    #: ``(n + 1,)`` start of node ``v``'s ``(1 + o) 2^c`` cells in ``values`` (column after column).
+    #: ``(n + 1,)`` start of node ``v``'s ``2^c (1 + o)`` cells in ``values``: row ``S`` holds the
+    #: ``1 + o`` columns of ``S`` side by side (a lookup reads one contiguous row).
     offsets: np.ndarray
     #: The cells: ``T_col[S]``.
     values: np.ndarray
@@ -189,6 +190,7 @@ def fill_tables(tables, offsets, parent_sets, scores):
         size = 1 << c
         base = tables.offsets[v]
         p0 = tables.plus_offsets[v]
+        n_cols = 1 + tables.plus_offsets[v + 1] - p0
         for j in range(c):
             pos[tables.core[v, j]] = j
         for t in range(p0, tables.plus_offsets[v + 1]):
@@ -205,24 +207,23 @@ def fill_tables(tables, offsets, parent_sets, scores):
                     mask |= 1 << q
                 else:
                     col = -q - 1
-            cell = base + col * size + mask
+            cell = base + mask * n_cols + col
             values[cell] = _log_add(values[cell], scores[f])
-        n_cols = 1 + tables.plus_offsets[v + 1] - p0
-        for col in range(n_cols):
-            start = base + col * size
-            for j in range(c):
-                bit = 1 << j
-                for s in range(size):
-                    if s & bit:
-                        values[start + s] = _log_add(values[start + s], values[start + (s ^ bit)])
+        for j in range(c):
+            bit = 1 << j
+            for s in range(size):
+                if s & bit:
+                    row, sub = base + s * n_cols, base + (s ^ bit) * n_cols
+                    for col in range(n_cols):
+                        values[row + col] = _log_add(values[row + col], values[sub + col])
         rbase = tables.ref_offsets[v]
         for s in range(size):
             r = NEG_INF
             for col in range(n_cols):
-                r = max(r, values[base + col * size + s])
+                r = max(r, values[base + s * n_cols + col])
             tables.refs[rbase + s] = r
             for col in range(n_cols):
-                cell = base + col * size + s
+                cell = base + s * n_cols + col
                 tables.ratios[cell] = math.exp(values[cell] - r) if r > NEG_INF else 0.0
         for j in range(c):
             pos[tables.core[v, j]] = -1
@@ -247,33 +248,32 @@ def table_log_sum(v, a, flip, b, bmask, tables):
     for j in range(c):
         if _member(a, b, flip, bmask, tables.core[v, j]):
             mask |= 1 << j
-    size = 1 << c
-    base = tables.offsets[v]
     p0, p1 = tables.plus_offsets[v], tables.plus_offsets[v + 1]
+    row = tables.offsets[v] + mask * (1 + p1 - p0)  # the cells of S = mask, column after column
     ref = tables.refs[tables.ref_offsets[v] + mask]
     if ref == NEG_INF:
         return NEG_INF
     ratios = tables.ratios
-    total = ratios[base + mask]
+    total = ratios[row]
     for t in range(p0, p1):
         if _member(a, b, flip, bmask, tables.plus[t]):
-            total += ratios[base + (1 + t - p0) * size + mask]
+            total += ratios[row + 1 + t - p0]
     if total > _SAFE:
         return ref + math.log(total)
     # the present columns are all far below the largest one: sum them in the log domain
     values = tables.values
-    best = values[base + mask]
+    best = values[row]
     for t in range(p0, p1):  # the largest term first, then one pass of exponentials
         if _member(a, b, flip, bmask, tables.plus[t]):
-            val = values[base + (1 + t - p0) * size + mask]
+            val = values[row + 1 + t - p0]
             if val > best:
                 best = val
     if best == NEG_INF:
         return NEG_INF
-    total = math.exp(values[base + mask] - best)
+    total = math.exp(values[row] - best)
     for t in range(p0, p1):
         if _member(a, b, flip, bmask, tables.plus[t]):
-            total += math.exp(values[base + (1 + t - p0) * size + mask] - best)
+            total += math.exp(values[row + 1 + t - p0] - best)
     return best + math.log(total)
 
 
