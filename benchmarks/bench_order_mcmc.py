@@ -41,6 +41,7 @@ from pymc_bnstruct.order import OrderScorer
 from pymc_bnstruct.order import kernels as K
 from pymc_bnstruct.order.chain import NodeTermCache
 from pymc_bnstruct.order.mcmc import Families, OrderState, order_metropolis
+from pymc_bnstruct.order.tables import SubsetTables
 
 SCHEDULE = 10_000 + 50 * 2_500
 
@@ -51,7 +52,8 @@ def kernel_rate(scorer: OrderScorer, seed: int, n_moves: int, p_adj: float, p_sw
     terms = np.empty(n)
     K.node_scores(order, scorer.offsets, scorer.bits, scorer.log_scores, scorer.cutoffs, terms)
     cache = NodeTermCache(K.candidate_masks(scorer.offsets, scorer.bits), np.zeros((n, slots, w), dtype=np.uint64),
-                          np.zeros((n, slots)), np.zeros((n, slots), dtype=np.bool_), 64 - int(np.log2(slots)))
+                          np.zeros((n, slots)), np.zeros((n, slots), dtype=np.bool_), 64 - int(np.log2(slots)),
+                          SubsetTables.none(n))
     state, families = OrderState(order, terms), Families.of(scorer)
     t0 = time.perf_counter()
     order_metropolis(state, families, cache, n_moves, p_adj, p_swap, seed)

@@ -95,6 +95,7 @@ __all__ = [
     "order_names",
     "summary",
     "excluded_mass",
+    "excluded_edges",
     "chain_agreement",
     "ChainAgreement",
     "convergence_verdict",

@@ -74,7 +74,7 @@ from .results import (
     to_networkx,
     to_pgmpy,
 )
-from .results.excluded import excluded_mass
+from .results.excluded import excluded_edges, excluded_mass
 from .scores import BIC, CG, K2, BDeu, BGe, network_score
 from .scores.ops import DAGLogScore
 from .scores.table import ScoreTable

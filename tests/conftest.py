@@ -139,6 +139,7 @@ JIT_ONLY_MODULES: dict[str, str] = {
     # Python): learned search spaces, exact DPs and order chains on 8-27 variables
     "test_learn.py": TOO_SLOW_AS_PYTHON,
     "test_excluded_mass.py": TOO_SLOW_AS_PYTHON,
+    "test_excluded_edges.py": TOO_SLOW_AS_PYTHON,
     "test_plus1.py": TOO_SLOW_AS_PYTHON,
     # measured: its fast tests ran past 400 s as plain Python (B-RAI on child, insurance, alarm x 3 seeds)
     "test_brai_quality.py": TOO_SLOW_AS_PYTHON,

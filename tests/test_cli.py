@@ -730,7 +730,8 @@ def test_brai_on_76_variables_stays_under_1_gb_and_counts_its_graphs(tmp_path, m
 
 def test_a_learned_space_and_its_excluded_mass_are_reported(tmp_path, monkeypatch, capsys):
     """On more than 20 variables learn runs on a learned space: summary (JSON and the report's
-    facts) says which, whether plus1 was on, and the excluded mass, with a headline above 1 %."""
+    facts) says which, whether plus1 was on, the excluded mass and the largest probability of
+    an edge outside the space, in the headline (with the fix above 5 %)."""
     monkeypatch.chdir(tmp_path)
     bns.datasets.load_network("insurance").sample(200, random_seed=1).to_csv("ins.csv", index=False)
     assert main(["learn", "ins.csv", "--seed", "1", "--chains", "2", "--draws", "30", "--tune", "5",
@@ -743,7 +744,11 @@ def test_a_learned_space_and_its_excluded_mass_are_reported(tmp_path, monkeypatc
     result = load_result("o.nc")
     expected = bns.excluded_mass(result.idata, warn=False)
     assert facts["excluded_mass"] == pytest.approx(expected, rel=1e-12)
+    with pytest.warns(bns.results.excluded.ExcludedEdgesWarning):
+        top = bns.excluded_edges(result.idata).attrs["max_probability"]
+    assert facts["excluded_edge_max"] == pytest.approx(top, rel=1e-12)
     assert main(["summary", "o.nc", "--top", "3"]) == 0
     text = capsys.readouterr().out
-    assert (expected > 0.01) == ("the search space leaves out an estimated" in text)
+    assert f"no edge outside the search space has posterior probability above {top:.2g}" in text
+    assert (top > 0.05) == ("widen the space" in text)
     assert f"excluded_mass: {expected:.6g}" in text

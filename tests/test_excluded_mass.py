@@ -199,7 +199,7 @@ def test_matches_order_dp_and_warns():
     exact = _exact_excluded(d, m)
     idata = _sample(d, m, draws=1500)
     with pytest.warns(ExcludedMassWarning, match=r"nodes that lose most: .*max_candidates="):
-        est = bns.excluded_mass(idata)
+        est = bns.excluded_mass(idata, warn=True)
     assert 0.1 < exact < 0.2  # 0.1148
     assert _close(est, exact), (est, exact)
     # a broken combination (the mean of the per-draw masses, not of the ratios) misses it
@@ -271,6 +271,6 @@ def test_partition_is_a_lower_bound():
     idata = _sample(d, 3, draws=500, var=bns.NodePartition, step=bns.PartitionMetropolis)
     assert bool(idata.sample_stats[EXCLUDED_LOWER_BOUND].values.any())
     with pytest.warns(ExcludedMassWarning, match="at least"):
-        est = bns.excluded_mass(idata)
+        est = bns.excluded_mass(idata, warn=True)
     assert bns.excluded_mass(idata, per_node=True, warn=False).attrs["lower_bound"] is True
     assert 0.0 < est < exact

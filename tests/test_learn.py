@@ -177,7 +177,10 @@ def test_auto_space_is_full_for_small_networks_and_learned_for_large(asia):
     assert space == {k: list(v) for k, v in expected.candidates.items()}
     assert attrs["bnstruct_search_space_seconds"] > 0
     assert attrs["bnstruct_excluded_mass"] == pytest.approx(bns.excluded_mass(idata, warn=False), rel=1e-12)
+    top = bns.excluded_edges(idata, warn=False).attrs["max_probability"]
+    assert attrs["bnstruct_excluded_edge_max"] == pytest.approx(top, rel=1e-12)
     assert get_group(small, "posterior").attrs["bnstruct_excluded_mass"] == 0.0
+    assert get_group(small, "posterior").attrs["bnstruct_excluded_edge_max"] == 0.0
     # order MCMC samples the space's plus1 neighbourhood (a small table here)
     assert attrs["bnstruct_plus1"] == 1 and _plus1_families(bns.as_data(df), expected, {"max_parents": 3}) \
         <= AUTO_PLUS1_FAMILIES

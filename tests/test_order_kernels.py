@@ -21,6 +21,7 @@ from pymc_bnstruct.order import OrderFeatures, OrderLogScore, OrderScorer
 from pymc_bnstruct.order import kernels as K
 from pymc_bnstruct.order.chain import NodeTermCache
 from pymc_bnstruct.order.mcmc import Families, OrderState, order_metropolis
+from pymc_bnstruct.order.tables import TABLE_BYTES, SubsetTables, build_subset_tables
 from pymc_bnstruct.priors import FamilyCount
 
 
@@ -265,7 +266,8 @@ def test_op_input_validation(small):
 def _cache(scorer, slots):
     n, w = scorer.n_vars, scorer.n_words
     return NodeTermCache(K.candidate_masks(scorer.offsets, scorer.bits), np.zeros((n, slots, w), dtype=np.uint64),
-                         np.zeros((n, slots)), np.zeros((n, slots), dtype=np.bool_), 64 - int(np.log2(slots)))
+                         np.zeros((n, slots)), np.zeros((n, slots), dtype=np.bool_), 64 - int(np.log2(slots)),
+                         SubsetTables.none(n))
 
 
 def test_candidate_masks_are_the_union_of_each_nodes_parent_sets():
@@ -306,6 +308,110 @@ def test_incremental_updates_equal_full_recomputation(n_vars, slots):
     assert counts[:3].sum() == 4000 and np.all(counts[3:] > 0)
 
 
+# ------------------------------------------------------------------------- subset tables
+def _table_data(name):
+    if name == "gaussian":
+        net = bns.datasets.random_linear_gaussian(16, 2.0, random_seed=3)
+        return bns.as_data(net.sample(300, random_seed=3))
+    return bns.as_data(bns.datasets.load_network(name).sample(400, random_seed=2))
+
+
+def _table_terms(scorer, tables, order):
+    n = scorer.n_vars
+    cache = NodeTermCache.allocate(scorer)._replace(tables=tables)
+    out = np.empty(n)
+    K.cached_node_scores(order, scorer.offsets, scorer.bits, scorer.log_scores, scorer.cutoffs, cache.candidates,
+                         cache.keys, cache.values, cache.used, cache.shift, cache.tables,
+                         np.empty(scorer.n_words, dtype=np.uint64), out)
+    return out
+
+
+def _brute_terms(scorer, order):
+    """Each node's term by summing its consistent families in plain Python (math.fsum)."""
+    pos = {v: k for k, v in enumerate(order)}
+    out = np.empty(scorer.n_vars)
+    for v in range(scorer.n_vars):
+        rows = range(scorer.offsets[v], scorer.offsets[v + 1])
+        vals = [scorer.log_scores[f] for f in rows
+                if all(pos[p] < pos[v] for p in scorer.parent_sets[f] if p >= 0)]
+        m = max(vals, default=-math.inf)  # a white-listed parent after its child: no family
+        out[v] = m if not vals else m + math.log(math.fsum(math.exp(x - m) for x in vals))
+    return out
+
+
+@pytest.mark.parametrize("name, plus1, kw", [
+    ("asia", False, {"candidates": 3}), ("asia", True, {"candidates": 2}),
+    ("child", False, {"candidates": 4}), ("child", True, {"candidates": 3}),
+    ("insurance", True, {"candidates": 3, "whitelist": [("Age", "RiskAversion")]}),
+    ("insurance", False, {"candidates": 5, "blacklist": [("Age", "SocioEcon")]}),
+    ("gaussian", False, {"candidates": 4}), ("gaussian", True, {"candidates": 3}),
+])
+def test_subset_tables_give_the_scans_order_scores(name, plus1, kw):
+    """On random orders every node's term from its subset table equals the family scan's
+    (BDeu on discrete networks, BGe on a linear-Gaussian one; plus1 on and off) and a plain
+    sum over the consistent families."""
+    data = _table_data(name)
+    table = bns.ScoreTable(data, max_parents=3, plus1=plus1, **kw)
+    assert isinstance(table.score, bns.BGe) == (name == "gaussian")
+    s = OrderScorer(table)
+    tables = build_subset_tables(s)
+    assert tables.n_tables == s.n_vars
+    assert (tables.plus_offsets[-1] > 0) == plus1  # plus1 columns exactly with plus1
+    rng = np.random.default_rng(7)
+    for i in range(40):
+        order = rng.permutation(s.n_vars)
+        scan = np.empty(s.n_vars)
+        K.node_scores(order, s.offsets, s.bits, s.log_scores, s.cutoffs, scan)
+        got = _table_terms(s, tables, order)
+        np.testing.assert_allclose(got, scan, rtol=1e-13, atol=1e-9)
+        if i < 3:
+            np.testing.assert_allclose(got, _brute_terms(s, order), rtol=1e-13, atol=1e-9)
+
+
+def test_subset_tables_respect_cuts_budget_and_hard_limit():
+    """Families a cut removed stay out of the tables; nodes beyond the budget or the candidate
+    limit keep the scan, and the mixture still scores orders as the scan does."""
+    data = _table_data("child")
+    cut = OrderScorer(bns.ScoreTable(data, max_parents=3, candidates=5, plus1=True), cache_size=30)
+    full = OrderScorer(bns.ScoreTable(data, max_parents=2))  # no candidates: 19 per node
+    assert build_subset_tables(full).n_tables == 0
+    small = build_subset_tables(full, max_candidates=19, max_bytes=3 * 24 * 2**19)  # log, ratio, reference
+    assert small.n_tables == 3 and small.nbytes == 3 * 24 * 2**19
+    every = build_subset_tables(cut)
+    some = build_subset_tables(cut, max_bytes=every.nbytes // 2)
+    assert 0 < some.n_tables < cut.n_vars and some.nbytes <= every.nbytes // 2
+    assert build_subset_tables(cut, max_bytes=0).n_tables == 0
+    rng = np.random.default_rng(3)
+    for s, tables in [(cut, every), (cut, some), (full, small)]:
+        for _ in range(20):
+            order = rng.permutation(s.n_vars)
+            scan = np.empty(s.n_vars)
+            K.node_scores(order, s.offsets, s.bits, s.log_scores, s.cutoffs, scan)
+            np.testing.assert_allclose(_table_terms(s, tables, order), scan, rtol=1e-13, atol=1e-9)
+
+
+def test_chain_on_subset_tables_keeps_its_terms():
+    """Thousands of moves of every kind through the tables: the running terms stay those of a
+    full rescoring of the order (to rounding), and moves are accepted."""
+    data = _table_data("insurance")
+    s = OrderScorer(bns.ScoreTable(data, max_parents=3, candidates=4, plus1=True))
+    cache = NodeTermCache.allocate(s, table_bytes=TABLE_BYTES)
+    assert cache.tables.n_tables == s.n_vars
+    order = np.random.default_rng(0).permutation(s.n_vars)
+    terms = np.empty(s.n_vars)
+    K.node_scores(order, s.offsets, s.bits, s.log_scores, s.cutoffs, terms)
+    counts = np.zeros(6, dtype=np.int64)
+    full = np.empty(s.n_vars)
+    for rep in range(20):
+        _, info = order_metropolis(OrderState(order, terms), Families.of(s), cache, 200, 0.3, 0.4, rep)
+        total = info.log_score
+        counts += np.concatenate([info.proposed, info.accepted])
+        expect = K.node_scores(order, s.offsets, s.bits, s.log_scores, s.cutoffs, full)
+        np.testing.assert_allclose(terms, full, rtol=1e-13, atol=1e-9)
+        assert abs(total - expect) < 1e-8
+    assert np.all(counts[3:] > 0)
+
+
 # ------------------------------------------------------------------------- stationarity
 def exact_order_posterior(data, max_parents):
     """P(≺ | D) for every order of a small network, by summing over consistent DAGs."""
@@ -329,7 +435,9 @@ def _end_points(kernel, data, orders, p, p_adjacent, p_swap, n_chains=6000, n_mo
     draw of ``p`` and run ``n_moves`` moves with ``kernel``: independent exact draws when the
     kernel keeps ``p`` stationary (no autocorrelation to correct for)."""
     s = OrderScorer(bns.ScoreTable(data, max_parents=2))
-    cache, families = _cache(s, 64), Families.of(s)
+    # the chains' own path: every node's term a subset-table lookup
+    cache, families = NodeTermCache.allocate(s, table_bytes=TABLE_BYTES), Families.of(s)
+    assert cache.tables.n_tables == 4
     index = {o: i for i, o in enumerate(orders)}
     terms = np.empty(4)
     ends = np.zeros(len(orders))

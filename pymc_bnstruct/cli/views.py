@@ -20,7 +20,7 @@ from ..results import samc_diagnostics
 from ..results.comparison import compare, shared_structures
 from ..results.diagnostics import Verdict, summary
 from ..results.draws import resolve_source
-from ..results.excluded import WARN_ABOVE as EXCLUDED_WARN_ABOVE
+from ..results.excluded import WARN_EDGE_ABOVE
 from ..results.idata import get_group
 from ..results.interop import as_structure
 from ..results.network_plots import plot_edge_heatmap, plot_network, plot_roc
@@ -127,11 +127,13 @@ def tables(result: Result, top: int = 20, *, truth: Any = None) -> Tables:
         for key in ("max_r_hat", "min_ess_bulk", "max_chain_difference", "kish_ess"):
             if key in verdict.numbers:
                 facts[key] = verdict.numbers[key]
-        facts.update(_space_facts(get_group(result.idata, "posterior").attrs, conv.attrs.get("excluded_mass")))
-        if facts.get("excluded_mass", 0.0) > EXCLUDED_WARN_ABOVE:
-            out.headline.append(f"the search space leaves out an estimated {100 * facts['excluded_mass']:.3g} % of "
-                                "the posterior mass (bns.excluded_mass); edges outside it have probability 0 "
-                                "here: widen it (--max-candidates, --plus1 on) or use --search-space full")
+        facts.update(_space_facts(get_group(result.idata, "posterior").attrs, conv.attrs.get("excluded_mass"),
+                                  conv.attrs.get("excluded_edge_max")))
+        if "excluded_edge_max" in facts:
+            edge_max = facts["excluded_edge_max"]
+            fix = ": widen the space (--max-candidates, --plus1 on) or use --search-space full"
+            out.headline.append(f"no edge outside the search space has posterior probability above {edge_max:.2g} "
+                                f"(bns.excluded_edges){fix if edge_max > WARN_EDGE_ABOVE else ''}")
         cols = ["kind", "mean", "sd", "ess_bulk", "ess_tail", "r_hat", "constant"]
         out.convergence = conv[cols].head(top) if top else conv[cols]
         if _is_samc(result):
@@ -142,8 +144,9 @@ def tables(result: Result, top: int = 20, *, truth: Any = None) -> Tables:
     return out
 
 
-def _space_facts(attrs: Any, excluded: float | None) -> dict[str, Any]:
-    """The search space a sampler ran on (from ``bns.learn``'s attrs) and the mass it excludes."""
+def _space_facts(attrs: Any, excluded: float | None, edge_max: float | None = None) -> dict[str, Any]:
+    """The search space a sampler ran on (from ``bns.learn``'s attrs), the family-level mass it
+    excludes and the largest posterior probability of an edge outside it."""
     facts: dict[str, Any] = {}
     space = attrs.get("bnstruct_search_space")
     if space is not None:
@@ -156,6 +159,8 @@ def _space_facts(attrs: Any, excluded: float | None) -> dict[str, Any]:
             facts["plus1"] = bool(int(attrs.get("bnstruct_plus1", 0)))
     if excluded is not None:
         facts["excluded_mass"] = float(excluded)
+    if edge_max is not None:
+        facts["excluded_edge_max"] = float(edge_max)
     return facts
 
 

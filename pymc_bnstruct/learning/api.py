@@ -28,7 +28,7 @@ from ..constraints import DEFAULT_MAX_PARENTS, StructureConstraints, check_max_p
 from ..data import ContinuousData, DiscreteData, as_data
 from ..priors import StructurePrior, Uniform
 from ..results.convert import LearnResult
-from ..results.excluded import excluded_mass
+from ..results.excluded import excluded_edges, excluded_mass
 from ..results.idata import get_group
 from ..rng import RandomSeed
 from ..scores import Score, check_prior, default_score
@@ -183,9 +183,11 @@ def learn(
         ``bnstruct_method``, ``bnstruct_search_space`` (JSON ``{name: [parents]}``, or
         ``"full"``), ``bnstruct_search_space_seconds``, ``bnstruct_plus1`` (1 when the plus1
         neighbourhood was sampled), ``bnstruct_moves_per_draw``,
-        ``bnstruct_budget_seconds`` (NaN without a budget), ``bnstruct_excluded_mass``
-        (:func:`~pymc_bnstruct.excluded_mass`: 0 for the full space, NaN for a restricted
-        DAG sampler, which does not estimate it) and ``bnstruct_seconds``.
+        ``bnstruct_budget_seconds`` (NaN without a budget), ``bnstruct_excluded_edge_max``
+        (the largest posterior probability of an edge outside the search space,
+        :func:`~pymc_bnstruct.excluded_edges`), ``bnstruct_excluded_mass`` (the
+        family-level :func:`~pymc_bnstruct.excluded_mass`; both 0 for the full space, NaN
+        for a restricted DAG sampler, which does not estimate them) and ``bnstruct_seconds``.
     SearchResult, ExactPosterior or GraphGenerativeTree
         For ``"hc"``, ``"tabu"``, ``"skeleton"``: the search result (a point estimate);
         ``"exact"``: the exact posterior; ``"brai"``: the fitted tree.
@@ -211,9 +213,9 @@ def learn(
 
     Warns
     -----
-    ExcludedMassWarning
-        The search space excludes more than 1 % of the posterior mass (order and partition
-        MCMC; see :func:`~pymc_bnstruct.excluded_mass`).
+    ExcludedEdgesWarning
+        An edge outside the search space may have posterior probability above 5 % (order
+        and partition MCMC; see :func:`~pymc_bnstruct.excluded_edges`), naming the edges.
     UserWarning
         A default run shortened to ten minutes of sampling; a budget too short for even
         the smallest run (100 draws of 10 moves per chain).
@@ -320,22 +322,25 @@ def learn(
         "bnstruct_plus1": int(plus1),
         "bnstruct_moves_per_draw": size.moves_per_draw,
         "bnstruct_budget_seconds": math.nan if seconds is None else seconds,
-        "bnstruct_excluded_mass": _excluded(idata, method, space),
+        **_excluded(idata, method, space),
         "bnstruct_seconds": time.perf_counter() - start,
     })
     return idata
 
 
-def _excluded(idata: Any, method: str, space: Any) -> float:
-    """The excluded posterior mass (0 for the full space; NaN where no sampler estimates it);
-    :func:`~pymc_bnstruct.excluded_mass` warns above 1 %."""
+def _excluded(idata: Any, method: str, space: Any) -> dict[str, float]:
+    """The largest posterior probability of an edge outside the space and the family-level
+    excluded mass (0 for the full space; NaN where no sampler estimates them);
+    :func:`~pymc_bnstruct.excluded_edges` warns above 5 %."""
+    keys = ("bnstruct_excluded_edge_max", "bnstruct_excluded_mass")
     if space is None:
-        return 0.0
+        return dict.fromkeys(keys, 0.0)
     stats = get_group(idata, "sample_stats")
     evaluated = "excluded_log_ratio" in stats and np.isfinite(stats["excluded_log_ratio"].values).any()
     if method not in ("order", "partition") or not evaluated:  # a DAG sampler, or excluded_every=0
-        return math.nan
-    return float(excluded_mass(idata))
+        return dict.fromkeys(keys, math.nan)
+    edges = excluded_edges(idata)
+    return {keys[0]: float(edges.attrs["max_probability"]), keys[1]: float(excluded_mass(idata))}
 
 
 def _check_method(method: Any) -> str:

@@ -16,6 +16,7 @@ from ..validation import check_probability
 from . import kernels as order_kernels
 from .mcmc import Families, OrderState, order_metropolis
 from .scorer import OrderScorer
+from .tables import TABLE_BYTES, SubsetTables, build_subset_tables
 
 __all__ = ["OrderChain", "NodeTermCache", "MOVE_KINDS"]
 
@@ -40,16 +41,23 @@ class NodeTermCache(NamedTuple):
     used: np.ndarray
     #: ``64 - log2(slots)``: the hash shift.
     shift: int
+    #: The subset tables of the nodes whose order terms are lookups (the others use the cache).
+    tables: SubsetTables
 
     @classmethod
-    def allocate(cls, scorer: Any, max_bytes: int = CACHE_BYTES, key_sets: int = 1) -> NodeTermCache:
-        """The largest power-of-two slot count (2^8 to 2^14) whose arrays fit ``max_bytes``."""
+    def allocate(cls, scorer: Any, max_bytes: int = CACHE_BYTES, key_sets: int = 1,
+                 table_bytes: int = 0) -> NodeTermCache:
+        """The largest power-of-two slot count (2^8 to 2^14) whose arrays fit ``max_bytes``,
+        and subset tables within ``table_bytes`` (0: none)."""
         n, w = scorer.n_vars, scorer.n_words
         per_slot = n * (8 * key_sets * w + 9)
         slots = 1 << int(np.clip(np.floor(np.log2(max_bytes / per_slot)), 8, 14))
+        # a partition scorer's families are an OrderScorer's
+        own = getattr(scorer, "families", scorer)
+        tables = build_subset_tables(own, max_bytes=table_bytes) if table_bytes > 0 else SubsetTables.none(n)
         return cls(order_kernels.candidate_masks(scorer.offsets, scorer.bits),
                    np.zeros((n, slots, key_sets * w), dtype=np.uint64), np.zeros((n, slots)),
-                   np.zeros((n, slots), dtype=np.bool_), 64 - int(np.log2(slots)))
+                   np.zeros((n, slots), dtype=np.bool_), 64 - int(np.log2(slots)), tables)
 
 
 class OrderChain:
@@ -130,7 +138,7 @@ class OrderChain:
         if self.order is None:
             raise RuntimeError("load an order first")
         if self._cache is None:
-            self._cache = NodeTermCache.allocate(self.scorer)
+            self._cache = NodeTermCache.allocate(self.scorer, table_bytes=TABLE_BYTES)
         _, info = order_metropolis(OrderState(self.order, self.terms), self._families, self._cache, int(n_moves),
                                    self.adjacent_prob, self.swap_prob, int(seed))
         self.log_score = float(info.log_score)

@@ -53,6 +53,7 @@ from . import kernels as order_kernels
 from .scorer import LSE_MARGIN, OrderScorer
 
 __all__ = ["ExcludedFamilies", "EXCLUDED_LOG_RATIO", "EXCLUDED_NODE_LOG_RATIO", "EXCLUDED_LOWER_BOUND",
+           "EXCLUDED_EDGE_PARENT", "EXCLUDED_EDGE_PROBABILITY", "EXCLUDED_EDGE_REST", "EXCLUDED_EDGE_REVERSAL", "EXCLUDED_EDGES_PER_NODE",
            "EXCLUDED_EVERY", "MAX_EXCLUDED_FAMILIES", "check_excluded_every", "ExcludedRecorder"]
 
 #: Sample stat: ``Σ_v log(1 + out_v / in_v)`` of the draw (NaN in draws not evaluated).
@@ -62,6 +63,21 @@ EXCLUDED_NODE_LOG_RATIO = "excluded_node_log_ratio"
 #: Sample stat: True when ``out_v`` sums only the left-out families with the fewest parents outside
 #: the candidates (one; two when the table holds the plus1 neighbourhood).
 EXCLUDED_LOWER_BOUND = "excluded_lower_bound"
+#: Sample stat, shape ``(n_vars, EXCLUDED_EDGES_PER_NODE)``: per child ``v``, the parents ``u``
+#: outside ``v``'s candidates with the largest ``P(u -> v | state, D)`` under the unrestricted
+#: model, largest first (-1 pads).
+EXCLUDED_EDGE_PARENT = "excluded_edge_parent"
+#: Sample stat: the probabilities of the parents of :data:`EXCLUDED_EDGE_PARENT`.
+EXCLUDED_EDGE_PROBABILITY = "excluded_edge_probability"
+#: Sample stat: True where the edge of :data:`EXCLUDED_EDGE_PARENT` reverses an edge the space
+#: allows (``v`` is a candidate parent of ``u``): the chain then rarely visits the states
+#: that allow ``u -> v`` and the estimate falls short (see :func:`pymc_bnstruct.excluded_edges`).
+EXCLUDED_EDGE_REVERSAL = "excluded_edge_reversal"
+#: Sample stat, shape ``(n_vars,)``: per child, the largest such probability of the outside
+#: parents not listed (0 when every outside parent is listed): a bound on each of them.
+EXCLUDED_EDGE_REST = "excluded_edge_rest"
+#: Outside parents listed per child and draw.
+EXCLUDED_EDGES_PER_NODE = 4
 #: Default of ``excluded_every``: evaluate every 10th draw (100 of a default 1,000 per chain).
 EXCLUDED_EVERY = 10
 #: Default bound on the left-out families scored in full (about 30 bytes each).
@@ -178,6 +194,14 @@ class ExcludedFamilies:
         self.parent_sets = read_only(padded[rows])
         self.cutoffs = read_only(LSE_MARGIN + np.log(np.maximum(counts, 1)).astype(np.float64))
         self.roots = read_only(np.full(n, -np.inf))  # the empty family is never left out (partitions)
+        outside = np.zeros((n, n), dtype=bool)  # [u, v]: u is an allowed parent of v outside its candidates
+        for v, (_, _, o, _) in enumerate(nodes):
+            outside[o, v] = True
+        self.outside = read_only(outside)
+        inside = np.zeros((n, n), dtype=bool)  # [u, v]: u is a candidate parent of v
+        for v in range(n):
+            inside[list(table.candidates[v]), v] = True
+        self.reversal = read_only(outside & inside.T)  # [u, v]: u -> v outside, v -> u inside
 
     @property
     def n_families(self) -> int:
@@ -196,6 +220,38 @@ class ExcludedFamilies:
         """``log(1 + exp(out - in))`` per node; 0 where nothing is left out (``out = -inf``)."""
         with np.errstate(invalid="ignore", over="ignore"):
             return np.where(np.isneginf(out_terms), 0.0, np.logaddexp(0.0, out_terms - in_terms))
+
+    @staticmethod
+    def unrestricted_edges(in_edge: np.ndarray, out_edge: np.ndarray, log_ratios: np.ndarray) -> np.ndarray:
+        """``P(u -> v | state, D)`` under the unrestricted model, ``(n, n)`` (row = parent).
+
+        ``in_edge`` / ``out_edge``: the edge probabilities given the state among the kept /
+        left-out families alone (each normalised by its own sum, ``in_v`` / ``out_v``);
+        ``log_ratios``: ``log(1 + out_v / in_v)``. Node ``v``'s families are the union of
+        both sets, so its edge probability is their mixture with weights ``in_v / (in_v +
+        out_v) = exp(-log_ratio_v)`` and the rest.
+        """
+        r = np.asarray(log_ratios, dtype=np.float64)
+        return in_edge * np.exp(-r)[None, :] + out_edge * (-np.expm1(-r))[None, :]
+
+    def order_evaluation(self, order: np.ndarray, in_terms: np.ndarray,
+                         space: OrderScorer) -> tuple[np.ndarray, np.ndarray]:
+        """``(log(1 + out_v / in_v) per node, unrestricted P(u -> v | order, D))`` given an order.
+
+        ``space``: the scorer the chain samples (its kept families); ``in_terms``: the
+        order's node terms under it.
+        """
+        order = np.asarray(order, dtype=np.int64)
+        ratios = self.order_log_ratios(order, in_terms)
+        in_edge = np.empty((self.n_vars, self.n_vars))
+        order_kernels.edge_probabilities(order, space.offsets, space.bits, space.log_scores, space.parent_sets,
+                                         space.cutoffs, in_edge)
+        if self.empty:
+            return ratios, in_edge
+        out_edge = np.empty((self.n_vars, self.n_vars))
+        order_kernels.edge_probabilities(order, self.offsets, self.bits, self.log_scores, self.parent_sets,
+                                         self.cutoffs, out_edge)
+        return ratios, self.unrestricted_edges(in_edge, out_edge, ratios)
 
     def order_log_ratios(self, order: np.ndarray, in_terms: np.ndarray) -> np.ndarray:
         """``log(1 + out_v / in_v)`` of every node (indexed by node) given an order.
@@ -235,7 +291,7 @@ class ExcludedRecorder:
     ...                                         max_parents=2, candidates=1))
     >>> rec = bns.order.excluded.ExcludedRecorder(scorer, every=2, max_families=1000)
     >>> order, terms = np.arange(5), scorer.node_log_scores(np.arange(5))
-    >>> [bool(np.isfinite(rec.stats(i == 0, lambda fam: fam.order_log_ratios(order, terms))["excluded_log_ratio"]))
+    >>> [bool(np.isfinite(rec.stats(i == 0, lambda fam: fam.order_evaluation(order, terms, scorer))["excluded_log_ratio"]))
     ...  for i in range(4)]
     [True, False, True, False]
     """
@@ -250,10 +306,14 @@ class ExcludedRecorder:
 
     def dtypes(self) -> dict[str, tuple[Any, list]]:
         """The stats' ``stats_dtypes_shapes`` (the per-node one a sub-array dtype, as PyMC's traces store it)."""
-        n = self.scorer.n_vars
+        n, k = self.scorer.n_vars, EXCLUDED_EDGES_PER_NODE
         return {EXCLUDED_LOG_RATIO: (np.float64, []),
                 EXCLUDED_NODE_LOG_RATIO: (np.dtype((np.float64, (n,))), [n]),
-                EXCLUDED_LOWER_BOUND: (bool, [])}
+                EXCLUDED_LOWER_BOUND: (bool, []),
+                EXCLUDED_EDGE_PARENT: (np.dtype((np.int64, (n, k))), [n, k]),
+                EXCLUDED_EDGE_PROBABILITY: (np.dtype((np.float64, (n, k))), [n, k]),
+                EXCLUDED_EDGE_REVERSAL: (np.dtype((bool, (n, k))), [n, k]),
+                EXCLUDED_EDGE_REST: (np.dtype((np.float64, (n,))), [n])}
 
     def _build(self) -> ExcludedFamilies | None:
         if self.families is None:
@@ -266,17 +326,52 @@ class ExcludedRecorder:
                 self.every = 0
         return self.families
 
-    def stats(self, fresh: bool, log_ratios: Callable[[ExcludedFamilies], np.ndarray]) -> dict[str, Any]:
-        """The stats of one draw; ``fresh``: a chain's first draw. ``log_ratios(families)``
-        gives the per-node ``log(1 + out_v / in_v)`` of the chain's current state."""
+    def stats(self, fresh: bool,
+              evaluate: Callable[[ExcludedFamilies], tuple[np.ndarray, np.ndarray]]) -> dict[str, Any]:
+        """The stats of one draw; ``fresh``: a chain's first draw. ``evaluate(families)`` gives
+        the per-node ``log(1 + out_v / in_v)`` of the chain's current state and its ``(n, n)``
+        edge probabilities under the unrestricted model
+        (:meth:`ExcludedFamilies.order_evaluation`)."""
         if fresh:
             self._draw = 0
         due = self.every > 0 and self._draw % self.every == 0
         self._draw += 1
         families = self._build() if due else None
+        n, k = self.scorer.n_vars, EXCLUDED_EDGES_PER_NODE
         if families is None:
-            return {EXCLUDED_LOG_RATIO: np.nan, EXCLUDED_NODE_LOG_RATIO: np.full(self.scorer.n_vars, np.nan),
-                    EXCLUDED_LOWER_BOUND: False}
-        r = log_ratios(families)
+            return {EXCLUDED_LOG_RATIO: np.nan, EXCLUDED_NODE_LOG_RATIO: np.full(n, np.nan),
+                    EXCLUDED_LOWER_BOUND: False, EXCLUDED_EDGE_PARENT: np.full((n, k), -1, dtype=np.int64),
+                    EXCLUDED_EDGE_PROBABILITY: np.full((n, k), np.nan), EXCLUDED_EDGE_REST: np.full(n, np.nan),
+                    EXCLUDED_EDGE_REVERSAL: np.zeros((n, k), dtype=bool)}
+        r, edge = evaluate(families)
+        parents, probs, rest = top_outside_edges(edge, families.outside, k)
         return {EXCLUDED_LOG_RATIO: float(r.sum()), EXCLUDED_NODE_LOG_RATIO: r,
-                EXCLUDED_LOWER_BOUND: families.lower_bound or self.lower_bound}
+                EXCLUDED_LOWER_BOUND: families.lower_bound or self.lower_bound,
+                EXCLUDED_EDGE_PARENT: parents, EXCLUDED_EDGE_PROBABILITY: probs, EXCLUDED_EDGE_REST: rest,
+                EXCLUDED_EDGE_REVERSAL: (parents >= 0) & families.reversal[np.maximum(parents, 0), np.arange(n)[:, None]]}
+
+
+def top_outside_edges(edge: np.ndarray, outside: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per child ``v``: the ``k`` parents ``u`` with ``outside[u, v]`` and the largest
+    ``edge[u, v] > 0`` (largest first, -1 / 0 pads), and the largest ``edge[u, v]`` of the
+    outside parents not listed (0 if none).
+
+    Examples
+    --------
+    >>> edge = np.array([[0.0, 0.5, 0.1], [0.2, 0.0, 0.3], [0.0, 0.4, 0.0]])
+    >>> parents, probs, rest = top_outside_edges(edge, edge > 0.15, 1)
+    >>> parents.tolist(), probs.tolist(), rest.tolist()
+    ([[1], [0], [1]], [[0.2], [0.5], [0.3]], [0.0, 0.4, 0.0])
+    """
+    n = edge.shape[0]
+    p = np.where(outside, edge, -1.0)
+    rows = np.argsort(-p, axis=0, kind="stable")[: k + 1]  # (k + 1, n): per column, largest first
+    top = np.take_along_axis(p, rows, axis=0)
+    parents = np.where(top[:k] > 0.0, rows[:k], -1).T.astype(np.int64)
+    probs = np.where(top[:k] > 0.0, top[:k], 0.0).T
+    rest = np.maximum(top[k], 0.0) if top.shape[0] > k else np.zeros(n)
+    if parents.shape[1] < k:  # fewer than k rows in all
+        pad = k - parents.shape[1]
+        parents = np.pad(parents, ((0, 0), (0, pad)), constant_values=-1)
+        probs = np.pad(probs, ((0, 0), (0, pad)))
+    return np.ascontiguousarray(parents), np.ascontiguousarray(probs), rest

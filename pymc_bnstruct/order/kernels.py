@@ -36,6 +36,7 @@ import numba as nb
 import numpy as np
 
 from ..jit import empty, inner, wrapping_mul, zeros
+from .tables import table_node_log_sum
 
 _Z = np.uint64(0)
 _U1 = np.uint64(1)
@@ -203,8 +204,10 @@ def candidate_masks(offsets: np.ndarray, bits: np.ndarray) -> np.ndarray:
 
 
 @inner
-def cached_node_log_sum(v, offsets, bits, scores, cutoffs, notpred, cand, keys, vals, used, shift):
-    """:func:`node_log_sum` of node ``v`` through its cache (``keys`` (n, S, W), ``vals``/``used`` (n, S)).
+def cached_node_log_sum(v, offsets, bits, scores, cutoffs, notpred, cand, keys, vals, used, shift, tables):
+    """:func:`node_log_sum` of node ``v`` through its cache (``keys`` (n, S, W), ``vals``/``used`` (n, S));
+    a miss is a lookup in the node's subset table where it has one (``tables``,
+    :mod:`pymc_bnstruct.order.tables`), else the family scan.
 
     ``S`` is a power of two and ``shift = 64 - log2(S)``: the slot is the top bits of a
     multiplicative hash of the key.
@@ -222,7 +225,10 @@ def cached_node_log_sum(v, offsets, bits, scores, cutoffs, notpred, cand, keys, 
                 break
         if hit:
             return vals[v, slot]
-    val = node_log_sum(bits, scores, offsets[v], offsets[v + 1], notpred, cutoffs[v])
+    if tables.use[v]:
+        val = table_node_log_sum(v, notpred, tables)
+    else:
+        val = node_log_sum(bits, scores, offsets[v], offsets[v + 1], notpred, cutoffs[v])
     for w in range(n_words):
         keys[v, slot, w] = cand[v, w] & ~notpred[w]
     vals[v, slot] = val
@@ -231,27 +237,27 @@ def cached_node_log_sum(v, offsets, bits, scores, cutoffs, notpred, cand, keys, 
 
 
 @nb.njit(cache=True, inline="always")
-def cached_node_scores(order, offsets, bits, scores, cutoffs, cand, keys, vals, used, shift, notpred, out):
-    """:func:`node_scores` through the per-node caches (``notpred`` is scratch)."""
+def cached_node_scores(order, offsets, bits, scores, cutoffs, cand, keys, vals, used, shift, tables, notpred, out):
+    """:func:`node_scores` through the per-node caches and subset tables (``notpred`` is scratch)."""
     _clear(notpred)
     total = 0.0
     for k in range(order.shape[0]):
         v = order[k]
-        out[v] = cached_node_log_sum(v, offsets, bits, scores, cutoffs, notpred, cand, keys, vals, used, shift)
+        out[v] = cached_node_log_sum(v, offsets, bits, scores, cutoffs, notpred, cand, keys, vals, used, shift, tables)
         total += out[v]
         _add(notpred, v)
     return total
 
 
 @nb.njit(cache=True, inline="always")
-def cached_rescore_range(order, a, b, offsets, bits, scores, cutoffs, cand, keys, vals, used, shift,
+def cached_rescore_range(order, a, b, offsets, bits, scores, cutoffs, cand, keys, vals, used, shift, tables,
                          notpred, out):
-    """:func:`rescore_range` through the per-node caches."""
+    """:func:`rescore_range` through the per-node caches and subset tables."""
     _pred_before(notpred, order, a)
     total = 0.0
     for k in range(a, b + 1):
         v = order[k]
-        s = cached_node_log_sum(v, offsets, bits, scores, cutoffs, notpred, cand, keys, vals, used, shift)
+        s = cached_node_log_sum(v, offsets, bits, scores, cutoffs, notpred, cand, keys, vals, used, shift, tables)
         out[k - a] = s
         total += s
         _add(notpred, v)

@@ -76,13 +76,14 @@ def order_metropolis(state, families, cache, n_moves, p_adjacent, p_swap, seed):
     ``(state, info)``, ``info`` a :class:`~pymc_bnstruct.jit.MoveInfo`: the new total log score
     (the sum of ``state.terms``) and the moves proposed and accepted per kind.
 
-    ``families``: the scorer's :class:`Families`; ``cache``: the per-node caches of
-    :func:`~pymc_bnstruct.order.kernels.cached_node_log_sum` (a
+    ``families``: the scorer's :class:`Families`; ``cache``: the per-node caches and subset
+    tables of :func:`~pymc_bnstruct.order.kernels.cached_node_log_sum` (a
     :class:`~pymc_bnstruct.order.chain.NodeTermCache`, kept by the caller between draws).
     """
     order, terms = state.order, state.terms
     offsets, bits, scores, cutoffs = families.offsets, families.bits, families.log_scores, families.cutoffs
-    cand, keys, vals, used, shift = cache.candidates, cache.keys, cache.values, cache.used, cache.shift
+    cand, keys, vals, used, shift, tables = (cache.candidates, cache.keys, cache.values, cache.used, cache.shift,
+                                             cache.tables)
     n = order.shape[0]
     rng = seed_state(seed)
     proposed = zeros(N_KINDS, np.int64)
@@ -107,7 +108,7 @@ def order_metropolis(state, families, cache, n_moves, p_adjacent, p_swap, seed):
             for k in range(n):
                 rotated[k] = order[(k + j) % n]
             new_total = cached_node_scores(rotated, offsets, bits, scores, cutoffs, cand, keys, vals, used, shift,
-                                           notpred, new_terms)
+                                           tables, notpred, new_terms)
             delta = new_total - total
             if delta >= 0.0 or math.log(uniform(rng)) < delta:
                 accepted[kind] += 1
@@ -129,7 +130,7 @@ def order_metropolis(state, families, cache, n_moves, p_adjacent, p_swap, seed):
         x, y = order[a], order[b]
         order[a], order[b] = y, x
         new_sum = cached_rescore_range(order, a, b, offsets, bits, scores, cutoffs, cand, keys, vals, used, shift,
-                                      notpred, new_terms)
+                                      tables, notpred, new_terms)
         old_sum = 0.0
         for k in range(a, b + 1):
             old_sum += terms[order[k]]

@@ -16,13 +16,14 @@ import numpy as np
 from ..order.chain import NodeTermCache
 from ..order.excluded import ExcludedFamilies
 from ..order.mcmc import Families
+from ..order.tables import TABLE_BYTES
 from ..validation import check_move_probs
 from . import kernels as _kernels
 from .mcmc import N_KINDS, PartitionState, partition_metropolis
 from .scorer import PartitionScorer
 
 __all__ = ["PartitionChain", "TemperedPartitionChain", "MOVE_KINDS", "DEFAULT_MOVE_PROBS",
-           "temperature_ladder", "partition_log_ratios"]
+           "temperature_ladder", "partition_log_ratios", "partition_evaluation"]
 
 #: Move kinds of partition MCMC, in the order of the kernel's counters.
 MOVE_KINDS = ("split_join", "swap", "swap_adjacent", "node", "stay", "reverse", "rev")
@@ -39,7 +40,7 @@ CACHE_BYTES = 24_000_000
 def allocate_term_cache(scorer: PartitionScorer) -> NodeTermCache:
     """An empty node-term cache for partition chains on ``scorer`` (keys are (pred, prev)
     pairs, two bitsets a slot); replicas of a tempered chain share one."""
-    return NodeTermCache.allocate(scorer, CACHE_BYTES, key_sets=2)
+    return NodeTermCache.allocate(scorer, CACHE_BYTES, key_sets=2, table_bytes=TABLE_BYTES)
 
 
 def partition_log_ratios(families: ExcludedFamilies, layer: np.ndarray, in_terms: np.ndarray) -> np.ndarray:
@@ -53,6 +54,24 @@ def partition_log_ratios(families: ExcludedFamilies, layer: np.ndarray, in_terms
     _kernels.node_scores(np.asarray(layer, dtype=np.int64), families.offsets, families.bits, families.log_scores,
                          families.cutoffs, families.roots, out)
     return families.log_ratios(in_terms, out)
+
+
+def partition_evaluation(families: ExcludedFamilies, space: Any, layer: np.ndarray,
+                         in_terms: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(log(1 + out_v / in_v) per node, unrestricted P(u -> v | partition, D))``: the
+    partition counterpart of :meth:`ExcludedFamilies.order_evaluation`; ``space`` is the
+    chain's :class:`~pymc_bnstruct.order.OrderScorer` (a partition scorer's ``families``)."""
+    layer = np.asarray(layer, dtype=np.int64)
+    ratios = partition_log_ratios(families, layer, in_terms)
+    n = families.n_vars
+    in_edge, out_edge, mb = np.empty((n, n)), np.empty((n, n)), np.empty((1, 1))
+    _kernels.partition_features(layer, space.offsets, space.bits, space.log_scores, space.parent_sets,
+                                space.cutoffs, families.roots, in_edge, mb, False)
+    if families.empty:
+        return ratios, in_edge
+    _kernels.partition_features(layer, families.offsets, families.bits, families.log_scores, families.parent_sets,
+                                families.cutoffs, families.roots, out_edge, mb, False)
+    return ratios, families.unrestricted_edges(in_edge, out_edge, ratios)
 
 
 class PartitionChain:

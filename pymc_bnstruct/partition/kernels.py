@@ -33,6 +33,7 @@ from ..graph import kahn_placed
 from ..jit import empty, inner, wrapping_mul
 from ..order.kernels import flush_pairs, markov_blanket_from, snap, spread_family, truncated_log_sum
 from ..order.sampling import collect_families, draw_families
+from ..order.tables import table_layer_log_sum
 from ..rng import seed_state
 
 _Z = np.uint64(0)
@@ -205,8 +206,11 @@ def partition_log_score(layer, offsets, bits, scores, cutoffs, roots):
 
 # ----------------------------------------------------------------------------- memoised
 @inner
-def cached_node_term(v, layer_v, offsets, bits, scores, cutoffs, roots, pred, prev, cand, keys, vals, used, shift):
-    """:func:`node_term` through a per-node direct-mapped cache keyed by ``(pred ∩ cand_v, prev ∩ cand_v)``.
+def cached_node_term(v, layer_v, offsets, bits, scores, cutoffs, roots, pred, prev, cand, keys, vals, used, shift,
+                     tables):
+    """:func:`node_term` through a per-node direct-mapped cache keyed by ``(pred ∩ cand_v, prev ∩ cand_v)``;
+    a miss is the difference of two lookups in the node's subset table where it has one
+    (:func:`~pymc_bnstruct.order.tables.table_layer_log_sum`; the scan where that loses digits).
 
     ``keys`` is ``(n, S, 2W)``, ``vals`` / ``used`` ``(n, S)``; ``shift = 64 - log2(S)``.
     The value depends on the partition only through the key, so hits are bit-identical.
@@ -227,7 +231,9 @@ def cached_node_term(v, layer_v, offsets, bits, scores, cutoffs, roots, pred, pr
                 break
         if hit:
             return vals[v, slot]
-    val = layer_log_sum(bits, scores, offsets[v], offsets[v + 1], pred, prev, cutoffs[v])
+    val = table_layer_log_sum(v, pred, prev, tables) if tables.use[v] else np.nan
+    if math.isnan(val):
+        val = layer_log_sum(bits, scores, offsets[v], offsets[v + 1], pred, prev, cutoffs[v])
     for w in range(n_words):
         keys[v, slot, w] = cand[v, w] & pred[w]
         keys[v, slot, n_words + w] = cand[v, w] & prev[w]

@@ -423,7 +423,8 @@ def partition_metropolis(state, families, cache, n_moves, probs, seed, beta):
     layer, terms, pred, prev = state.layer, state.terms, state.pred, state.prev
     offsets, bits, scores = families.offsets, families.bits, families.log_scores
     cutoffs, roots = families.cutoffs, families.roots
-    cand, keys, vals, used, shift = cache.candidates, cache.keys, cache.values, cache.used, cache.shift
+    cand, keys, vals, used, shift, tables = (cache.candidates, cache.keys, cache.values, cache.used, cache.shift,
+                                             cache.tables)
     n = layer.shape[0]
     n_words = bits.shape[1]
     rng = seed_state(seed)
@@ -524,7 +525,7 @@ def partition_metropolis(state, families, cache, n_moves, probs, seed, beta):
                 new_terms[v] = terms[v]
             else:
                 t = cached_node_term(v, new_layer[v], offsets, bits, scores, cutoffs, roots, new_pred[v], new_prev[v],
-                                     cand, keys, vals, used, shift)
+                                     cand, keys, vals, used, shift, tables)
                 new_terms[v] = t
                 if t == NEG_INF:
                     delta = NEG_INF

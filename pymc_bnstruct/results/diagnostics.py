@@ -20,7 +20,7 @@ from ..contract import FEATURE_DIMS, FEATURES, LOG_SCORE
 from ..rng import RandomSeed
 from .convert import StructureResult, convert
 from .draws import feature_draws, occam_weights, resolve_source, summarise_feature
-from .excluded import recorded_excluded_mass
+from .excluded import recorded_excluded_edges, recorded_excluded_mass
 from .idata import get_group, has_group, select_draws
 from .samc import samc_diagnostics, samc_stats
 from .sampling_checks import DISAGREEMENT, MIN_DRAWS, check_structure_draws, warn_if_chains_disagree
@@ -154,8 +154,10 @@ def summary(
         With importance-weighted draws (SAMC), ``mean`` and ``sd`` are weighted and
         ``mcse_mean`` is NaN for varying rows; R-hat and ESS describe the unweighted
         chains; ``df.attrs["kish_ess"]`` is the Kish effective sample size of the weights.
-        Order and partition chains on a restricted search space: ``df.attrs["excluded_mass"]``
-        (:func:`pymc_bnstruct.excluded_mass`, which warns above 1 %).
+        Order and partition chains on a restricted search space: ``df.attrs["excluded_edge_max"]``
+        (the largest posterior probability of an edge outside the space,
+        :func:`pymc_bnstruct.excluded_edges`, which warns above 5 %) and
+        ``df.attrs["excluded_mass"]`` (the family-level :func:`pymc_bnstruct.excluded_mass`).
         ArviZ's diagnostics cost about 10 ms per varying row for 4,000 draws.
 
     Raises
@@ -265,6 +267,8 @@ def summary(
         df.attrs["kish_ess"] = kish_ess(w)
     if (excluded := recorded_excluded_mass(result, var_name=var_name, burn_in=burn_in)) is not None:
         df.attrs["excluded_mass"] = excluded
+    if (edges := recorded_excluded_edges(result, var_name=var_name, burn_in=burn_in)) is not None:
+        df.attrs["excluded_edge_max"] = edges.attrs["max_probability"]
     df.attrs["verdict"] = _judge(df, values, w, kinds, labels, result, burn_in)
     return df
 

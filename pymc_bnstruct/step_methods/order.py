@@ -101,7 +101,7 @@ class OrderMetropolis(StructureStep):
             chain.load(value, repr(self.var_name))
         counts = chain.run(self.moves_per_draw, seed)
         stats = move_stats(chain.log_score, counts, MOVE_KINDS)
-        stats.update(self.excluded.stats(self.fresh, lambda fam: fam.order_log_ratios(chain.order, chain.terms)))
+        stats.update(self.excluded.stats(self.fresh, lambda fam: fam.order_evaluation(chain.order, chain.terms, chain.scorer)))
         return chain.order.copy(), stats
 
 

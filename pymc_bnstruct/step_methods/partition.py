@@ -16,7 +16,7 @@ from ..partition.chain import (
     SWAP_INTERVAL,
     PartitionChain,
     TemperedPartitionChain,
-    partition_log_ratios,
+    partition_evaluation,
 )
 from .base import StructureStep, move_stats, move_stats_dtypes, rate, register
 
@@ -137,7 +137,8 @@ class PartitionMetropolis(StructureStep):
         stats[N_LAYERS] = chain.n_layers
         stats[REPLICA_SWAP_RATE] = (rate(counts["swaps_accepted"].sum(), counts["swaps_proposed"].sum())
                                     if "swaps_proposed" in counts else np.nan)
-        stats.update(self.excluded.stats(self.fresh, lambda fam: partition_log_ratios(fam, chain.layer, chain.terms)))
+        scorer = self.scorer
+        stats.update(self.excluded.stats(self.fresh, lambda fam: partition_evaluation(fam, scorer.families, chain.layer, chain.terms)))
         return chain.layer.copy(), stats
 
 
