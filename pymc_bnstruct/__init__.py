@@ -58,6 +58,8 @@ __all__ = [
     "partition",
     "DAG",
     "StructureMetropolis",
+    "ImputeMissing",
+    "missing",
     "ForeignStepError",
     "SAMC",
     "samc",

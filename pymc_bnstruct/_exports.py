@@ -15,6 +15,7 @@ from . import (
     exact,
     graph,
     learning,
+    missing,
     model,
     moves,
     networks,
@@ -76,4 +77,11 @@ from .results.excluded import excluded_mass
 from .scores import BIC, K2, BDeu, BGe, network_score
 from .scores.table import ScoreTable
 from .search import SearchResult, SearchSpace, search_space
-from .step_methods import SAMC, ForeignStepError, OrderMetropolis, PartitionMetropolis, StructureMetropolis
+from .step_methods import (
+    SAMC,
+    ForeignStepError,
+    ImputeMissing,
+    OrderMetropolis,
+    PartitionMetropolis,
+    StructureMetropolis,
+)

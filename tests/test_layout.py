@@ -232,7 +232,7 @@ LAYERS: list[set[str]] = [
     {"priors", "constraints"},
     {"scores"},
     {"networks", "datasets"},  # network models, the parameter estimator (counts by the score engine), BIF
-    {"moves", "structure", "order", "partition", "samc", "search", "exact", "brai"},
+    {"moves", "structure", "order", "partition", "samc", "search", "exact", "brai", "missing"},
     {"step_methods"},  # thin adapters: they match a variable's Op by its structure_kind name
     {"ops", "model"},  # the model variables import the adapters, which register with PyMC
     {"results"},

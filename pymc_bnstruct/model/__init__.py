@@ -6,6 +6,6 @@
   ``pm.sample_prior_predictive`` and ``initval="prior"``.
 """
 
-from .variables import DAG, DAGRV, NodeOrder, NodeOrderRV, NodePartition, NodePartitionRV
+from .variables import DAG, DAGRV, MissingCellsRV, NodeOrder, NodeOrderRV, NodePartition, NodePartitionRV
 
-__all__ = ["NodeOrder", "NodeOrderRV", "DAG", "DAGRV", "NodePartition", "NodePartitionRV"]
+__all__ = ["NodeOrder", "NodeOrderRV", "DAG", "DAGRV", "NodePartition", "NodePartitionRV", "MissingCellsRV"]

@@ -17,7 +17,7 @@ from ..contract import dag_draws
 from ..order.scorer import OrderScorer
 from ..rng import RandomSeed
 from ..scores.table import ScoreTable
-from ..validation import read_only
+from ..validation import read_only, write_in_place
 from . import kernels as _kernels
 
 __all__ = ["PartitionScorer"]
@@ -84,6 +84,12 @@ class PartitionScorer:
         self.offsets, self.bits, self.log_scores = fam.offsets, fam.bits, fam.log_scores
         self.parent_sets, self.cutoffs, self.children = fam.parent_sets, fam.cutoffs, fam.children
         self.roots = read_only(_kernels.root_scores(fam.offsets, fam.bits, fam.log_scores))
+
+    def refresh(self) -> None:
+        """Read the table's scores again after :meth:`~pymc_bnstruct.ScoreTable.rescore`
+        (see :meth:`OrderScorer.refresh`; the arrays, root scores included, change in place)."""
+        self.families.refresh()
+        write_in_place(self.roots, _kernels.root_scores(self.offsets, self.bits, self.log_scores))
 
     @property
     def n_words(self) -> int:

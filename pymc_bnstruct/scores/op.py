@@ -13,12 +13,23 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytensor
 import pytensor.tensor as pt
 from pytensor.graph.op import Op
 
 from ..contract import ORDER_FEATURES
 
-__all__ = ["StructureOp", "ScorerOp", "FeatureOp", "structure_input"]
+__all__ = ["scorer_inputs", "StructureOp", "ScorerOp", "FeatureOp", "structure_input"]
+
+
+def scorer_inputs(scorer: Any, arrays: tuple) -> list:
+    """A scorer's arrays as graph inputs of its Ops: constants, or, when the scorer's
+    ``mutable`` attribute is True (its scores are rewritten in place during sampling:
+    imputed missing cells, :meth:`pymc_bnstruct.OrderScorer.refresh`), shared variables
+    holding the arrays themselves (``borrow=True``), since numba would freeze constants."""
+    if getattr(scorer, "mutable", False):
+        return [pytensor.shared(a, borrow=True) for a in arrays]
+    return [pt.constant(a) for a in arrays]
 
 
 def structure_input(x: Any, *, who: str, ndim: int, what: str, n: int | None, bool_ok: bool = False) -> Any:

@@ -1,0 +1,7 @@
+"""Missing cells as latent state: the collapsed Gibbs sweep (:mod:`.kernels`) and the
+imputed cells a structure chain carries (:class:`MissingCells`); see ``docs/missing.md``."""
+
+from .cells import MAX_COUNT_CELLS, MissingCells, check_imputable
+from .kernels import SweepState, family_layout, gibbs_sweep
+
+__all__ = ["MissingCells", "check_imputable", "MAX_COUNT_CELLS", "SweepState", "gibbs_sweep", "family_layout"]
