@@ -31,7 +31,7 @@ from ..jit import empty, inner, zeros
 from ..rng import seed_state, uniform
 from ..scores.kernels import BDEU
 
-__all__ = ["SweepState", "gibbs_sweep", "family_layout"]
+__all__ = ["SweepState", "gibbs_sweep", "family_layout", "children_term"]
 
 
 class SweepState(NamedTuple):
@@ -85,6 +85,20 @@ def _config(columns, stride, c, r):
 def _counted(columns, n, c, r):
     """Whether row ``r`` counts in ``c``'s own family (not intervened on ``c``)."""
     return columns.shape[0] == n or columns[n + c, r] == 0
+
+
+@inner
+def children_term(columns, counts, totals, config, stride, offset, totals_offset, arities, a_cell, a_row, r, j, delta):
+    """Log predictive of row ``r`` in the families of ``j``'s children when ``x[r, j]`` moves
+    by ``delta`` from its current value (the other rows' counts, row ``r`` taken out)."""
+    n = arities.shape[0]
+    lp = 0.0
+    for c in range(n):
+        if stride[c, j] != 0 and _counted(columns, n, c, r):
+            u = config[c, r] + delta * stride[c, j]
+            lp += math.log(counts[offset[c] + u * arities[c] + columns[c, r]] + a_cell[c])
+            lp -= math.log(totals[totals_offset[c] + u] + a_row[c])
+    return lp
 
 
 @nb.njit(cache=True)
@@ -150,11 +164,8 @@ def gibbs_sweep(state, adj, score_kind, ess, seed, changed):
             lp = 0.0
             if _counted(columns, n, j, r):  # j's own family; its denominator does not depend on k
                 lp += math.log(counts[offset[j] + config[j, r] * arities[j] + k] + a_cell[j])
-            for c in range(n):
-                if stride[c, j] != 0 and _counted(columns, n, c, r):
-                    u = config[c, r] + (k - old) * stride[c, j]
-                    lp += math.log(counts[offset[c] + u * arities[c] + columns[c, r]] + a_cell[c])
-                    lp -= math.log(totals[totals_offset[c] + u] + a_row[c])
+            lp += children_term(columns, counts, totals, config, stride, offset, totals_offset, arities, a_cell,
+                                a_row, r, j, k - old)
             logp[k] = lp
             top = max(top, lp)
         total = 0.0

@@ -210,7 +210,7 @@ class _ScorerRV(_Imputing, RandomVariable):
         self.scorer.refresh()
 
     def dag_for(self, value: np.ndarray, seed: int) -> np.ndarray:
-        return np.asarray(self.scorer.sample_dags(value, 1, random_seed=seed).values[0])
+        return self.scorer.draw_dags(np.asarray(value, dtype=np.int64), 1, seed)[0]
 
     def rng_fn(self, rng: np.random.Generator, nodes: np.ndarray, size: Any) -> np.ndarray:
         shape = () if size is None else tuple(np.atleast_1d(size))

@@ -290,10 +290,14 @@ class OrderScorer:
             raise ValueError(f"draws must be an int >= 0, got {draws!r}")
         if draws == 0:
             return dag_draws(np.zeros((0, self.n_vars, self.n_vars)), self.names)
-        seed = int(np.random.default_rng(random_seed).integers(2**32))
-        dags = sample_dags_given_orders(self.children, self.parent_sets, self.log_scores, self.n_vars,
-                                        o[None, :], int(draws), seed)
-        return dag_draws(dags, self.names)
+        return dag_draws(self.draw_dags(o, int(draws), int(np.random.default_rng(random_seed).integers(2**32))),
+                         self.names)
+
+    def draw_dags(self, order: np.ndarray, draws: int, seed: int) -> np.ndarray:
+        """:meth:`sample_dags` as a bare ``(draws, n, n)`` uint8 array, for a valid int64
+        order and a seed in ``[0, 2**32)`` (the per-draw path of the imputation step)."""
+        return sample_dags_given_orders(self.children, self.parent_sets, self.log_scores, self.n_vars,
+                                        order[None, :], draws, seed)
 
     # ---------------------------------------------------------------- export
     def to_frame(self) -> pd.DataFrame:

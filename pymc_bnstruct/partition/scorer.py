@@ -189,9 +189,14 @@ class PartitionScorer:
             raise ValueError(f"draws must be an int >= 0, got {draws!r}")
         if draws == 0:
             return dag_draws(np.zeros((0, self.n_vars, self.n_vars)), self.names)
-        seed = int(np.random.default_rng(random_seed).integers(2**32))
+        return dag_draws(self.draw_dags(p, int(draws), int(np.random.default_rng(random_seed).integers(2**32))),
+                         self.names)
+
+    def draw_dags(self, partition: np.ndarray, draws: int, seed: int) -> np.ndarray:
+        """:meth:`sample_dags` as a bare ``(draws, n, n)`` array, for a valid int64 labelled
+        partition and a seed in ``[0, 2**32)`` (the per-draw path of the imputation step)."""
         dags, bad, _ = _kernels.sample_dags_given_partitions(self.offsets, self.parent_sets, self.log_scores,
-                                                             p[None, :], int(draws), seed)
+                                                             partition[None, :], draws, seed)
         if bad >= 0:
             raise ValueError("no compatible family for some node under this partition")
-        return dag_draws(dags, self.names)
+        return dags
