@@ -92,3 +92,19 @@ def test_learn_models_missing_cells_by_default_and_says_so(caplog):
         bns.learn(data, method="hc")
     with pytest.raises(ValueError, match="BIC"):
         bns.learn(data, score=bns.BIC())
+
+
+@pytest.mark.slow
+def test_continuous_cells_under_bge_agree_with_a_long_reference_run():
+    from test_missing_kernels import gaussian_problem
+
+    data, adj, _, _ = gaussian_problem(seed=2, n_rows=200)
+    assert 0.08 < data.n_missing / (4 * 200) < 0.12
+    reference = bns.edge_probabilities(bns.learn(data, chains=2, draws=6000, tune=300, random_seed=11,
+                                                 progressbar=False, moves_per_draw=20)).values
+    short = bns.edge_probabilities(bns.learn(data, chains=2, draws=1500, tune=200, random_seed=12,
+                                             progressbar=False, moves_per_draw=20)).values
+    assert np.abs(short - reference).max() < 0.05
+    # the true edges are found (skeleton): the imputation does not wash the dependencies out
+    skeleton = reference + reference.T
+    assert (skeleton[(adj + adj.T) > 0] > 0.5).all()

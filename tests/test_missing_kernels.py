@@ -185,3 +185,69 @@ def test_exact_posterior_with_no_missing_cell_is_todays():
     np.testing.assert_array_equal(today.edge_probabilities.values, reference.edge_probabilities.values)
     with pytest.raises(ValueError, match="completions, more than"):
         bns.exact.enumerate_posterior(problem(3, 4, 120, 15, False))
+
+
+# ----------------------------------------------------------------------------- continuous cells
+def gaussian_problem(seed: int = 0, n_rows: int = 500, share: float = 0.1):
+    """A linear-Gaussian chain-with-shortcut a -> b -> c -> d, a -> c, with ``share`` of the
+    cells missing completely at random: (data, true DAG, true mean, true covariance)."""
+    rng = np.random.default_rng(seed)
+    B = np.zeros((4, 4))  # B[p, c]: weight of parent p in child c
+    B[0, 1], B[1, 2], B[0, 2], B[2, 3] = 0.8, 0.7, -0.5, 0.9
+    sd = np.array([1.0, 0.6, 0.5, 0.4])
+    X = np.zeros((n_rows, 4))
+    for c in range(4):
+        X[:, c] = X @ B[:, c] + sd[c] * rng.normal(size=n_rows)
+    inv = np.linalg.inv(np.eye(4) - B)  # x = (I - B)^-T e
+    cov = inv.T @ np.diag(sd ** 2) @ inv
+    miss = rng.random(X.shape) < share
+    miss[miss.all(axis=1)] = False
+    data = bns.ContinuousData.from_frame(pd.DataFrame(np.where(miss, np.nan, X), columns=list("abcd")))
+    return data, (B != 0).astype(int), np.zeros(4), cov
+
+
+def _imputed_moments(data, adj, sweeps, seed, kernel=None):
+    import pymc_bnstruct.missing.cells as module
+
+    cells = MissingCells(data, bns.BGe())
+    saved = module.bge_sweep
+    module.bge_sweep = kernel or saved
+    rng = np.random.default_rng(seed)
+    draws = []
+    try:
+        for t in range(sweeps):
+            cells.sweep(adj, int(rng.integers(2**62)))
+            if t >= sweeps // 5:
+                draws.append(cells.values.copy())
+    finally:
+        module.bge_sweep = saved
+    draws = np.array(draws)
+    return cells, draws.mean(axis=0), draws.var(axis=0)
+
+
+def test_continuous_cells_follow_the_true_conditional_gaussian():
+    data, adj, mean, cov = gaussian_problem()
+    rows, cols = data.missing_cells()
+    alone = np.bincount(rows, minlength=data.n_samples)[rows] == 1  # the row's only missing cell
+    cells, got_mean, got_var = _imputed_moments(data, adj, 1500, 1)
+    precision = np.linalg.inv(cov)
+    x = data.values
+    true_mean, true_var = [], []
+    for r, j in zip(rows[alone], cols[alone]):
+        others = [k for k in range(4) if k != j]
+        true_mean.append(mean[j] - precision[j, others] @ (x[r, others] - mean[others]) / precision[j, j])
+        true_var.append(1.0 / precision[j, j])
+    true_mean, true_var = np.array(true_mean), np.array(true_var)
+    z = (got_mean[alone] - true_mean) / np.sqrt(true_var)
+    # the posterior predictive differs from the true conditional by the parameters' estimation
+    # error (about sqrt(k / N) of an sd) and the draws' Monte Carlo error
+    assert np.abs(z.mean()) < 0.1 and np.sqrt((z ** 2).mean()) < 0.25
+    assert 0.85 < (got_var[alone] / true_var).mean() < 1.2
+    # the control: cells that ignore their children's families are far too spread out
+    from pymc_bnstruct.missing.kernels import bge_sweep
+
+    broken = recompiled(bge_sweep, children_bge_term=_no_children)
+    _, _, bad_var = _imputed_moments(data, adj, 1500, 1, kernel=broken)
+    has_child = adj[cols[alone]].sum(axis=1) > 0
+    assert (bad_var[alone][has_child] / true_var[has_child]).mean() > 1.5
+    assert np.isnan(data.values).sum() == data.n_missing  # nothing passed in is changed

@@ -21,19 +21,24 @@ from typing import Any
 
 import numpy as np
 
-from ..data import DiscreteData
+from ..data import ContinuousData, DiscreteData
 from ..rng import RandomSeed
 from ..scores import Score
-from ..scores.kernels import BDEU, K2
+from ..scores.kernels import BDEU, BGE, K2
 from ..validation import read_only
-from .kernels import SweepState, family_layout, gibbs_sweep
+from .kernels import SweepState, bge_rows, bge_sweep, family_layout, gibbs_sweep
 
-__all__ = ["MissingCells", "MAX_COUNT_CELLS", "check_imputable"]
+__all__ = ["MissingCells", "MAX_COUNT_CELLS", "check_imputable", "BGE_STEPS", "BGE_SCALE"]
 
 _log = logging.getLogger(__name__)
 
 #: Largest count table (over all families of one DAG) that a sweep allocates.
 MAX_COUNT_CELLS = 50_000_000
+
+#: Random-walk Metropolis steps per continuous cell and sweep (BGe).
+BGE_STEPS = 4
+#: Their proposal scale, as a share of the column's observed standard deviation.
+BGE_SCALE = 0.5
 
 
 def check_imputable(data: Any, score: Score, who: str) -> None:
@@ -41,10 +46,13 @@ def check_imputable(data: Any, score: Score, who: str) -> None:
     score without a collapsed full conditional (BIC is no marginal likelihood)."""
     if not getattr(data, "has_missing", False):
         return
-    if not isinstance(data, DiscreteData):
-        raise NotImplementedError(
-            f"{who}: missing cells of continuous data are not modelled yet ({data!r}); drop the incomplete "
-            "rows (data.complete_rows()) or discretise the columns and learn from DiscreteData")
+    if not isinstance(data, (DiscreteData, ContinuousData)):
+        raise NotImplementedError(f"{who}: missing cells of {type(data).__name__} are not modelled yet; drop the "
+                                  "incomplete rows (data.complete_rows())")
+    if isinstance(data, ContinuousData):
+        if score.kind != BGE:
+            raise ValueError(f"{who}: missing continuous cells are imputed under the BGe score, not {score!r}")
+        return
     if score.kind not in (BDEU, K2):
         raise ValueError(
             f"{who}: missing cells are imputed from the Dirichlet-multinomial marginal likelihood, which "
@@ -52,8 +60,11 @@ def check_imputable(data: Any, score: Score, who: str) -> None:
             "(data.complete_rows())")
 
 
-def _modal_fill(data: DiscreteData, cols: np.ndarray) -> np.ndarray:
-    """Each missing cell's start value: its column's most frequent observed state."""
+def _start_fill(data: DiscreteData | ContinuousData, cols: np.ndarray) -> np.ndarray:
+    """Each missing cell's start value: its column's most frequent observed state (discrete)
+    or observed mean (continuous)."""
+    if isinstance(data, ContinuousData):
+        return np.nanmean(data.values, axis=0)[cols]
     modes = np.zeros(data.n_vars, dtype=np.int32)
     for j in np.unique(cols):
         observed = data.codes[~data.missing[:, j], j]
@@ -62,14 +73,17 @@ def _modal_fill(data: DiscreteData, cols: np.ndarray) -> np.ndarray:
 
 
 class MissingCells:
-    """The missing cells of a discrete data set, imputed, with the completed data they make.
+    """The missing cells of a data set, imputed, with the completed data they make.
 
     Parameters
     ----------
-    data : DiscreteData
+    data : DiscreteData or ContinuousData
         Data with missing cells (:attr:`~pymc_bnstruct.DiscreteData.missing`). Not modified.
     score : Score
-        BDeu or K2: the sweep draws each cell from its Dirichlet-multinomial full conditional.
+        Discrete data: BDeu or K2, and the sweep draws each cell from its
+        Dirichlet-multinomial full conditional (:func:`~.kernels.gibbs_sweep`). Continuous
+        data: BGe, and each cell takes :data:`BGE_STEPS` random-walk Metropolis steps on its
+        full conditional (:func:`~.kernels.bge_sweep`).
 
     Attributes
     ----------
@@ -78,8 +92,12 @@ class MissingCells:
     rows, cols : numpy.ndarray
         The missing cells (``data.missing_cells()``), in the sweep's order.
     columns : numpy.ndarray
-        The completed data as the score engine reads them (``(n_vars, n_samples)`` codes,
-        then the intervention flags where there are any), written in place.
+        The completed data as the score engine reads them, written in place: discrete data
+        the ``(n_vars, n_samples)`` codes (then the intervention flags where there are
+        any); continuous data the BGe statistics (``T_N`` and the constants).
+    work : numpy.ndarray
+        The ``(n_vars, n_samples)`` completed values the sweep draws into (for discrete
+        data the codes rows of :attr:`columns`).
     version : int
         Increases whenever a cell changes; :meth:`changed_since` says which columns did.
 
@@ -96,15 +114,27 @@ class MissingCells:
     (False, 6)
     """
 
-    def __init__(self, data: DiscreteData, score: Score) -> None:
-        if not isinstance(data, DiscreteData) or not data.has_missing:
-            raise ValueError("MissingCells needs DiscreteData with missing cells")
+    def __init__(self, data: DiscreteData | ContinuousData, score: Score) -> None:
+        if not getattr(data, "has_missing", False):
+            raise ValueError("MissingCells needs data with missing cells")
         check_imputable(data, score, "MissingCells")
         self.data, self.score = data, score
         self.rows, self.cols = (read_only(a) for a in data.missing_cells())
-        start = data.completed(_modal_fill(data, self.cols))
-        self.columns = np.array(score.engine_inputs(start)[0], dtype=np.int32, order="C")  # writable, ours
-        self.arities = read_only(np.asarray(data.arities, dtype=np.int64))
+        start = data.completed(_start_fill(data, self.cols))
+        self.continuous = isinstance(data, ContinuousData)
+        if self.continuous:
+            self.columns = np.array(score.engine_inputs(start)[0], dtype=np.float64, order="C")  # writable, ours
+            self.work = np.array(start.values.T, order="C")  # writable, ours
+            n = data.n_vars
+            self._am = float(score.am)
+            self._t = self._am * (score.aw_for(n) - n - 1) / (self._am + 1)
+            observed_sd = np.array([np.nanstd(data.values[:, j]) for j in range(n)])
+            self._scale = BGE_SCALE * np.where(observed_sd > 0, observed_sd, 1.0)
+            self.arities = read_only(np.zeros(n, dtype=np.int64))
+        else:
+            self.columns = np.array(score.engine_inputs(start)[0], dtype=np.int32, order="C")  # writable, ours
+            self.work = self.columns  # the codes rows are the engine's
+            self.arities = read_only(np.asarray(data.arities, dtype=np.int64))
         self.version = 0
         self._changed_at = np.zeros(data.n_vars, dtype=np.int64)
         self.n_sweeps = 0
@@ -116,10 +146,11 @@ class MissingCells:
 
     @property
     def values(self) -> np.ndarray:
-        """The current imputed codes, one per cell (int64)."""
-        return self.columns[self.cols, self.rows].astype(np.int64)
+        """The current imputed cells, one per cell (int64 codes, or float64 values)."""
+        cells = self.work[self.cols, self.rows]
+        return cells if self.continuous else cells.astype(np.int64)
 
-    def completed(self) -> DiscreteData:
+    def completed(self) -> DiscreteData | ContinuousData:
         """The completed data now (a snapshot: later sweeps do not change it)."""
         return self.data.completed(self.values)
 
@@ -137,13 +168,18 @@ class MissingCells:
         new = np.asarray(values).reshape(-1)
         if new.shape != (self.n_cells,):
             raise ValueError(f"expected {self.n_cells} imputed cells, got shape {np.shape(values)}")
-        if np.any(new < 0) or np.any(new >= self.arities[self.cols]):
+        if self.continuous:
+            if not np.all(np.isfinite(new)):
+                raise ValueError("an imputed cell is not a finite number")
+        elif np.any(new < 0) or np.any(new >= self.arities[self.cols]):
             raise ValueError("an imputed cell holds a code outside its variable's states")
         old = self.values
         diff = new != old
         if not diff.any():
             return False
-        self.columns[self.cols[diff], self.rows[diff]] = new[diff]
+        self.work[self.cols[diff], self.rows[diff]] = new[diff]
+        if self.continuous:
+            bge_rows(self.work, self.columns, self._am, self._t)
         changed = np.zeros(self.data.n_vars, dtype=bool)
         changed[self.cols[diff]] = True
         self._mark(changed)
@@ -155,13 +191,18 @@ class MissingCells:
         Returns the bool per variable: whether one of its cells took a new value.
         """
         adj = np.ascontiguousarray(np.asarray(dag), dtype=np.int64)
-        _, q, offset = family_layout(adj, self.arities)
-        if offset[-1] > MAX_COUNT_CELLS:
-            raise ValueError(f"the DAG's count tables would hold {int(offset[-1]):,} cells (limit "
-                             f"{MAX_COUNT_CELLS:,}); lower max_parents")
         changed = np.zeros(self.data.n_vars, dtype=bool)
-        state = SweepState(self.columns, self.arities, self.rows, self.cols)
-        n = gibbs_sweep(state, adj, np.int64(self.score.kind), float(self.score._param), int(seed), changed)
+        state = SweepState(self.work, self.arities, self.rows, self.cols)
+        if self.continuous:
+            before = self.values
+            bge_sweep(state, adj, self.columns, self._am, self._t, self._scale, BGE_STEPS, int(seed), changed)
+            n = int(np.sum(before != self.values))
+        else:
+            _, q, offset = family_layout(adj, self.arities)
+            if offset[-1] > MAX_COUNT_CELLS:
+                raise ValueError(f"the DAG's count tables would hold {int(offset[-1]):,} cells (limit "
+                                 f"{MAX_COUNT_CELLS:,}); lower max_parents")
+            n = gibbs_sweep(state, adj, np.int64(self.score.kind), float(self.score._param), int(seed), changed)
         self.n_sweeps += 1
         self.n_cells_changed += int(n)
         self._mark(changed)
@@ -170,7 +211,7 @@ class MissingCells:
     def draws(self, dags: np.ndarray, random_seed: RandomSeed = None) -> np.ndarray:
         """Run one sweep per DAG of ``dags`` (``(k, n, n)``) and return the imputed cells after each (``(k, n_cells)``)."""
         rng = np.random.default_rng(random_seed)
-        out = np.empty((len(dags), self.n_cells), dtype=np.int64)
+        out = np.empty((len(dags), self.n_cells), dtype=np.float64 if self.continuous else np.int64)
         for t, dag in enumerate(dags):
             self.sweep(dag, int(rng.integers(0, 2**63 - 1)))
             out[t] = self.values

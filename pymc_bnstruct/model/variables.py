@@ -124,7 +124,8 @@ class _Imputing:
 class MissingCellsRV(RandomVariable):
     """Random variable of the imputed missing cells of a structure variable's data.
 
-    Its value is one code per missing cell (``data.missing_cells()`` order); its logp is 0:
+    Its value is one code (discrete data) or value (continuous data, ``dtype="float64"``) per
+    missing cell (``data.missing_cells()`` order); its logp is 0:
     the cells enter the model through the structure variable's score, which
     :class:`~pymc_bnstruct.ImputeMissing` keeps on the completed data. Random draws give
     the current imputation (there is no prior over cells apart from the data model).
@@ -154,7 +155,9 @@ class MissingCellsRV(RandomVariable):
 @_logprob.register(MissingCellsRV)
 def _missing_cells_logprob(op: MissingCellsRV, values, *inputs, **kwargs):
     (value,) = values
-    return pt.zeros_like(value, dtype="float64")
+    # 0 for every cell, written through the value so that PyMC's gradient check of a float
+    # variable (continuous cells) finds it connected
+    return pt.cast(value, "float64") * 0.0
 
 
 @_support_point.register(MissingCellsRV)
@@ -181,7 +184,8 @@ def _add_imputed(model: pm.Model, name: str, op: _Imputing, cells: MissingCells 
     op.imputed = cells
     (dim,) = imputed_dims(name)
     _ensure_coord(model, dim, [f"{r}:{cells.data.names[c]}" for r, c in zip(cells.rows, cells.cols)])
-    rv = _random_variable(MissingCellsRV(cells=cells, structure=name), np.zeros(cells.n_cells, dtype=np.int64))
+    kind = "float64" if cells.continuous else "int64"
+    rv = _random_variable(MissingCellsRV(cells=cells, structure=name, dtype=kind), np.zeros(cells.n_cells, dtype=kind))
     model.register_rv(rv, imputed_name(name), dims=(dim,))
 
 
