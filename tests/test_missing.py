@@ -6,7 +6,6 @@ import logging
 
 import numba as nb
 import numpy as np
-import pandas as pd
 import pymc as pm
 import pytest
 from conftest import recompiled
