@@ -335,9 +335,6 @@ def prepare_data(df: pd.DataFrame, *, missing: str = "model", constant: str = "d
                        "pass --force to learn anyway")
     try:
         if continuous:
-            if df.isna().to_numpy().any():
-                raise CliError("missing cells of continuous data are not modelled yet; pass --missing drop-rows "
-                               "to drop the incomplete rows")
             if mask is not None:
                 raise CliError("--interventions works with discrete data only (the interventional score is BDeu, "
                                "K2 or BIC); these columns are read as continuous")

@@ -2,6 +2,7 @@
 imputed cells a structure chain carries (:class:`MissingCells`); see ``docs/missing.md``."""
 
 from .cells import MAX_COUNT_CELLS, MissingCells, check_imputable
-from .kernels import SweepState, family_layout, gibbs_sweep
+from .kernels import SweepState, bge_sweep, family_layout, gibbs_sweep
 
-__all__ = ["MissingCells", "check_imputable", "MAX_COUNT_CELLS", "SweepState", "gibbs_sweep", "family_layout"]
+__all__ = ["MissingCells", "check_imputable", "MAX_COUNT_CELLS", "SweepState", "gibbs_sweep", "bge_sweep",
+           "family_layout"]

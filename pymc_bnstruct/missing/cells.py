@@ -101,6 +101,11 @@ class MissingCells:
     version : int
         Increases whenever a cell changes; :meth:`changed_since` says which columns did.
 
+    References
+    ----------
+    .. [1] Tanner & Wong (1987), "The calculation of posterior distributions by data augmentation", JASA 82, 528-540.
+    .. [2] Heckerman et al. (1995), "Learning Bayesian networks: the combination of knowledge...", Mach. Learn. 20, 197-243.
+
     Examples
     --------
     >>> df = pd.DataFrame({"a": [0, 1, None, 1, 0, 1], "b": [0, 1, 1, None, 0, 1]})

@@ -53,6 +53,14 @@ class ImputeMissing(StructureStep):
     -----
     Sample stat ``imputed_changed``: the share of the imputed cells whose value changed in
     the draw's sweep (0 in every draw: the cells are stuck, e.g. determined by the data).
+    Continuous data (BGe): each cell takes a few random-walk Metropolis steps on the same
+    full conditional instead of an exact draw (:func:`pymc_bnstruct.missing.bge_sweep`).
+
+    References
+    ----------
+    .. [1] Tanner & Wong (1987), "The calculation of posterior distributions by data augmentation", JASA 82, 528-540.
+    .. [2] Madigan & York (1995), "Bayesian graphical models for discrete data", Int. Stat. Rev. 63, 215-232.
+    .. [3] van Dyk & Park (2008), "Partially collapsed Gibbs samplers: theory and methods", JASA 103, 790-796.
 
     Examples
     --------
