@@ -104,3 +104,26 @@ def test_continuous_cells_under_bge_agree_with_a_long_reference_run():
     short = bns.edge_probabilities(bns.learn(data, chains=2, draws=1500, tune=200, random_seed=12,
                                              progressbar=False, moves_per_draw=20)).values
     assert np.abs(short - reference).max() < 0.05
+
+
+def test_the_command_line_models_missing_cells_and_reports_the_share(tmp_path, monkeypatch, capsys):
+    import json
+
+    from pymc_bnstruct.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    df = bns.datasets.load_network("cancer").sample(80, random_seed=4).astype(str)
+    df.loc[[2, 7], "Smoker"] = "?"
+    df.loc[5, "Xray"] = ""
+    df.to_csv("q.csv", index=False)
+    assert main(["learn", "q.csv", "--method", "order", "--chains", "2", "--draws", "40", "--tune", "10",
+                 "--seed", "1", "--out", "q.nc", "--report", "q.html"]) == 0
+    err = capsys.readouterr().err
+    assert "3 missing cells in 3 rows (columns: 'Smoker' (2), 'Xray' (1))" in err and "missing at random" in err
+    assert main(["summary", "q.nc", "--format", "json"]) == 0
+    facts = json.loads(capsys.readouterr().out)["facts"]
+    assert facts["missing_cells"] == 3 and facts["fraction_imputed"] == pytest.approx(3 / 400, abs=1e-4)
+    assert "cells imputed" in (tmp_path / "q.html").read_text()
+    with pytest.raises(SystemExit) as exc:
+        main(["learn", "q.csv", "--missing", "guess", "--out", "r.nc"])
+    assert exc.value.code == 2 and "invalid choice: 'guess'" in capsys.readouterr().err

@@ -155,7 +155,9 @@ def summary(
         ``mcse_mean`` is NaN for varying rows; R-hat and ESS describe the unweighted
         chains; ``df.attrs["kish_ess"]`` is the Kish effective sample size of the weights.
         Order and partition chains on a restricted search space: ``df.attrs["excluded_mass"]``
-        (:func:`pymc_bnstruct.excluded_mass`, which warns above 1 %).
+        (:func:`pymc_bnstruct.excluded_mass`, which warns above 1 %). A run of
+        :func:`pymc_bnstruct.learn` that modelled missing cells: ``df.attrs["missing_fraction"]``,
+        the share of the data's cells that were imputed (``docs/missing.md``).
         ArviZ's diagnostics cost about 10 ms per varying row for 4,000 draws.
 
     Raises
@@ -265,6 +267,8 @@ def summary(
         df.attrs["kish_ess"] = kish_ess(w)
     if (excluded := recorded_excluded_mass(result, var_name=var_name, burn_in=burn_in)) is not None:
         df.attrs["excluded_mass"] = excluded
+    if has_group(result, "posterior") and "bnstruct_missing_fraction" in get_group(result, "posterior").attrs:
+        df.attrs["missing_fraction"] = float(get_group(result, "posterior").attrs["bnstruct_missing_fraction"])
     df.attrs["verdict"] = _judge(df, values, w, kinds, labels, result, burn_in)
     return df
 
