@@ -37,6 +37,7 @@ from ..rng import RandomSeed
 from ..scores import Score, check_prior, default_score
 from ..scores.table import ScoreTable, table_size
 from ..search import SearchSpace, hill_climb, search_space, skeleton_search
+from ..step_methods import ImputeMissing
 from ..validation import ArgumentTypeError, check_executor, check_int
 from .budget import (
     DEFAULT_CAP_SECONDS,
@@ -82,6 +83,9 @@ MISSING_MODES = ("model", "drop-rows", "error")
 RECORD_IMPUTED_CELLS = 10_000
 #: The samplers that model missing cells.
 IMPUTING_METHODS = ("order", "partition", "structure")
+#: Imputation sweeps (with their rescoring) may take about this share of the structure
+#: moves' time: on larger score tables ``bns.ImputeMissing`` then sweeps every k-th draw.
+IMPUTE_TIME_SHARE = 1.0
 #: Bytes the draws of all chains (recorded and tuning) may take by default (more variables:
 #: fewer draws, more moves per draw); PyMC and the conversion to InferenceData hold a few
 #: copies, so the peak is a small multiple of it.
@@ -327,6 +331,9 @@ def learn(
                       f"smallest run ({size.draws} draws of {size.moves_per_draw} moves) takes about "
                       f"{_fmt_seconds(size.seconds)}; fewer chains or a larger budget", UserWarning, stacklevel=2)
     step.moves_per_draw = size.moves_per_draw
+    sweep_every = 1
+    if data.has_missing and executor is None:  # workers assign their own ImputeMissing (every draw)
+        step, sweep_every = _with_imputation(model, step, point, size.moves_per_draw / size.moves_per_second + per_draw)
     if on_plan is not None:
         on_plan(size)
     recipe = Recipe(data=data, method=method, variable_kwargs=variable_kwargs,
@@ -350,6 +357,7 @@ def learn(
         "bnstruct_excluded_mass": _excluded(idata, method, space),
         "bnstruct_seconds": time.perf_counter() - start,
         "bnstruct_missing_cells": data.n_missing,
+        "bnstruct_sweep_every": sweep_every,
         "bnstruct_missing_fraction": data.n_missing / (data.n_samples * data.n_vars),
     })
     return idata
@@ -379,6 +387,24 @@ def _missing_cells(data: DiscreteData | ContinuousData, missing: str, method: st
     _log.info("bns.learn: modelling %s, assumed missing at random (whether a cell is missing may depend on "
               "observed cells, not on its own value)", data._missing_summary())
     return data
+
+
+def _with_imputation(model: pm.Model, step: Any, point: dict, draw_seconds: float) -> tuple[list, int]:
+    """The steps of a run with missing cells: ``step`` and an :class:`~pymc_bnstruct.ImputeMissing`
+    that sweeps every k-th draw, k such that sweeping (with the rescoring after it) takes
+    about :data:`IMPUTE_TIME_SHARE` of the moves' time, from one timed sweep."""
+    with model:
+        impute = ImputeMissing()
+    state = impute.sampling_state
+    impute.step(point)  # the first sweep loads the kernels
+    start = time.perf_counter()
+    for _ in range(3):
+        impute.step(point)
+    sweep = (time.perf_counter() - start) / 3
+    impute.sampling_state = state
+    every = max(1, math.ceil(sweep / (IMPUTE_TIME_SHARE * max(draw_seconds, 1e-9))))
+    with model:
+        return [step, ImputeMissing(sweep_every=every)], every
 
 
 def _record_imputed(record: bool | None, data: DiscreteData | ContinuousData) -> bool:

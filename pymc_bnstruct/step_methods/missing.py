@@ -10,6 +10,7 @@ import numpy as np
 import pymc as pm
 
 from ..contract import IMPUTED_CHANGED, KIND_MISSING
+from ..validation import check_int
 from .base import StructureStep, register
 
 __all__ = ["ImputeMissing"]
@@ -45,6 +46,11 @@ class ImputeMissing(StructureStep):
     ----------
     vars : imputed-cells variable(s), optional
         Default: every such variable of the model.
+    sweep_every : int, default 1
+        Sweep on every ``sweep_every``-th draw only (the others leave the cells as they
+        are): the rescoring after a sweep can cost more than the structure moves of a draw
+        on large score tables; :func:`pymc_bnstruct.learn` picks it from the measured costs.
+        Any value keeps the target (a fixed cycle of kernels that each keep it).
     model : pm.Model, optional
     rng : seed or numpy Generator, optional
         Replaced by PyMC's per-chain generator inside ``pm.sample``.
@@ -80,8 +86,11 @@ class ImputeMissing(StructureStep):
     structure_kind = KIND_MISSING
     stats_dtypes_shapes = {IMPUTED_CHANGED: (np.float64, [])}
 
-    def __init__(self, vars=None, *, model: pm.Model | None = None, rng: Any = None, **kwargs: Any) -> None:
+    def __init__(self, vars=None, *, sweep_every: int = 1, model: pm.Model | None = None, rng: Any = None,
+                 **kwargs: Any) -> None:
         super().__init__(vars, moves_per_draw=1, model=model, rng=rng, **kwargs)
+        self.sweep_every = check_int(sweep_every, "sweep_every", minimum=1)
+        self._draws = 0
         op = self.rv.owner.op
         self.cells = op.cells
         self.structure_name: str = op.structure
@@ -89,7 +98,8 @@ class ImputeMissing(StructureStep):
         self._point: dict = {}
 
     def __repr__(self) -> str:
-        return f"ImputeMissing({self.var_name!r}: {self.cells!r})"
+        every = f", sweep_every={self.sweep_every}" if self.sweep_every > 1 else ""
+        return f"ImputeMissing({self.var_name!r}: {self.cells!r}{every})"
 
     def step(self, point: dict) -> tuple[dict, list[dict]]:
         self._point = point
@@ -101,6 +111,9 @@ class ImputeMissing(StructureStep):
     def _draw(self, value: np.ndarray, seed: int) -> tuple[np.ndarray, dict[str, Any]]:
         cells = self.cells
         cells.load(value)
+        self._draws = 1 if self.fresh else self._draws + 1
+        if (self._draws - 1) % self.sweep_every:
+            return cells.values, {IMPUTED_CHANGED: 0.0}
         structure = np.asarray(self._point[self.structure_name])
         dag = self.structure_op.dag_for(structure, seed % _MAX_SEED)
         before = cells.values
