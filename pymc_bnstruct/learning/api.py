@@ -187,9 +187,11 @@ def learn(
         e.g. to set up a progress display or log the plan.
     missing : {"model", "drop-rows", "error"}, default "model"
         Missing cells (NaN, None, ``pd.NA``): ``"model"`` samples them with the structure
-        (order, partition and structure MCMC, discrete data with BDeu or K2:
-        ``P(G | observed cells)`` under missing at random, ``docs/missing.md``), with one
-        log line saying how many; ``"drop-rows"`` learns from the complete rows only
+        (order, partition and structure MCMC, discrete data with BDeu or K2, continuous data
+        with BGe: ``P(G | observed cells)`` under missing at random, ``docs/missing.md``),
+        with one log line saying how many; a sweep over the cells runs every k-th draw, k
+        from its measured cost (:class:`~pymc_bnstruct.ImputeMissing`'s ``sweep_every``,
+        recorded as ``bnstruct_sweep_every``); ``"drop-rows"`` learns from the complete rows only
         (listwise deletion); ``"error"`` refuses data with gaps.
     record_imputed : bool, optional
         Record the imputed cells per draw (``f"{name}_imputed"`` in the posterior). None:

@@ -46,8 +46,9 @@ __all__ = ["SweepState", "gibbs_sweep", "family_layout", "children_term", "bge_s
 class SweepState(NamedTuple):
     """What one sweep reads and writes (numba reads the fields by name)."""
 
-    #: ``(n_vars, n_samples)`` int32 codes (then, for interventional data, ``n_vars`` rows of
-    #: 0/1 flags): the completed data, written in place at the missing cells.
+    #: The completed data, written in place at the missing cells: ``(n_vars, n_samples)``
+    #: int32 codes (then, for interventional data, ``n_vars`` rows of 0/1 flags), or float64
+    #: values for :func:`bge_sweep`.
     columns: np.ndarray
     #: ``int64`` number of states of every variable.
     arities: np.ndarray
