@@ -86,6 +86,8 @@ IMPUTING_METHODS = ("order", "partition", "structure")
 #: Imputation sweeps (with their rescoring) may take about this share of the structure
 #: moves' time: on larger score tables ``bns.ImputeMissing`` then sweeps every k-th draw.
 IMPUTE_TIME_SHARE = 1.0
+#: ... unless a sweep takes less than this (seconds): then it runs on every draw.
+IMPUTE_FREE_SECONDS = 0.005
 #: Bytes the draws of all chains (recorded and tuning) may take by default (more variables:
 #: fewer draws, more moves per draw); PyMC and the conversion to InferenceData hold a few
 #: copies, so the peak is a small multiple of it.
@@ -404,7 +406,7 @@ def _with_imputation(model: pm.Model, step: Any, point: dict, draw_seconds: floa
         impute.step(point)
     sweep = (time.perf_counter() - start) / 3
     impute.sampling_state = state
-    every = max(1, math.ceil(sweep / (IMPUTE_TIME_SHARE * max(draw_seconds, 1e-9))))
+    every = 1 if sweep < IMPUTE_FREE_SECONDS else max(1, math.ceil(sweep / (IMPUTE_TIME_SHARE * max(draw_seconds, 1e-9))))
     with model:
         return [step, ImputeMissing(sweep_every=every)], every
 
