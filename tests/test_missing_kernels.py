@@ -82,6 +82,11 @@ def test_every_method_that_cannot_use_gaps_says_which_can():
     cont = bns.ContinuousData.from_frame(pd.DataFrame({"x": [0.1, np.nan, 0.3, 0.5], "y": [1.0, 2.5, 2.0, 3.5]}))
     with pytest.raises(ValueError, match="BGe.*needs complete data"):
         bns.network_score(cont, [], bns.BGe())
+    rng = np.random.default_rng(0)
+    values = rng.normal(size=(40, 3))
+    values[3, 1] = np.nan
+    with pytest.raises(ValueError, match="needs complete data.*bns.learn"):
+        bns.brai.fit(bns.ContinuousData.from_array(values))
     with pytest.raises(ValueError, match="BIC.*is not"):
         MissingCells(data, bns.BIC())
 
