@@ -260,3 +260,11 @@ def test_continuous_cells_follow_the_true_conditional_gaussian():
     has_child = adj[cols[alone]].sum(axis=1) > 0
     assert (bad_var[alone][has_child] / true_var[has_child]).mean() > 1.5
     assert np.isnan(data.values).sum() == data.n_missing  # nothing passed in is changed
+
+
+def test_cells_refuse_to_be_swept_in_another_process():
+    # pm.sample(cores > 1) would sweep in children and record features from the parent's scores
+    cells = MissingCells(problem(*PROBLEMS[0]), bns.BDeu())
+    cells._pid = -1  # as after unpickling in a child process
+    with pytest.raises(RuntimeError, match="cores=1"):
+        cells.sweep(np.zeros((4, 4), dtype=int), 1)

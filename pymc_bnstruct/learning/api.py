@@ -277,6 +277,12 @@ def learn(
     draws = check_int(draws, "draws", minimum=1, allow_none=True)
     tune = check_int(tune, "tune", minimum=0, allow_none=True)
     executor = check_executor(executor)
+    if data.has_missing and executor is None and cores != 1 and method in IMPUTING_METHODS:
+        # pm.sample(cores > 1) records the draws, and computes the features, in this process, while
+        # the imputed cells are sampled in the children (MissingCells.check_process)
+        _log.info("bns.learn: the chains run one after another (cores=1): with missing cells, parallel chains "
+                  "need executor=")
+        cores = 1
     seed = _root_seed(random_seed)
     progress = bool(progressbar)
 

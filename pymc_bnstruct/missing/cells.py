@@ -17,6 +17,7 @@ columns changed since they were last scored (:meth:`changed_since`).
 from __future__ import annotations
 
 import logging
+import os
 from typing import Any
 
 import numpy as np
@@ -141,9 +142,22 @@ class MissingCells:
             self.work = self.columns  # the codes rows are the engine's
             self.arities = read_only(np.asarray(data.arities, dtype=np.int64))
         self.version = 0
+        self._pid = os.getpid()  # see check_process
         self._changed_at = np.zeros(data.n_vars, dtype=np.int64)
         self.n_sweeps = 0
         self.n_cells_changed = 0
+
+    def check_process(self) -> None:
+        """Refuse to run in another process than the one that made these cells: ``pm.sample``
+        with ``cores > 1`` samples in child processes but records the draws, and computes the
+        per-draw features from the model, in the parent, whose scores never see the imputed
+        cells. Sample such models with ``cores=1`` (``bns.learn`` does, or runs one chain per
+        task on an ``executor=``, where each worker builds its own model)."""
+        if os.getpid() != self._pid:
+            raise RuntimeError(
+                "missing cells are sampled in the process that built the model only: pm.sample(cores > 1) "
+                "would record features computed from the first completion. Sample with cores=1, or use "
+                "bns.learn(..., executor=...) to run the chains in parallel")
 
     @property
     def n_cells(self) -> int:
@@ -195,6 +209,7 @@ class MissingCells:
 
         Returns the bool per variable: whether one of its cells took a new value.
         """
+        self.check_process()
         adj = np.ascontiguousarray(np.asarray(dag), dtype=np.int64)
         changed = np.zeros(self.data.n_vars, dtype=bool)
         state = SweepState(self.work, self.arities, self.rows, self.cols)

@@ -96,6 +96,7 @@ class ImputeMissing(StructureStep):
         self.structure_name: str = op.structure
         self.structure_op = pm.modelcontext(model)[op.structure].owner.op
         self._point: dict = {}
+        _log.info("%r", self)
 
     def __repr__(self) -> str:
         every = f", sweep_every={self.sweep_every}" if self.sweep_every > 1 else ""
