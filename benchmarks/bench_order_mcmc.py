@@ -52,10 +52,9 @@ def kernel_rate(scorer: OrderScorer, seed: int, n_moves: int, p_adj: float, p_sw
     K.node_scores(order, scorer.offsets, scorer.bits, scorer.log_scores, scorer.cutoffs, terms)
     cache = NodeTermCache(K.candidate_masks(scorer.offsets, scorer.bits), np.zeros((n, slots, w), dtype=np.uint64),
                           np.zeros((n, slots)), np.zeros((n, slots), dtype=np.bool_), 64 - int(np.log2(slots)))
-    counts = np.zeros(6, dtype=np.int64)
     state, families = OrderState(order, terms), Families.of(scorer)
     t0 = time.perf_counter()
-    order_metropolis(state, families, cache, n_moves, p_adj, p_swap, seed, counts)
+    order_metropolis(state, families, cache, n_moves, p_adj, p_swap, seed)
     return n_moves / (time.perf_counter() - t0)
 
 

@@ -20,8 +20,8 @@ import numpy as np
 import pymc as pm
 
 import pymc_bnstruct as bns
+from pymc_bnstruct import DAGLogScore
 from pymc_bnstruct.graph import covered_edges
-from pymc_bnstruct.ops import DAGLogScore
 from pymc_bnstruct.scores import BIC, K2, BDeu, network_score
 
 N_ROWS = 2_000

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import logging
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # for type checkers and IDEs; at run time names load on first use
@@ -21,9 +22,22 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time names load on first
 
 __version__ = "0.1.0"
 
+# The pipeline's stages, first to last. Each unit (a subpackage or a root module) names its
+# own in ``__stage__`` and imports only from its stage or earlier ones (tests/test_layout.py).
+__pipeline__ = ("base", "data", "constraints", "scores", "networks", "algorithms", "step_methods", "model",
+                "results", "questions", "learning", "cli", "exports")
+
+# The package's records (progress of long runs, notes on the data) reach a plain Python session
+# the way PyMC's do: a handler on the package's logger unless the application configured logging.
+_log = logging.getLogger(__name__)
+if not logging.root.handlers and not _log.handlers:
+    _log.setLevel(logging.INFO)
+    _log.addHandler(logging.StreamHandler())
+
 __all__ = [
     "DiscreteData",
     "ContinuousData",
+    "MixedData",
     "as_data",
     "as_discrete_data",
     "ScoreTable",
@@ -37,12 +51,14 @@ __all__ = [
     "K2",
     "BIC",
     "BGe",
+    "CG",
     "network_score",
     "brai",
     "datasets",
     "exact",
     "graph",
-    "ops",
+    "DAGLogScore",
+    "CachedDAGLogScore",
     "priors",
     "scores",
     "moves",

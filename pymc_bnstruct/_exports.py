@@ -6,6 +6,8 @@ this module. Loading everything together keeps one behaviour: the step methods a
 registered with PyMC (:mod:`.step_methods`) before any model variable can be made.
 """
 
+__stage__ = "exports"  # where this unit sits in the pipeline (tests/test_layout.py)
+
 # ruff: noqa: F401
 from . import (
     brai,
@@ -19,7 +21,6 @@ from . import (
     model,
     moves,
     networks,
-    ops,
     order,
     partition,
     priors,
@@ -34,10 +35,11 @@ from . import (
 )
 from .brai import GraphGenerativeTree
 from .constraints import StructureConstraints
-from .data import ContinuousData, DiscreteData, as_data, as_discrete_data
+from .data import ContinuousData, DiscreteData, MixedData, as_data, as_discrete_data
 from .exact import ExactPosterior
 from .learning import learn
 from .model import DAG, NodeOrder, NodePartition
+from .moves.ops import CachedDAGLogScore
 from .order import OrderScorer
 from .questions import average_effect, causal_effect, fit_parameters, network_model, predict
 from .results import (
@@ -74,7 +76,8 @@ from .results import (
     to_pgmpy,
 )
 from .results.excluded import excluded_mass
-from .scores import BIC, K2, BDeu, BGe, network_score
+from .scores import BIC, CG, K2, BDeu, BGe, network_score
+from .scores.ops import DAGLogScore
 from .scores.table import ScoreTable
 from .search import SearchResult, SearchSpace, search_space
 from .step_methods import (

@@ -9,9 +9,14 @@ numba kernels read two boolean matrices:
     not black-listed, not a self-loop);
 ``required[u, v]``
     the edge ``u -> v`` must be present (white-listed).
+
+On mixed data (``kinds=``) no discrete node may have a continuous parent (conditional-Gaussian
+DAGs): those edges are left out of ``allowed`` as if black-listed, everywhere.
 """
 
 from __future__ import annotations
+
+__stage__ = "constraints"  # where this unit sits in the pipeline (tests/test_layout.py)
 
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -102,6 +107,26 @@ def check_edge_lists(names: Sequence[str], blacklist: Sequence[tuple[int, int]],
         raise ValueError(f"the whitelist gives more than max_parents={max_parents} parents to {detail}")
 
 
+#: Why a continuous -> discrete edge is refused (completes "the edge(s) ... ").
+CG_RULE = ("go from a continuous to a discrete variable: a conditional-Gaussian network (mixed data, "
+           "score CG) gives no discrete node a continuous parent. Reverse the edge, or discretise the "
+           "continuous variable (docs/mixed.md)")
+
+
+def _cg_forbidden(names: tuple[str, ...], kinds: Sequence[str] | None
+                  ) -> tuple[tuple[str, ...] | None, tuple[tuple[int, int], ...]]:
+    """The checked ``kinds`` and the continuous -> discrete edges they forbid."""
+    if kinds is None:
+        return None, ()
+    kinds = tuple(str(k) for k in kinds)
+    if len(kinds) != len(names) or not set(kinds) <= {"discrete", "continuous"}:
+        raise ValueError(f"kinds must give 'discrete' or 'continuous' for each of the {len(names)} variables, "
+                         f"got {kinds!r}")
+    cont = [i for i, k in enumerate(kinds) if k == "continuous"]
+    disc = [i for i, k in enumerate(kinds) if k == "discrete"]
+    return kinds, tuple((u, v) for u in cont for v in disc)
+
+
 class StructureConstraints:
     """Validated in-degree bound, candidate parents and black/white lists over named variables.
 
@@ -114,6 +139,10 @@ class StructureConstraints:
         default, :data:`DEFAULT_MAX_PARENTS`, is ``min(3, n - 1)``.
     blacklist, whitelist : sequence of (parent, child), optional
         Forbidden and required edges (names or indices).
+    kinds : sequence of str, optional
+        ``"discrete"`` or ``"continuous"`` for every variable (``data.kinds``). Every edge
+        from a continuous to a discrete variable is then forbidden (conditional-Gaussian
+        DAGs, what :class:`~pymc_bnstruct.CG` scores); white-listing one is an error.
     candidates : None or mapping, optional
         Candidate parents of each child, ``child -> parents`` (names or indices); children
         missing from it may have any parent. Black-listed parents are removed from the
@@ -153,6 +182,8 @@ class StructureConstraints:
         blacklist: Sequence[tuple[Any, Any]] | None = None,
         whitelist: Sequence[tuple[Any, Any]] | None = None,
         candidates: Mapping[Any, Sequence[Any]] | None = None,
+        *,
+        kinds: Sequence[str] | None = None,
     ) -> None:
         self.names = tuple(str(x) for x in names)
         n = self.n_vars = len(self.names)
@@ -160,8 +191,12 @@ class StructureConstraints:
         self.blacklist = tuple(edges_to_indices(blacklist or (), self.names, "blacklist edge"))
         self.whitelist = tuple(edges_to_indices(whitelist or (), self.names, "whitelist edge"))
         check_edge_lists(self.names, self.blacklist, self.whitelist, self.max_parents)
+        self.kinds, self.cg_forbidden = _cg_forbidden(self.names, kinds)
+        bad = [f"{self.names[u]} -> {self.names[v]}" for u, v in self.whitelist if (u, v) in set(self.cg_forbidden)]
+        if bad:
+            raise ValueError(f"white-listed edge(s) {', '.join(bad)} {CG_RULE}")
         allowed = ~np.eye(n, dtype=bool)
-        for u, v in self.blacklist:
+        for u, v in self.blacklist + self.cg_forbidden:
             allowed[u, v] = False
         required = np.zeros((n, n), dtype=bool)
         for u, v in self.whitelist:
@@ -223,7 +258,14 @@ class StructureConstraints:
         candidates = self._unwrap_space(candidates)
         merged = {self.names[i]: [self.names[p] for p in c] for i, c in enumerate(self.candidates)}
         merged.update({k if isinstance(k, str) else self.names[k]: v for k, v in candidates.items()})
-        return StructureConstraints(self.names, self.max_parents, self.blacklist, self.whitelist, merged)
+        return StructureConstraints(self.names, self.max_parents, self.blacklist, self.whitelist, merged,
+                                    kinds=self.kinds)
+
+    def with_kinds(self, kinds: Sequence[str]) -> StructureConstraints:
+        """The same constraints with the conditional-Gaussian rule of ``kinds`` added (a new
+        object; see ``kinds`` in the class docstring)."""
+        merged = {self.names[i]: [self.names[p] for p in c] for i, c in enumerate(self.candidates)}
+        return StructureConstraints(self.names, self.max_parents, self.blacklist, self.whitelist, merged, kinds=kinds)
 
     @property
     def unrestricted(self) -> bool:
@@ -260,6 +302,9 @@ class StructureConstraints:
         if cycle is not None:
             raise ValueError(f"{what} is cyclic: " + " -> ".join(self.names[i] for i in cycle))
         names = self.names
+        cg = [f"{names[u]} -> {names[v]}" for u, v in self.cg_forbidden if adj[u, v]]
+        if cg:
+            raise ValueError(f"{what} has the edge(s) {', '.join(cg)}, which {CG_RULE}")
         bad = [f"{names[u]} -> {names[v]}" for u, v in zip(*np.nonzero(adj & ~self.allowed))]
         if bad:
             raise ValueError(f"{what} contains black-listed edge(s): {', '.join(bad)}")
@@ -279,5 +324,6 @@ class StructureConstraints:
         return (
             f"StructureConstraints({self.n_vars} variables, max_parents={self.max_parents}, "
             f"{len(self.blacklist)} black-listed, {len(self.whitelist)} white-listed edges"
+            + (f", {len(self.cg_forbidden)} continuous -> discrete edges forbidden" if self.cg_forbidden else "")
             + (f", {restricted} children with restricted candidates" if restricted else "") + ")"
         )

@@ -30,6 +30,8 @@ Sample stats: :data:`LOG_SCORE` (every sampler), :data:`ACCEPT_RATE`, per-kind
 
 from __future__ import annotations
 
+__stage__ = "base"  # where this unit sits in the pipeline (tests/test_layout.py)
+
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 

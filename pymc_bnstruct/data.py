@@ -11,6 +11,8 @@ number of rows, the column means and the scatter matrix), computed once.
 
 from __future__ import annotations
 
+__stage__ = "data"  # where this unit sits in the pipeline (tests/test_layout.py)
+
 import warnings
 from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
@@ -20,7 +22,7 @@ import pandas as pd
 
 from .validation import read_only
 
-__all__ = ["DiscreteData", "ContinuousData", "as_data", "as_discrete_data"]
+__all__ = ["DiscreteData", "ContinuousData", "MixedData", "as_data", "as_discrete_data", "column_kinds"]
 
 
 def _fmt_names(names: Sequence[Any]) -> str:
@@ -101,6 +103,11 @@ class _Variables:
     @property
     def n_vars(self) -> int:
         return len(self.names)
+
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        """The kind (``"discrete"`` or ``"continuous"``) of every variable."""
+        return (self.kind,) * self.n_vars
 
     def index(self, var: str | int) -> int:
         """Column index of a variable given by name or index."""
@@ -568,7 +575,7 @@ class ContinuousData(_Variables):
             detail = ", ".join(f"{n!r} ({d})" for n, d in discrete)
             raise ValueError(
                 f"column(s) {detail} are not numeric: continuous data needs numbers in every column. "
-                f"Mixed discrete and continuous data is not supported yet: {_MIXED_ADVICE}"
+                f"For mixed discrete and continuous data, {_MIXED_ADVICE}"
             )
         return cls._checked(df.to_numpy(dtype=np.float64, copy=True, na_value=np.nan), names)
 
@@ -662,9 +669,8 @@ class ContinuousData(_Variables):
 
 
 _MIXED_ADVICE = (
-    "either discretise the continuous columns (e.g. pandas.cut or pandas.qcut) and use a discrete "
-    "score (BDeu, K2, BIC), or code the discrete columns as numbers (e.g. 0/1 indicator columns) and "
-    "use bns.BGe(), or drop one kind of column"
+    "read both kinds together with bns.MixedData.from_frame(df) or bns.as_data(df) (scored by bns.CG()), "
+    "or discretise the continuous columns (e.g. pandas.qcut) and use a discrete score"
 )
 
 
@@ -688,30 +694,35 @@ def _holds_fractions(values: np.ndarray) -> bool:
     return bool(np.any(finite != np.round(finite)))
 
 
-def as_data(data: Any, kind: str | None = None) -> DiscreteData | ContinuousData:
-    """Return ``data`` as :class:`DiscreteData` or :class:`ContinuousData`, picked by dtype.
+def as_data(data: Any, kind: str | None = None, kinds: Mapping[Hashable, str] | None = None
+            ) -> DiscreteData | ContinuousData | MixedData:
+    """Return ``data`` as :class:`DiscreteData`, :class:`ContinuousData` or :class:`MixedData`,
+    picked by dtype.
 
-    A data object is returned unchanged. A DataFrame whose columns are all floats, one of
-    them holding a non-whole number, is continuous; so is a float array holding one.
-    Anything else is discrete (as :func:`as_discrete_data` reads it, so floats that hold
-    whole numbers stay discrete codes). The result says which was picked: its ``kind``
-    (``"discrete"`` or ``"continuous"``) and its repr.
+    A data object is returned unchanged. Each column of a DataFrame is continuous when it is
+    a float column holding a non-whole number, discrete otherwise (:func:`column_kinds`):
+    all continuous gives :class:`ContinuousData`, all discrete :class:`DiscreteData`
+    (floats that hold whole numbers stay discrete codes), both kinds :class:`MixedData`. A
+    float array holding a non-whole number is continuous, any other array discrete. The
+    result says which was picked: its ``kind`` and its repr.
 
     Parameters
     ----------
-    data : DiscreteData, ContinuousData, pandas.DataFrame or numpy.ndarray
-    kind : {"discrete", "continuous"}, optional
+    data : DiscreteData, ContinuousData, MixedData, pandas.DataFrame or numpy.ndarray
+    kind : {"discrete", "continuous", "mixed"}, optional
         Force one reading (e.g. ``"continuous"`` for integer-valued measurements).
+    kinds : dict, optional
+        ``column -> "discrete" | "continuous"`` for some columns of a frame; the others are
+        guessed. The frame is then read by these kinds (mixed when they differ).
 
     Returns
     -------
-    DiscreteData or ContinuousData
+    DiscreteData, ContinuousData or MixedData
 
     Raises
     ------
     ValueError
-        For a frame that mixes continuous columns (non-whole floats) with discrete ones
-        (mixed data is not supported yet), and when ``kind`` contradicts a data object.
+        When ``kind`` contradicts a data object.
 
     Examples
     --------
@@ -722,15 +733,27 @@ def as_data(data: Any, kind: str | None = None) -> DiscreteData | ContinuousData
     'discrete'
     >>> bns.as_data(pd.DataFrame({"a": [1.0, 2.0, 4.0], "b": [0.0, 1.0, 1.0]}), kind="continuous").kind
     'continuous'
+    >>> bns.as_data(pd.DataFrame({"a": ["x", "y", "x"], "b": [0.5, 1.0, 2.5]})).kind
+    'mixed'
     """
-    if kind not in (None, "discrete", "continuous"):
-        raise ValueError(f"kind must be None, 'discrete' or 'continuous', got {kind!r}")
-    if isinstance(data, (DiscreteData, ContinuousData)):
+    if kind not in (None, "discrete", "continuous", "mixed"):
+        raise ValueError(f"kind must be None, 'discrete', 'continuous' or 'mixed', got {kind!r}")
+    if isinstance(data, (DiscreteData, ContinuousData, MixedData)):
         if kind is not None and data.kind != kind:
             raise ValueError(f"kind={kind!r} asked for, but the data are {data.kind} ({type(data).__name__})")
         return data
+    if kinds is not None:
+        if not isinstance(data, pd.DataFrame):
+            raise TypeError(f"kinds= needs a pandas DataFrame, got {type(data).__name__}")
+        if kind is None:
+            found = set(column_kinds(data, kinds))
+            kind = found.pop() if len(found) == 1 else "mixed"
     if kind is None:
         kind = _guess_kind(data)
+    if kind == "mixed":
+        if isinstance(data, pd.DataFrame):
+            return MixedData.from_frame(data, kinds)
+        raise TypeError(f"mixed data needs a pandas DataFrame, got {type(data).__name__}")
     if kind == "continuous":
         if isinstance(data, pd.DataFrame):
             return ContinuousData.from_frame(data)
@@ -741,24 +764,13 @@ def as_data(data: Any, kind: str | None = None) -> DiscreteData | ContinuousData
 
 
 def _guess_kind(data: Any) -> str:
-    """``"continuous"`` or ``"discrete"`` from the dtypes (see :func:`as_data`)."""
+    """``"continuous"``, ``"discrete"`` or ``"mixed"`` from the dtypes (see :func:`as_data`)."""
     if isinstance(data, np.ndarray):
         return "continuous" if data.dtype.kind == "f" and _holds_fractions(data) else "discrete"
     if not isinstance(data, pd.DataFrame):
         return "discrete"  # as_discrete_data reports the type
-    floats = [j for j in range(data.shape[1]) if pd.api.types.is_float_dtype(data.iloc[:, j].dtype)]
-    fractional = [j for j in floats if _holds_fractions(data.iloc[:, j].to_numpy(dtype=np.float64))]
-    if not fractional:
-        return "discrete"
-    others = [j for j in range(data.shape[1]) if j not in floats]
-    if others:
-        cont = _fmt_names([str(data.columns[j]) for j in fractional])
-        disc = ", ".join(f"{str(data.columns[j])!r} ({data.iloc[:, j].dtype})" for j in others)
-        raise ValueError(
-            f"mixed discrete and continuous data is not supported yet: column(s) {cont} hold continuous "
-            f"values (non-whole floats) and column(s) {disc} are discrete; {_MIXED_ADVICE}"
-        )
-    return "continuous"
+    found = set(column_kinds(data))
+    return found.pop() if len(found) == 1 else "mixed"
 
 
 def as_discrete_data(data: Any, who: str | None = None) -> DiscreteData:
@@ -783,11 +795,11 @@ def as_discrete_data(data: Any, who: str | None = None) -> DiscreteData:
     """
     if isinstance(data, DiscreteData):
         return data
-    if isinstance(data, ContinuousData):
+    if isinstance(data, (ContinuousData, MixedData)):
         needs = f"{who} works on discrete data only" if who else "discrete data is needed here"
         raise TypeError(
-            f"{needs}, got continuous data ({data!r}); discretise the columns first (e.g. pandas.cut or "
-            "pandas.qcut), or use a method that supports continuous data with bns.BGe()"
+            f"{needs}, got {data.kind} data ({data!r}); discretise the continuous columns first (e.g. "
+            "pandas.cut or pandas.qcut), or use a method that supports them (bns.BGe() or bns.CG())"
         )
     if isinstance(data, pd.DataFrame):
         return DiscreteData.from_frame(data)
@@ -976,3 +988,238 @@ def _code_column(name: str, col: pd.Series, declared: Sequence[Any] | None) -> t
         )
     mapping = np.array([lookup[v] for v in uniq], dtype=np.int32)
     return mapping[pd.Index(uniq).get_indexer(values)], labels
+
+
+# ---------------------------------------------------------------------- mixed data
+KINDS = ("discrete", "continuous")
+#: A discrete column of a mixed frame with at least this many levels draws a warning: it is
+#: likely a measurement read as discrete (give it ``kinds={name: "continuous"}``).
+MANY_LEVELS = 100
+
+
+def column_kinds(df: pd.DataFrame, kinds: Mapping[Hashable, str] | None = None) -> list[str]:
+    """The kind of every column of ``df``: ``kinds[name]`` where given, else guessed as
+    :func:`as_data` does (a float column holding a non-whole number is continuous, anything
+    else discrete).
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"a": ["x", "y"], "b": [0.5, 1.5], "c": [1.0, 2.0]})
+    >>> bns.data.column_kinds(df), bns.data.column_kinds(df, {"c": "continuous"})
+    (['discrete', 'continuous', 'discrete'], ['discrete', 'continuous', 'continuous'])
+    """
+    names = [str(c) for c in df.columns]
+    given = {str(k): v for k, v in (kinds or {}).items()}
+    unknown = [k for k in given if k not in names]
+    if unknown:
+        raise ValueError(f"kinds= names unknown columns: {_fmt_names(unknown)}")
+    bad = {k: v for k, v in given.items() if v not in KINDS}
+    if bad:
+        raise ValueError(f"kinds= values must be 'discrete' or 'continuous', got {bad!r}")
+    out = []
+    for j, name in enumerate(names):
+        col = df.iloc[:, j]
+        guess = ("continuous" if pd.api.types.is_float_dtype(col.dtype)
+                 and _holds_fractions(col.to_numpy(dtype=np.float64)) else "discrete")
+        out.append(given.get(name, guess))
+    return out
+
+
+#: A continuous column of mixed data whose mean is this many standard deviations from 0, or
+#: whose standard deviation is off 1 by more than this factor, draws a warning.
+OFF_SCALE = 3.0
+
+
+def _warn_off_scale(data: ContinuousData) -> None:
+    """Warn about continuous columns far from the CG prior's scale (mean 0, scale ``t = am``):
+    the prior pulls every configuration's mean towards 0, so a column with a mean of many
+    standard deviations pays for each configuration of its discrete parents (docs/mixed.md)."""
+    sd = np.sqrt(np.diag(data.scatter) / max(data.n_samples - 1, 1))
+    off = [f"{n!r} (mean {m:.3g}, sd {s:.3g})" for n, m, s in zip(data.names, data.means, sd)
+           if abs(m) > OFF_SCALE * s or not 1 / OFF_SCALE <= s <= OFF_SCALE]
+    if off:
+        warnings.warn(f"continuous column(s) {', '.join(off)} are far from the scale of the CG score's prior "
+                      "(mean 0, scale 1): each configuration of a discrete parent then pays for its mean, which "
+                      "hides discrete -> continuous edges; standardise them first ((x - x.mean()) / x.std(), or "
+                      "bnstruct learn --standardize)",
+                      UserWarning, stacklevel=3)
+
+
+class MixedData(_Variables):
+    """A data set of discrete and continuous columns side by side (conditional-Gaussian data).
+
+    Build it with :meth:`from_frame`; :func:`as_data` returns one for a frame that holds both
+    kinds. The discrete columns are coded as :class:`DiscreteData` codes, the continuous
+    ones kept as float64; :class:`~pymc_bnstruct.CG` scores them.
+
+    Attributes
+    ----------
+    names : tuple of str
+        Variable names, in the frame's column order.
+    kinds : tuple of str
+        ``"discrete"`` or ``"continuous"`` for every variable.
+    continuous : numpy.ndarray
+        ``(n_vars,)`` read-only bool: which variables are continuous.
+    codes : numpy.ndarray
+        ``(n_samples, n_vars)`` read-only int32 state codes, Fortran-ordered; 0 in the
+        continuous columns.
+    values : numpy.ndarray
+        ``(n_samples, n_vars)`` read-only float64, Fortran-ordered: the continuous columns'
+        values (the discrete columns hold their codes as floats).
+    arities : numpy.ndarray
+        ``(n_vars,)`` read-only int64 number of states of each discrete variable; 1 for the
+        continuous ones.
+    states : dict
+        ``name -> tuple`` of state labels of the discrete variables.
+    interventions : None
+        Mixed data carry no interventions (yet).
+    n_samples, n_vars : int
+    kind : str
+        ``"mixed"``.
+
+    References
+    ----------
+    .. [1] Lauritzen & Wermuth (1989), "Graphical models for associations between variables...", Ann. Statist. 17, 31-57.
+    .. [2] Bøttcher (2001), "Learning Bayesian networks with mixed variables", AISTATS 2001.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> df = pd.DataFrame({"sex": rng.choice(["f", "m"], 50), "age": rng.normal(0, 1, 50),  # standardised
+    ...                    "grade": rng.integers(1, 4, 50)})
+    >>> bns.as_data(df)
+    MixedData(50 samples, 3 variables (2 discrete, 1 continuous): sex[2], age~, grade[3])
+    >>> bns.MixedData.from_frame(df, kinds={"grade": "continuous"}).kinds
+    ('discrete', 'continuous', 'continuous')
+    """
+
+    __slots__ = ("kinds", "continuous", "codes", "values", "arities", "states", "interventions")
+    kind = "mixed"
+
+    def __init__(self, codes: np.ndarray, values: np.ndarray, arities: np.ndarray, names: Sequence[str],
+                 kinds: Sequence[str], states: Mapping[str, Sequence[Any]]) -> None:
+        self._set_names(names)
+        self._set_missing(None)  # missing cells of mixed data are not modelled yet: from_frame refuses them
+        self.kinds = tuple(kinds)
+        self.continuous = read_only(np.array([k == "continuous" for k in self.kinds], dtype=bool))
+        self.codes = read_only(np.asfortranarray(codes, dtype=np.int32))
+        self.values = read_only(np.array(values, dtype=np.float64, order="F"))
+        self.arities = read_only(np.asarray(arities, dtype=np.int64).copy())
+        self.states = {n: tuple(states[n]) for n in self.names if n in states}
+        self.interventions = None
+
+    @classmethod
+    def from_frame(cls, df: pd.DataFrame, kinds: Mapping[Hashable, str] | None = None, *,
+                   states: Mapping[Hashable, Sequence[Any]] | None = None) -> MixedData:
+        """Read a DataFrame of discrete and continuous columns.
+
+        Parameters
+        ----------
+        df : pandas.DataFrame
+            One column per variable. It is not modified.
+        kinds : dict, optional
+            ``column -> "discrete" | "continuous"``; the other columns' kinds are guessed
+            (:func:`column_kinds`).
+        states : dict, optional
+            Declared states of discrete columns, as in :meth:`DiscreteData.from_frame`.
+
+        Returns
+        -------
+        MixedData
+
+        Raises
+        ------
+        ValueError
+            What :meth:`DiscreteData.from_frame` and :meth:`ContinuousData.from_frame` raise
+            for their columns (missing values, a continuous column with one distinct value,
+            a discrete one with one state, ...).
+
+        Warns
+        -----
+        UserWarning
+            For a discrete column with :data:`MANY_LEVELS` or more levels (naming the count).
+        """
+        if not isinstance(df, pd.DataFrame):
+            raise TypeError(f"from_frame expects a pandas DataFrame, got {type(df).__name__}")
+        names = [str(c) for c in df.columns]
+        _check_names(names)
+        _check_shape(len(df), len(names))
+        col_kinds = column_kinds(df, kinds)
+        disc = [j for j, k in enumerate(col_kinds) if k == "discrete"]
+        cont = [j for j, k in enumerate(col_kinds) if k == "continuous"]
+        frame = df.set_axis(names, axis=1).reset_index(drop=True)
+        codes = np.zeros((len(df), len(names)), dtype=np.int32, order="F")
+        values = np.zeros((len(df), len(names)), dtype=np.float64, order="F")
+        arities = np.ones(len(names), dtype=np.int64)
+        all_states: dict[str, tuple] = {}
+        if disc:
+            known = {str(k): v for k, v in (states or {}).items()}
+            d = DiscreteData.from_frame(frame.iloc[:, disc], {k: v for k, v in known.items()
+                                                              if k in {names[j] for j in disc}})
+            codes[:, disc] = d.codes
+            values[:, disc] = d.codes
+            arities[disc] = d.arities
+            all_states = d.states
+            many = [f"{n!r} ({int(r)} levels)" for n, r in zip(d.names, d.arities) if r >= MANY_LEVELS]
+            if many:
+                warnings.warn(f"discrete column(s) {', '.join(many)}: every level multiplies the configurations "
+                              "of its children, which leaves few rows in each; if a column is a measurement, read "
+                              "it as continuous (kinds={name: 'continuous'}), else bin it into fewer levels",
+                              UserWarning, stacklevel=2)
+        if cont:
+            c = ContinuousData.from_frame(frame.iloc[:, cont])
+            values[:, cont] = c.values
+            _warn_off_scale(c)
+        return cls(codes, values, arities, names, col_kinds, all_states)
+
+    @classmethod
+    def of(cls, data: DiscreteData | ContinuousData | MixedData) -> MixedData:
+        """Any data object as mixed data (every column of its one kind).
+
+        Examples
+        --------
+        >>> data = bns.ContinuousData.from_array(np.random.default_rng(0).normal(size=(5, 2)))
+        >>> bns.MixedData.of(data).kinds
+        ('continuous', 'continuous')
+        """
+        if isinstance(data, MixedData):
+            return data
+        if isinstance(data, DiscreteData):
+            if data.interventions is not None:
+                raise NotImplementedError("interventional data cannot be read as mixed data yet")
+            return cls(data.codes, data.codes, data.arities, data.names, ["discrete"] * data.n_vars, data.states)
+        if isinstance(data, ContinuousData):
+            return cls(np.zeros(data.values.shape, np.int32), data.values, np.ones(data.n_vars, np.int64),
+                       data.names, ["continuous"] * data.n_vars, {})
+        raise TypeError(f"expected DiscreteData, ContinuousData or MixedData, got {type(data).__name__}")
+
+    @property
+    def n_samples(self) -> int:
+        return int(self.codes.shape[0])
+
+    @property
+    def n_continuous(self) -> int:
+        """The number of continuous variables (the ``n`` of the CG score's Wishart prior)."""
+        return int(self.continuous.sum())
+
+    def observational(self) -> MixedData:
+        """These data themselves (mixed data carry no interventions)."""
+        return self
+
+    def to_frame(self) -> pd.DataFrame:
+        """The data as a DataFrame: categorical discrete columns, float continuous ones."""
+        cols: dict[str, Any] = {}
+        for j, name in enumerate(self.names):
+            if self.continuous[j]:
+                cols[name] = np.array(self.values[:, j])
+            else:
+                cols[name] = pd.Categorical.from_codes(self.codes[:, j], categories=list(self.states[name]))
+        return pd.DataFrame(cols)
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{n}~" if c else f"{n}[{r}]"
+                          for n, c, r in zip(self.names[:8], self.continuous[:8], self.arities[:8]))
+        more = ", ..." if self.n_vars > 8 else ""
+        n_c = self.n_continuous
+        return (f"MixedData({self.n_samples} samples, {self.n_vars} variables ({self.n_vars - n_c} discrete, "
+                f"{n_c} continuous): {shown}{more})")

@@ -7,6 +7,8 @@ indices, a labelled ``xarray.DataArray`` or a ``pandas.DataFrame``.
 
 from __future__ import annotations
 
+__stage__ = "data"  # where this unit sits in the pipeline (tests/test_layout.py)
+
 import heapq
 from collections.abc import Iterable, Sequence
 from typing import Any

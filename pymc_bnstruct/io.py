@@ -7,6 +7,8 @@ destination's folder and renames it over the destination only when it has finish
 
 from __future__ import annotations
 
+__stage__ = "base"  # where this unit sits in the pipeline (tests/test_layout.py)
+
 import contextlib
 import os
 import tempfile

@@ -36,10 +36,13 @@ PyTensor's ``link/numba/cache.py`` registers a locator the same way.
 
 from __future__ import annotations
 
+__stage__ = "base"  # where this unit sits in the pipeline (tests/test_layout.py)
+
 import functools
 import hashlib
 from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
 import numba as nb
 import numpy as np
@@ -48,12 +51,23 @@ from numba.core import config
 from numba.core.registry import CPUDispatcher
 
 __all__ = ["SourceTreeCacheLocator", "register_source_tree", "source_stamp", "DISABLE_JIT", "InnerDispatcher", "inner",
-           "inlined", "empty", "zeros", "wrapping_mul", "wrapping_add"]
+           "inlined", "empty", "zeros", "wrapping_mul", "wrapping_add", "MoveInfo"]
 
 DISABLE_JIT: bool = bool(config.DISABLE_JIT)
 """Whether numba compiles nothing (``NUMBA_DISABLE_JIT=1`` when the package was imported)."""
 
 PACKAGE_ROOT = Path(__file__).resolve().parent
+
+
+class MoveInfo(NamedTuple):
+    """What a sampler's kernel reports beside its new state (BlackJAX's ``(state, info)``)."""
+
+    #: log score of the final state (``log P(D | ·) + log prior``, unnormalised)
+    log_score: float
+    #: ``(k,)`` moves proposed per kind (an illegal proposal counts as proposed and rejected)
+    proposed: np.ndarray
+    #: ``(k,)`` moves accepted per kind
+    accepted: np.ndarray
 
 # CacheImpl was _CacheImpl in older numba releases
 _CACHE_IMPL = getattr(_caching, "CacheImpl", None) or _caching._CacheImpl

@@ -16,6 +16,8 @@ which the numba caches and searches evaluate without a Python call per family.
 
 from __future__ import annotations
 
+__stage__ = "constraints"  # where this unit sits in the pipeline (tests/test_layout.py)
+
 import math
 import numbers
 from collections.abc import Mapping, Sequence

@@ -19,6 +19,8 @@ same bits, no warning). Shifts, ``^`` and ``|`` never warn (bits shifted out are
 
 from __future__ import annotations
 
+__stage__ = "base"  # where this unit sits in the pipeline (tests/test_layout.py)
+
 from typing import TypeAlias
 
 import numba as nb

@@ -8,6 +8,8 @@ working.
 
 from __future__ import annotations
 
+__stage__ = "base"  # where this unit sits in the pipeline (tests/test_layout.py)
+
 import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar

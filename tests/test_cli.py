@@ -252,8 +252,8 @@ def _bad_inputs(d: Path) -> tuple[Cases, Cases]:
         "empty file": ([*learn, "empty.csv"], 1, ["data file 'empty.csv' is empty"]),
         "header only": ([*learn, "header.csv"], 1, ["'header.csv' has a header but no rows"]),
         "ragged rows": ([*learn, "ragged.csv"], 1, ["ragged rows: line 3 has 2 fields, the header has 3"]),
-        "continuous": ([*learn, "cont.csv"], 1, ["'x' (non-whole numbers) look continuous", "'y' are not numbers",
-                                                 "mixed discrete and continuous data is not supported", "discretise"]),
+        "discrete score on mixed": ([*learn, "cont.csv", "--score", "bdeu"], 1, [
+            "'x' (non-whole numbers) look continuous", "--score bge", "cg (mixed data)", "discretise"]),
         "not utf-8": ([*learn, "latin1.csv"], 1, ["is not UTF-8 text"]),
         "blacklist unknown": ([*learn, "asia.csv", "--blacklist", "black.txt"], 1,
                               ["blacklist file", "line 2 names unknown variable 'cancer'"]),
@@ -298,7 +298,7 @@ def bad_runs(work):
     return cases, more, procs
 
 
-BAD = ["missing file", "empty file", "header only", "ragged rows", "continuous", "not utf-8", "blacklist unknown",
+BAD = ["missing file", "empty file", "header only", "ragged rows", "discrete score on mixed", "not utf-8", "blacklist unknown",
        "whitelist cycle", "max-parents too large", "max-parents negative", "exact too many", "foreign netcdf",
        "text result"]
 MORE = ["unknown extension", "unknown method", "empty result", "missing result", "roc without truth", "bad plot suffix",

@@ -143,7 +143,7 @@ def test_sufficient_statistics_and_nothing_mutated():
         (pd.DataFrame({"a": [0.1, np.inf, 0.3], "b": [1.0, 2.0, 0.5]}), r"'a' hold infinite values"),
         (pd.DataFrame({"a": [0.1, -np.inf, 0.3], "b": [1.0, 2.0, 0.5]}), r"'a' hold infinite values"),
         (pd.DataFrame({"a": [0.1, 0.2, 0.3], "s": ["x", "y", "x"]}),
-         r"'s' \((object|str)\) are not numeric.*[Mm]ixed discrete and continuous data is not supported yet.*pandas.cut"),
+         r"'s' \((object|str)\) are not numeric.*[Mm]ixed discrete and continuous data.*bns.MixedData.*pandas.qcut"),
         (pd.DataFrame({"a": [0.1, 0.2, 0.3], "f": [True, False, True]}), r"'f' \(bool\) are not numeric"),
         (pd.DataFrame({"a": [0.1, 0.2, 0.3], "k": [2.0, 2.0, 2.0]}), r"constant column\(s\) 'k'"),
         (pd.DataFrame({"a": [0.1], "b": [0.2]}), r"1 row\(s\); at least 2"),
@@ -184,9 +184,8 @@ def test_as_data_picks_by_dtype():
     assert bns.as_data(cont) is cont and bns.as_data(disc) is disc
     forced = bns.as_data(pd.DataFrame({"a": [1.0, 2.0, 4.0], "b": [0, 1, 1]}), kind="continuous")
     assert forced.kind == "continuous"
-    with pytest.raises(ValueError, match="mixed discrete and continuous data is not supported yet: column"
-                                         r"\(s\) 'a' hold continuous .* 's' \((object|str)\) are discrete"):
-        bns.as_data(pd.DataFrame({"a": [0.5, 1.5, 2.5], "s": ["x", "y", "x"]}))
+    # both kinds: mixed data (tests/test_mixed.py)
+    assert bns.as_data(pd.DataFrame({"a": [0.5, 1.5, 2.5], "s": ["x", "y", "x"]})).kind == "mixed"
     with pytest.raises(ValueError, match="kind='discrete' asked for, but the data are continuous"):
         bns.as_data(cont, kind="discrete")
     with pytest.raises(ValueError, match="kind must be"):
@@ -441,10 +440,10 @@ def test_ops_score_continuous_dags(weak4):
     adj = bns.graph.to_adjacency(edges, weak4.names).astype("int32")
     want = bns.network_score(weak4, edges, BGe())
     for mode in (None, "NUMBA"):
-        f = pytensor.function([adj_var], bns.ops.DAGLogScore(table)(adj_var), mode=mode)
+        f = pytensor.function([adj_var], bns.DAGLogScore(table)(adj_var), mode=mode)
         assert float(f(adj)) == pytest.approx(want, rel=REL)
     cache = bns.moves.ScoreCache(weak4, BGe())
-    op = bns.ops.CachedDAGLogScore(cache, bns.StructureConstraints(weak4.names, max_parents=3))
+    op = bns.CachedDAGLogScore(cache, bns.StructureConstraints(weak4.names, max_parents=3))
     assert op.log_score(adj) == pytest.approx(want, rel=REL)
     f = pytensor.function([adj_var], op(adj_var), mode="NUMBA")
     assert float(f(adj)) == pytest.approx(want, rel=REL)

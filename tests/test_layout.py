@@ -226,30 +226,33 @@ def test_every_module_imports_first_in_a_fresh_interpreter():
 #: data → scores / constraints → algorithms (kernels + PyMC-free chains) → model / ops →
 #: step methods (adapters) → results → the command line. A unit imports only units of its own
 #: layer or below (within a layer, the cycle tests above keep the order one way).
-LAYERS: list[set[str]] = [
-    {"jit", "io", "validation", "contract", "rng"},
-    {"data", "graph"},
-    {"priors", "constraints"},
-    {"scores"},
-    {"networks", "datasets"},  # network models, the parameter estimator (counts by the score engine), BIF
-    {"moves", "structure", "order", "partition", "samc", "search", "exact", "brai", "missing"},
-    {"step_methods"},  # thin adapters: they match a variable's Op by its structure_kind name
-    {"ops", "model"},  # the model variables import the adapters, which register with PyMC
-    {"results"},
-    {"questions"},
-    {"learning"},
-    {"cli"},
-    {"_exports"},  # what the package root serves on first use: everything, imported by nothing
-]
+def _assigned(path: Path, name: str) -> object:
+    """The literal a module assigns to ``name`` at its top level (None when it does not)."""
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == name for t in node.targets):
+            return ast.literal_eval(node.value)
+    return None
+
+
+# The stages, in order, as the package root declares them; each unit declares its own stage.
+PIPELINE: tuple[str, ...] = _assigned(ROOT / "__init__.py", "__pipeline__")
+
+
+def _unit_file(unit: str) -> Path:
+    short = unit.removeprefix(PACKAGE + ".")
+    return ROOT / short / "__init__.py" if (ROOT / short).is_dir() else ROOT / f"{short}.py"
+
+
 MAX_ROOT_MODULES = 12
 
 
 def _layer(unit: str) -> int:
-    short = unit.removeprefix(PACKAGE + ".")
-    for i, layer in enumerate(LAYERS):
-        if short in layer:
-            return i
-    raise AssertionError(f"{unit} is in no layer of LAYERS: place it in the pipeline")
+    """The position in the pipeline of the stage that ``unit`` declares (``__stage__``)."""
+    stage = _assigned(_unit_file(unit), "__stage__")
+    if stage not in PIPELINE:
+        raise AssertionError(f"{unit} declares no stage of the pipeline: give it `__stage__ = ...`, one of "
+                             f"{PACKAGE}.__pipeline__ {PIPELINE} (got {stage!r})")
+    return PIPELINE.index(stage)
 
 
 def _unit_edges() -> list[tuple[str, str, str]]:

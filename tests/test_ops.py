@@ -7,8 +7,7 @@ import pytensor.tensor as pt
 import pytest
 from conftest import random_dag, random_data
 
-from pymc_bnstruct import ScoreTable
-from pymc_bnstruct.ops import DAGLogScore
+from pymc_bnstruct import DAGLogScore, ScoreTable
 from pymc_bnstruct.priors import EdgePenalty, FamilyCount
 from pymc_bnstruct.scores import BIC, BDeu, network_score
 

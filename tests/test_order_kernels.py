@@ -296,7 +296,9 @@ def test_incremental_updates_equal_full_recomputation(n_vars, slots):
     counts = np.zeros(6, dtype=np.int64)
     full = np.empty(n_vars)
     for rep in range(40):
-        total = order_metropolis(OrderState(order, terms), Families.of(s), cache, 100, 0.3, 0.4, rep, counts)
+        _, info = order_metropolis(OrderState(order, terms), Families.of(s), cache, 100, 0.3, 0.4, rep)
+        total = info.log_score
+        counts += np.concatenate([info.proposed, info.accepted])
         assert K.is_permutation(order, n_vars)
         expect = K.node_scores(order, s.offsets, s.bits, s.log_scores, s.cutoffs, full)
         np.testing.assert_array_equal(terms, full)
@@ -328,7 +330,6 @@ def _end_points(kernel, data, orders, p, p_adjacent, p_swap, n_chains=6000, n_mo
     kernel keeps ``p`` stationary (no autocorrelation to correct for)."""
     s = OrderScorer(bns.ScoreTable(data, max_parents=2))
     cache, families = _cache(s, 64), Families.of(s)
-    counts = np.zeros(6, dtype=np.int64)
     index = {o: i for i, o in enumerate(orders)}
     terms = np.empty(4)
     ends = np.zeros(len(orders))
@@ -336,8 +337,7 @@ def _end_points(kernel, data, orders, p, p_adjacent, p_swap, n_chains=6000, n_mo
     for k in gen.choice(len(orders), size=n_chains, p=p):
         order = np.array(orders[k], dtype=np.int64)
         K.node_scores(order, s.offsets, s.bits, s.log_scores, s.cutoffs, terms)
-        kernel(OrderState(order, terms), families, cache, n_moves, p_adjacent, p_swap, int(gen.integers(2**62)),
-               counts)
+        kernel(OrderState(order, terms), families, cache, n_moves, p_adjacent, p_swap, int(gen.integers(2**62)))
         ends[index[tuple(order)]] += 1
     return ends
 

@@ -330,9 +330,9 @@ class _BrokenChain(PartitionChain):
     def run(self, n_moves, seed):
         if self._cache is None:
             self._cache = allocate_term_cache(self.scorer)
-        counts = np.zeros(2 * M.N_KINDS, dtype=np.int64)
-        self.log_score = float(self.kernel(self.state, self._families, self._cache, int(n_moves), self.move_probs,
-                                           int(seed), counts, self.beta))
+        _, info = self.kernel(self.state, self._families, self._cache, int(n_moves), self.move_probs, int(seed),
+                              self.beta)
+        self.log_score = float(info.log_score)
 
 
 class _AlwaysSwapping(TemperedPartitionChain):

@@ -24,9 +24,8 @@ from conftest import random_dag, random_data
 from pytensor.graph.basic import Constant
 
 import pymc_bnstruct as bns
-from pymc_bnstruct import ScoreTable
+from pymc_bnstruct import CachedDAGLogScore, DAGLogScore, ScoreTable
 from pymc_bnstruct.moves import ScoreCache, StructureConstraints
-from pymc_bnstruct.ops import CachedDAGLogScore, DAGLogScore
 from pymc_bnstruct.order import OrderFeatures, OrderLogScore, OrderScorer
 from pymc_bnstruct.priors import FamilyCount
 

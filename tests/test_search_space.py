@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import logging
 
 import numpy as np
 import pymc as pm
@@ -174,9 +175,10 @@ def test_the_space_is_immutable_and_readable(asia_space):
     assert hash(asia_space) == hash(dataclasses.replace(asia_space, seconds=0.0))
 
 
-def test_the_progressbar_prints_rounds(asia, capsys):
-    bns.search_space(asia[1], random_seed=1, progressbar=True)
-    assert "search_space: round 1" in capsys.readouterr().err
+def test_the_progressbar_logs_rounds(asia, caplog):
+    with caplog.at_level(logging.INFO, logger="pymc_bnstruct"):
+        bns.search_space(asia[1], random_seed=1, progressbar=True)
+    assert "search_space: round 1" in caplog.text
 
 
 @pytest.mark.parametrize("start", STARTS)

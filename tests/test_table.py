@@ -211,7 +211,7 @@ def test_table_and_op_pickle():
 
     import cloudpickle
 
-    from pymc_bnstruct.ops import DAGLogScore
+    from pymc_bnstruct import DAGLogScore
 
     data, _ = random_data(n_vars=4, n_samples=50, seed=2)
     table = ScoreTable(data, max_parents=2)

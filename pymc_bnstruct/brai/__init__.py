@@ -10,6 +10,8 @@
   :class:`FisherZ` for continuous data (the PC start of ``search_space``).
 """
 
+__stage__ = "algorithms"  # where this unit sits in the pipeline (tests/test_layout.py)
+
 from . import ci_tests
 from .ci_tests import CorrectedCMI, FisherZ, GSquare, PluginCMI, ci_statistic
 from .evaluate import cpdag_to_dag, log_predictive

@@ -31,8 +31,8 @@ to each bootstrap sample, and BGe as their score.
 
 from __future__ import annotations
 
+import logging
 import math
-import sys
 import time
 import warnings
 from collections.abc import Callable, Sequence
@@ -55,6 +55,8 @@ from .pdag import SepSets, orient, repaired_extension, split_autonomous
 from .tree import Call, GraphGenerativeTree, Leaf, merge_counts
 
 __all__ = ["rai", "fit"]
+
+_log = logging.getLogger(__name__)
 
 # a bootstrap sample of fewer rows carries no information about dependence
 _MIN_BOOTSTRAP_ROWS = 10
@@ -430,7 +432,7 @@ def _build(data: DiscreteData | ContinuousData, test: Any, score: Score, prior: 
     ``anchors``, that choice also holds RAI's route on the full data (per test) and the
     empty graph, so the MAP never scores below either.
     """
-    constraints = StructureConstraints(data.names, None, blacklist, whitelist)
+    constraints = StructureConstraints(data.names, None, blacklist, whitelist, kinds=data.kinds)
     prior = None if prior is None else prior.bind(data.names)  # EdgeBeliefs name variables
     tests = list(test) if isinstance(test, (list, tuple)) else [test]
     start = time.perf_counter()
@@ -521,9 +523,9 @@ def _run_tasks(builder: _Builder, tasks: list[_Task], executor: Executor | None,
 
 
 def _progress(enabled: bool, done: int, total: int) -> None:
-    if enabled:
-        end = "\n" if done == total else ""
-        print(f"\rB-RAI: {done}/{total} bootstrap branches of the root", end=end, file=sys.stderr, flush=True)
+    # About ten records a run, however many branches the root has.
+    if enabled and (done == total or done * 10 // total != (done - 1) * 10 // total):
+        _log.info("B-RAI: %d/%d bootstrap branches of the root", done, total)
 
 
 def _entropy(random_seed: RandomSeed) -> int:
@@ -539,6 +541,10 @@ def _entropy(random_seed: RandomSeed) -> int:
 def _check_common(data: Any, ci_test: Any, max_order: Any,
                   min_rows: int) -> tuple[DiscreteData | ContinuousData, Any, int | None]:
     data = as_data(data)
+    if data.kind == "mixed":
+        raise TypeError("B-RAI's independence tests are G² (discrete data) or Fisher's z (continuous data); there is "
+                        "none for a discrete-continuous pair, so mixed data need a score-based method (order, "
+                        "partition, structure, samc, exact, hc, tabu) or its continuous columns discretised")
     if data.n_samples < min_rows:
         raise ValueError(f"B-RAI needs at least {min_rows} rows to draw bootstrap samples, got {data.n_samples}")
     n_obs = data.observational().n_samples

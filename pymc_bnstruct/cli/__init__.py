@@ -8,6 +8,8 @@ bundled network and ``bnstruct networks`` lists those. See ``docs/cli.md``.
 
 from __future__ import annotations
 
+__stage__ = "cli"  # where this unit sits in the pipeline (tests/test_layout.py)
+
 import contextlib
 import importlib
 import logging
@@ -64,13 +66,13 @@ def _log_to_stderr(level: int = logging.INFO) -> Iterator[None]:
     logger = logging.getLogger("pymc_bnstruct")
     handler = _StderrHandler()
     handler.setFormatter(logging.Formatter("%(message)s"))
-    old_level = logger.level
-    logger.addHandler(handler)
+    old_level, old_handlers = logger.level, logger.handlers[:]
+    logger.handlers = [handler]  # in place of the package's default handler: each record once
     logger.setLevel(level)
     try:
         yield
     finally:
-        logger.removeHandler(handler)
+        logger.handlers = old_handlers
         logger.setLevel(old_level)
 
 

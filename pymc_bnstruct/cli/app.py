@@ -28,12 +28,12 @@ from ..learning.budget import DEFAULT_DRAWS, parse_budget
 from ..priors import EdgePenalty, FamilyCount, StructurePrior, Uniform
 from ..results.diagnostics import convergence_verdict
 from ..results.idata import get_group, has_group
-from ..scores import BIC, K2, BDeu, BGe, Score
+from ..scores import BIC, CG, K2, BDeu, BGe, Score
 from .commands import COMMANDS, EXIT_INTERRUPTED, EXIT_NOT_CONVERGED, PROG, top_level_parser, version
 from .control import RunControl, collect_warnings, show_warnings
-from .data_io import CONTINUOUS_SCORES, NA_VALUES, prepare_data, read_belief_file, read_edge_file, read_table, write_table
+from .data_io import CONTINUOUS_SCORES, MIXED_SCORE, NA_VALUES, prepare_data, read_belief_file, read_edge_file, read_table, write_table
 from .errors import CliError, UsageError
-from .methods import METHODS, Settings, get_method
+from .methods import METHODS, Settings, get_method, run_output
 from .report import write_report
 from .results import load_result, save_result
 from .views import PLOT_KINDS, distinct_graphs, figure, read_truth, save_figure, tables, truth_facts
@@ -129,9 +129,10 @@ def make_prior(spec: str) -> StructurePrior:
 
 
 def make_score(name: str, ess: float, am: float = 1.0, aw: float | None = None) -> Score:
-    """The score of ``--score``: ``bdeu`` (equivalent sample size ``ess``), ``k2``, ``bic`` or
-    ``bge`` (``am``, ``aw``)."""
-    return {"bdeu": lambda: BDeu(ess=ess), "k2": K2, "bic": BIC, "bge": lambda: BGe(am=am, aw=aw)}[name]()
+    """The score of ``--score``: ``bdeu`` (equivalent sample size ``ess``), ``k2``, ``bic``,
+    ``bge`` (``am``, ``aw``) or ``cg`` (all three)."""
+    return {"bdeu": lambda: BDeu(ess=ess), "k2": K2, "bic": BIC, "bge": lambda: BGe(am=am, aw=aw),
+            "cg": lambda: CG(ess=ess, am=am, aw=aw)}[name]()
 
 
 # ----------------------------------------------------------------------------- parser
@@ -141,16 +142,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     learn = sub.add_parser("learn", parents=[common], help=COMMANDS["learn"],
                            description="Learn a Bayesian-network structure from a CSV / TSV / Parquet file "
-                                       "(every column discrete, or every column a number) and write a netCDF "
-                                       "result file.")
+                                       "(discrete columns, numeric columns, or both: mixed data) and write a "
+                                       "netCDF result file.")
     learn.add_argument("data", metavar="DATA", help="data file: .csv, .tsv or .parquet (by extension)")
     learn.add_argument("--method", default="order", choices=list(METHODS),
                        help="default order; " + "; ".join(f"{m.name}: {m.help}" for m in METHODS.values()))
     learn.add_argument("--out", required=True, metavar="RESULT.nc", help="result file to write (netCDF)")
     learn.add_argument("--report", metavar="REPORT.html", help="also write a self-contained HTML report")
-    learn.add_argument("--score", choices=("bdeu", "k2", "bic", "bge"), default=None,
-                       help="score: bdeu, k2, bic (discrete data) or bge (continuous data); default bdeu for "
-                            "discrete data and bge for a table of numbers with a continuous column")
+    learn.add_argument("--score", choices=("bdeu", "k2", "bic", "bge", "cg"), default=None,
+                       help="score: bdeu, k2, bic (discrete data), bge (continuous data) or cg (mixed data); "
+                            "default bdeu for discrete data, bge for a table of numbers with a continuous column, "
+                            "cg for continuous-looking columns beside discrete ones")
     learn.add_argument("--am", type=_positive_float, default=1.0,
                        help="BGe: equivalent sample size of the prior on the means (default 1)")
     learn.add_argument("--aw", type=_positive_float, default=None,
@@ -196,6 +198,9 @@ def build_parser() -> argparse.ArgumentParser:
     learn.add_argument("--missing", choices=("model", "drop-rows", "error"), default="model",
                        help="missing cells: model them (default; order, partition and structure MCMC impute them, "
                             "assuming missing at random), drop the rows that have them, or refuse")
+    learn.add_argument("--standardize", action="store_true",
+                       help="rescale every continuous column to mean 0 and standard deviation 1 (the scale of the "
+                            "BGe and CG priors) before learning")
     learn.add_argument("--constant", choices=("error", "drop"), default="drop",
                        help="columns with one value: drop them with a warning (default) or refuse")
     learn.add_argument("--na-values", type=_na_values, default=NA_VALUES, metavar="TOKENS",
@@ -353,25 +358,30 @@ def cmd_learn(args: argparse.Namespace) -> int:
     mask = read_table(args.interventions, sep=args.sep, header=args.header) if args.interventions else None
     prepared = prepare_data(read_table(args.data, sep=args.sep, header=args.header), missing=args.missing,
                             constant=args.constant, na_values=args.na_values, force=args.force, interventions=mask,
-                            score=args.score)
+                            score=args.score, standardize=args.standardize)
     data = prepared.data
     n = data.n_vars
     if data.has_missing and args.method not in IMPUTING_METHODS:
         raise CliError(f"--method {args.method} needs complete data; --method {' / '.join(IMPUTING_METHODS)} "
                        "models the missing cells, or pass --missing drop-rows to drop the incomplete rows")
-    args.score = args.score or ("bge" if data.kind == "continuous" else "bdeu")
-    if args.score not in CONTINUOUS_SCORES and (args.am != 1.0 or args.aw is not None):
+    args.score = args.score or {"continuous": "bge", "mixed": MIXED_SCORE}.get(data.kind, "bdeu")
+    gaussian = (*CONTINUOUS_SCORES, MIXED_SCORE)
+    if args.score not in gaussian and (args.am != 1.0 or args.aw is not None):
         raise UsageError(f"--am and --aw set the BGe score (continuous data); --score {args.score} does not use them")
-    if args.score != "bdeu" and args.ess != 1.0:
+    if args.score not in ("bdeu", MIXED_SCORE) and args.ess != 1.0:
         raise UsageError(f"--ess sets the BDeu score's prior; --score {args.score} does not use it")
     if args.plus1 != "auto" and args.method not in ("order", "partition"):
         raise UsageError(f"--plus1 widens the space of order and partition MCMC; --method {args.method} does not "
                          "use it")
-    if args.score == "bge" and args.aw is not None and args.aw <= n + 1:
-        raise UsageError(f"argument --aw: must be > n_vars + 1 = {n + 1} for these data ({n} variables), "
-                         f"got {args.aw:g}")
-    if data.kind == "continuous":  # say which reading was picked: a table of integer codes stays discrete
-        print(f"{PROG}: read '{args.data}' as continuous data ({n} numeric columns); score "
+    n_gauss = getattr(data, "n_continuous", n)
+    if args.score in gaussian and args.aw is not None and args.aw <= n_gauss + 1:
+        raise UsageError(f"argument --aw: must be > n_vars + 1 = {n_gauss + 1} for these data ({n_gauss} "
+                         f"{'continuous ' if data.kind == 'mixed' else ''}variables), got {args.aw:g}")
+    if data.kind != "discrete":  # say which reading was picked: a table of integer codes stays discrete
+        what = (f"{n} numeric columns" if data.kind == "continuous" else
+                f"{n - n_gauss} discrete, {n_gauss} continuous columns: "
+                + ", ".join(c for c, k in zip(data.names, data.kinds) if k == "continuous"))
+        print(f"{PROG}: read '{args.data}' as {data.kind} data ({what}); score "
               f"{make_score(args.score, args.ess, args.am, args.aw)!r}", file=sys.stderr)
     if args.max_parents is None:
         k = min(3, n - 1)
@@ -403,7 +413,7 @@ def cmd_learn(args: argparse.Namespace) -> int:
                             plus1=args.plus1, tabu_length=args.tabu_length, n_bootstrap=args.n_bootstrap,
                             progress=args.progress and sys.stderr.isatty(),
                             callback=control.callback if sampler else None, on_plan=on_plan if sampler else None)
-        out = method.run(data, settings)
+        out = run_output(method.run(data, settings), settings)
     show_warnings(caught, everything=args.debug)
     recorded = _settings_record(args, method, k, planned)
     partial = control.interrupted

@@ -13,14 +13,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..data import ContinuousData, DiscreteData
+from ..data import ContinuousData, DiscreteData, MixedData
 from ..graph import find_cycle, to_adjacency
 from ..io import atomic_path
 from ..priors import EdgeBeliefs
 from .errors import CliError, note, warn
 
 __all__ = ["read_table", "write_table", "prepare_data", "intervention_mask", "PreparedData", "read_edge_file",
-           "read_belief_file", "TABLE_SUFFIXES", "NA_VALUES", "MIN_ROWS", "CONTINUOUS_SCORES"]
+           "read_belief_file", "TABLE_SUFFIXES", "NA_VALUES", "MIN_ROWS", "CONTINUOUS_SCORES", "MIXED_SCORE"]
 
 TABLE_SUFFIXES = {".csv": ",", ".tsv": "\t", ".tab": "\t", ".txt": ",", ".parquet": None, ".pq": None}
 # A column is "continuous" when it holds a non-whole number, or when more than this share of
@@ -30,6 +30,8 @@ _CONTINUOUS_SHARE = 0.5
 _CONTINUOUS_MIN = 20
 #: The ``--score`` values that score continuous data (the others score discrete data).
 CONTINUOUS_SCORES = ("bge",)
+#: The ``--score`` value that scores mixed data (discrete and continuous columns).
+MIXED_SCORE = "cg"
 
 
 def _suffix(path: Path) -> str:
@@ -190,9 +192,9 @@ def write_table(df: pd.DataFrame, path: str | Path) -> None:
 
 @dataclass
 class PreparedData:
-    """The coded data (discrete or continuous) and what was done to the file's table on the way."""
+    """The coded data (discrete, continuous or mixed) and what was done to the file's table on the way."""
 
-    data: DiscreteData | ContinuousData
+    data: DiscreteData | ContinuousData | MixedData
     n_rows_read: int
     dropped_rows: int = 0
     dropped_columns: list[str] = field(default_factory=list)
@@ -203,6 +205,8 @@ class PreparedData:
                "names": list(d.names), "dropped_rows": self.dropped_rows, "dropped_columns": self.dropped_columns}
         if isinstance(d, DiscreteData):
             out["arities"] = [int(a) for a in d.arities]
+        if isinstance(d, MixedData):
+            out["kinds"] = list(d.kinds)
         out["missing_cells"] = d.n_missing  # imputed by the samplers (--missing model)
         out["missing_fraction"] = d.n_missing / (d.n_samples * d.n_vars)
         return out
@@ -268,7 +272,8 @@ def intervention_mask(table: pd.DataFrame, data: pd.DataFrame) -> pd.DataFrame:
 
 def prepare_data(df: pd.DataFrame, *, missing: str = "model", constant: str = "drop",
                  na_values: tuple[str, ...] = NA_VALUES, force: bool = False,
-                 interventions: pd.DataFrame | None = None, score: str | None = None) -> PreparedData:
+                 interventions: pd.DataFrame | None = None, score: str | None = None,
+                 standardize: bool = False) -> PreparedData:
     """Check a table and read it as :class:`~pymc_bnstruct.DiscreteData` or
     :class:`~pymc_bnstruct.ContinuousData`.
 
@@ -282,11 +287,14 @@ def prepare_data(df: pd.DataFrame, *, missing: str = "model", constant: str = "d
     refused unless ``force``. ``interventions``: the table of an ``--interventions`` file
     (:func:`intervention_mask`); its rows and columns follow the data's (dropped with them).
 
-    Discrete or continuous: a table of numbers with a column that looks continuous (a
-    non-whole number, or most values distinct) is continuous; ``score="bge"`` reads any
-    table of numbers as continuous. A continuous-looking column next to columns that are
-    not numbers is refused (mixed data is not supported yet), and so is a discrete score
-    (``bdeu``, ``k2``, ``bic``) on continuous columns or BGe on columns that are not numbers.
+    Discrete, continuous or mixed: a column looks continuous when it holds numbers, one of
+    them not whole, or mostly distinct values. A table of numbers with such a column is
+    continuous (``score="bge"`` reads any table of numbers as continuous); such columns
+    next to others that are not numbers make mixed data (:class:`~pymc_bnstruct.MixedData`,
+    the continuous-looking columns continuous, the rest discrete), as does ``score="cg"``
+    on any table. A discrete score (``bdeu``, ``k2``, ``bic``) on continuous-looking
+    columns and BGe on columns that are not numbers are refused. ``standardize`` rescales
+    the continuous columns to mean 0 and standard deviation 1.
     """
     n_read = len(df)
     df = df.copy()
@@ -319,7 +327,9 @@ def prepare_data(df: pd.DataFrame, *, missing: str = "model", constant: str = "d
     n = len(df)
     distinct = df.nunique()
     numbers = _numeric_columns(df)
-    continuous = _read_continuous(df, numbers, distinct, score)
+    kind, looks = _read_kind(df, numbers, distinct, score)
+    if standardize:
+        numbers = {c: (v - v.mean()) / v.std() if c in looks and v.std() > 0 else v for c, v in numbers.items()}
     constant_cols = [str(c) for c, k in distinct.items() if k <= 1]
     if constant_cols:
         names = ", ".join(f"'{c}'" for c in constant_cols)
@@ -334,12 +344,16 @@ def prepare_data(df: pd.DataFrame, *, missing: str = "model", constant: str = "d
                        f"(need at least {max(MIN_ROWS, df.shape[1])}, and at least as many rows as variables); "
                        "pass --force to learn anyway")
     try:
-        if continuous:
-            if mask is not None:
-                raise CliError("--interventions works with discrete data only (the interventional score is BDeu, "
-                               "K2 or BIC); these columns are read as continuous")
-            data: DiscreteData | ContinuousData = ContinuousData.from_frame(
+        if kind != "discrete" and mask is not None:
+            raise CliError("--interventions works with discrete data only (the interventional score is BDeu, "
+                           f"K2 or BIC); these columns are read as {kind} data")
+        if kind == "continuous":
+            data: DiscreteData | ContinuousData | MixedData = ContinuousData.from_frame(
                 pd.DataFrame({c: numbers[c] for c in df.columns}).reset_index(drop=True))
+        elif kind == "mixed":
+            cont = [c for c in df.columns if c in looks]
+            data = MixedData.from_frame(df.assign(**{c: numbers[c] for c in cont}).reset_index(drop=True),
+                                        kinds={c: ("continuous" if c in looks else "discrete") for c in df.columns})
         else:
             aligned = None if mask is None else mask.loc[df.index, list(df.columns)].reset_index(drop=True)
             data = DiscreteData.from_frame(df.reset_index(drop=True), interventions=aligned)
@@ -361,10 +375,11 @@ def _numeric_columns(df: pd.DataFrame) -> dict[str, pd.Series]:
     return out
 
 
-def _read_continuous(df: pd.DataFrame, numbers: dict[str, pd.Series], distinct: pd.Series,
-                     score: str | None) -> bool:
-    """Whether to read the table as continuous (see :func:`prepare_data`); a CliError for
-    mixed columns and for a score of the other kind."""
+def _read_kind(df: pd.DataFrame, numbers: dict[str, pd.Series], distinct: pd.Series,
+               score: str | None) -> tuple[str, set[str]]:
+    """How to read the table (``"discrete"``, ``"continuous"`` or ``"mixed"``, see
+    :func:`prepare_data`) and the columns that look continuous; a CliError for a score of
+    the other kind."""
     n = len(df)
     texts = [str(c) for c in df.columns if str(c) not in numbers]
     looks = {c: ("non-whole numbers" if bool((v != np.round(v)).any())
@@ -375,20 +390,20 @@ def _read_continuous(df: pd.DataFrame, numbers: dict[str, pd.Series], distinct: 
     if score in CONTINUOUS_SCORES:
         if texts:
             raise CliError(f"--score {score} scores continuous data, but column(s) {_names(texts)} are not numbers "
-                           "(discrete); use a discrete score (--score bdeu, k2 or bic), or code them as numbers")
-        return True
+                           "(discrete); use --score cg (mixed data), a discrete score (--score bdeu, k2 or bic), "
+                           "or code them as numbers")
+        return "continuous", set(numbers)
+    if score == MIXED_SCORE:
+        return "mixed", set(looks)
     if not looks:
-        return False
+        return "discrete", set()
     if score is not None:
         raise CliError(f"--score {score} scores discrete data, but column(s) {shown} look continuous; use "
-                       "--score bge (the default for a table of numbers), or discretise them first (e.g. into a "
-                       "few bins with pandas.cut or qcut)")
+                       "--score bge (the default for a table of numbers) or cg (mixed data), or discretise them "
+                       "first (e.g. into a few bins with pandas.cut or qcut)")
     if texts:
-        raise CliError(f"column(s) {shown} look continuous and column(s) {_names(texts)} are not numbers "
-                       "(discrete): mixed discrete and continuous data is not supported yet; discretise the "
-                       "continuous columns (e.g. pandas.cut or qcut), code the discrete ones as numbers "
-                       "(e.g. 0/1 indicators), or drop one kind")
-    return True
+        return "mixed", set(looks)
+    return "continuous", set(numbers)
 
 
 def _names(cols: list[str]) -> str:

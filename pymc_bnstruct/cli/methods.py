@@ -17,17 +17,17 @@ import numpy as np
 import xarray as xr
 
 from .. import exact
-from ..contract import EDGE_DIMS
 from ..data import DiscreteData
 from ..learning import learn
 from ..learning.budget import DEFAULT_DRAWS
 from ..learning.chains import SAMPLERS
 from ..priors import StructurePrior
+from ..results.convert import convert
 from ..results.features import edge_probabilities
 from ..scores import Score
 from .errors import CliError
 
-__all__ = ["Settings", "RunOutput", "Method", "METHODS", "EXACT_MAX_VARS", "KINDS"]
+__all__ = ["Settings", "RunOutput", "run_output", "Method", "METHODS", "EXACT_MAX_VARS", "KINDS"]
 
 _log = logging.getLogger(__name__)  # the command shows the package's records on stderr (cli.main)
 
@@ -70,13 +70,36 @@ class Settings:
 
 @dataclass
 class RunOutput:
-    """What a method hands to the result writer."""
+    """What the result writer stores: made from any learned result by :func:`run_output`."""
 
     idata: Any = None
     dag: xr.DataArray | None = None
     edge_probability: xr.DataArray | None = None
     attrs: dict[str, Any] = field(default_factory=dict)
     score_trace: np.ndarray | None = None
+
+
+def run_output(result: Any, s: Settings) -> RunOutput:
+    """One learned result, whatever the method, read through the results layer's converter.
+
+    Draws are stored as they are; an exact posterior or a search keeps its DAG beside the edge
+    probabilities; a B-RAI tree is stored as ``s.draws`` DAGs sampled from it (the ``plot
+    --kind trace`` and ``summary`` views read those) with its MAP DAG.
+    """
+    r = convert(result)
+    if r.kind == "draws":
+        return RunOutput(idata=result, edge_probability=edge_probabilities(result))
+    dag, log_score = r.map_dag()
+    dag = dag.astype(np.int8)
+    if r.kind == "point":
+        return RunOutput(dag=dag, edge_probability=dag.astype(np.float64), score_trace=result.trace,
+                         attrs={"score": float(log_score), "n_evaluations": result.n_evaluations, "search": result.method})
+    if r.kind == "exact":
+        diag = {f"diagnostics_{k}": (int(v) if isinstance(v, bool) else v) for k, v in result.diagnostics.items()}
+        return RunOutput(dag=dag, edge_probability=edge_probabilities(result),
+                         attrs={"log_evidence": result.log_evidence, "map_log_score": float(log_score), **diag})
+    idata = result.to_inference_data(DEFAULT_DRAWS if s.draws is None else s.draws, s.seed)
+    return RunOutput(idata=idata, dag=dag, edge_probability=edge_probabilities(idata))
 
 
 @dataclass(frozen=True)
@@ -86,7 +109,8 @@ class Method:
     name: str
     kind: str
     help: str
-    run: Callable[[DiscreteData, Settings], RunOutput]
+    #: learns from the data with the command's settings; returns what ``bns.learn`` returns
+    run: Callable[[DiscreteData, Settings], Any]
     missing: Callable[[], str | None] = lambda: None  # None when available, else what is missing
 
 
@@ -97,42 +121,35 @@ def _learn(data: DiscreteData, s: Settings, method: str, **extra: Any) -> Any:
                  whitelist=s.whitelist or None, **extra)
 
 
-def _search_output(res: Any) -> RunOutput:
-    dag = res.dag.astype(np.int8)
-    return RunOutput(dag=dag, edge_probability=dag.astype(np.float64), score_trace=res.trace,
-                     attrs={"score": res.score, "n_evaluations": res.n_evaluations, "search": res.method})
-
-
-def _search(name: str, label: str, **extra: Callable[[Settings], Any]) -> Callable[[DiscreteData, Settings], RunOutput]:
-    def run(data: DiscreteData, s: Settings) -> RunOutput:
+def _search(name: str, label: str, **extra: Callable[[Settings], Any]) -> Callable[[DiscreteData, Settings], Any]:
+    def run(data: DiscreteData, s: Settings) -> Any:
         if s.progress:
             _log.info("%s over %d variables ...", label, data.n_vars)
         t0 = time.perf_counter()
         res = _learn(data, s, name, **{k: get(s) for k, get in extra.items()})
         if s.progress:
             _log.info("%s: done in %.1f s, %d edges", label, time.perf_counter() - t0, res.n_edges)
-        return _search_output(res)
+        return res
     return run
 
 
-def _sampler(name: str, **variable: Any) -> Callable[[DiscreteData, Settings], RunOutput]:
+def _sampler(name: str, **variable: Any) -> Callable[[DiscreteData, Settings], Any]:
     """A sampler through ``bns.learn``: the search space and run size are its, unless given.
 
     The command's callback draws one progress line for all chains (PyMC's bar is per chain)
     and stops every chain on Ctrl-C; the command judges convergence itself
     (``bns.convergence_verdict``) and shows the warnings once each.
     """
-    def run(data: DiscreteData, s: Settings) -> RunOutput:
+    def run(data: DiscreteData, s: Settings) -> Any:
         logging.getLogger("pymc").setLevel(logging.ERROR)
         # the step methods' description of themselves: as quiet as PyMC's own lines above
         logging.getLogger("pymc_bnstruct.step_methods").setLevel(logging.WARNING)
         given = {k: v for k, v in (("moves_per_draw", s.moves_per_draw),) if v is not None}
         if s.plus1 != "auto":
             given["plus1"] = s.plus1 == "on"
-        idata = _learn(data, s, name, candidates=s.search_space, max_candidates=s.max_candidates,
+        return _learn(data, s, name, candidates=s.search_space, max_candidates=s.max_candidates,
                        chains=s.chains, cores=s.cores, draws=s.draws, tune=s.tune, budget=s.budget,
                        callback=s.callback, on_plan=s.on_plan, **variable, **given)
-        return RunOutput(idata=idata, edge_probability=edge_probabilities(idata))
     return run
 
 
@@ -144,27 +161,18 @@ def _fmt_bytes(b: float) -> str:
     return f"{b:,.1f} PB"
 
 
-def _exact(data: DiscreteData, s: Settings) -> RunOutput:
+def _exact(data: DiscreteData, s: Settings) -> Any:
     n = data.n_vars
     if n > EXACT_MAX_VARS:
         need = exact.estimate_memory(n, "dag")
         raise CliError(f"--method exact handles at most {EXACT_MAX_VARS} variables, the data have {n}: the exact "
                        f"DAG dynamic programme would need about {_fmt_bytes(need)} of memory and O(n 3^n) time; "
                        "use --method order (MCMC) instead")
-    post = _learn(data, s, "exact", modularity="dag", candidates="full")
-    dag, log_score = post.map_dag()
-    diag = {f"diagnostics_{k}": (int(v) if isinstance(v, bool) else v) for k, v in post.diagnostics.items()}
-    return RunOutput(dag=dag.astype(np.int8), edge_probability=post.edge_probabilities,
-                     attrs={"log_evidence": post.log_evidence, "map_log_score": float(log_score), **diag})
+    return _learn(data, s, "exact", modularity="dag", candidates="full")
 
 
-def _brai(data: DiscreteData, s: Settings) -> RunOutput:
-    tree = _learn(data, s, "brai", n_bootstrap=s.n_bootstrap)
-    idata = tree.to_inference_data(DEFAULT_DRAWS if s.draws is None else s.draws, s.seed)
-    map_dag, _ = tree.map_dag()
-    dag = xr.DataArray(np.asarray(map_dag, dtype=np.int8), dims=EDGE_DIMS,
-                       coords={EDGE_DIMS[0]: list(data.names), EDGE_DIMS[1]: list(data.names)})
-    return RunOutput(idata=idata, dag=dag, edge_probability=edge_probabilities(idata))
+def _brai(data: DiscreteData, s: Settings) -> Any:
+    return _learn(data, s, "brai", n_bootstrap=s.n_bootstrap)
 
 
 METHODS: dict[str, Method] = {m.name: m for m in (

@@ -222,7 +222,9 @@ def figure(result: Result, kind: str, *, truth: np.ndarray | None = None, thresh
     size = {"network": (max(6.0, 0.45 * n), max(5.0, 0.4 * n)), "heatmap": (max(6.0, 0.3 * n + 3), max(5.0, 0.3 * n + 2))}
     fig, ax = plt.subplots(figsize=size.get(kind, (7.0, 5.0)))
     if kind == "network":
-        plot_network(structure, threshold=threshold, layout=layout, truth=truth_da, ax=ax)
+        kinds = result.data_info.get("kinds")
+        plot_network(structure, threshold=threshold, layout=layout, truth=truth_da, ax=ax,
+                     kinds=None if kinds is None else dict(zip(result.data_info["names"], kinds)))
     elif kind == "heatmap":
         plot_edge_heatmap(structure, truth=truth_da, ax=ax)
     elif kind == "roc":

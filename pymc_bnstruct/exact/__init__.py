@@ -6,6 +6,8 @@ up to about 20–25 variables. :func:`enumerate_posterior` lists every allowed D
 variables): the brute-force oracle against which the DPs and the samplers are tested.
 """
 
+__stage__ = "algorithms"  # where this unit sits in the pipeline (tests/test_layout.py)
+
 from .dp import ExactPosterior, estimate_memory, posterior
 from .enumerate import EnumeratedPosterior, enumerate_posterior
 

@@ -5,6 +5,8 @@
 * :mod:`.chains` — building the model and running chains here or on an executor.
 """
 
+__stage__ = "learning"  # where this unit sits in the pipeline (tests/test_layout.py)
+
 from .api import BACKEND_METHODS, METHODS, SAMPLER_METHODS, learn
 from .budget import parse_budget
 

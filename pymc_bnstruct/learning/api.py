@@ -13,7 +13,6 @@ import inspect
 import json
 import logging
 import math
-import sys
 import time
 import warnings
 from collections.abc import Callable, Mapping, Sequence
@@ -50,6 +49,8 @@ from .budget import (
 )
 from .chains import SAMPLERS, Recipe, build_model, make_step, quiet_initial_draws, run_chains
 
+_log = logging.getLogger(__name__)
+
 __all__ = ["learn", "METHODS", "SAMPLER_METHODS", "BACKEND_METHODS", "AUTO_FULL_VARS", "AUTO_FULL_FAMILIES",
            "AUTO_PLUS1_FAMILIES"]
 
@@ -74,8 +75,6 @@ TABU_LENGTH = 10
 #: kept out of a budget.
 _OVERHEAD_SECONDS = 1.0
 _SPACE_ATTR = "bnstruct_search_space"
-
-_log = logging.getLogger(__name__)
 
 #: What ``bns.learn(missing=...)`` and ``bnstruct learn --missing`` accept.
 MISSING_MODES = ("model", "drop-rows", "error")
@@ -352,11 +351,11 @@ def learn(
                     tune=size.tune, chains=chains, seed=seed, progressbar=progress)
     if progress:
         where = f"on {type(executor).__name__}" if executor is not None else f"{parallel} at a time"
-        print(f"bns.learn: {method} MCMC, {chains} chains ({where}) x {size.tune}+{size.draws} draws x "
-              f"{size.moves_per_draw} moves ({size.moves_per_second:,.0f} moves/s per chain, about "
-              f"{_fmt_seconds(size.seconds)})", file=sys.stderr, flush=True)
+        _log.info("bns.learn: %s MCMC, %d chains (%s) x %d+%d draws x %d moves (%s moves/s per chain, "
+                  "about %s)", method, chains, where, size.tune, size.draws, size.moves_per_draw,
+                  f"{size.moves_per_second:,.0f}", _fmt_seconds(size.seconds))
     idata = run_chains(recipe, model=model, step=step, cores=cores, executor=executor,
-                       on_chain_done=_chain_done_printer(chains) if progress else None)
+                       on_chain_done=_chain_done_logger(chains) if progress else None)
     _record(idata, {
         "bnstruct_method": method,
         _SPACE_ATTR: "full" if space is None else json.dumps(dict(_as_candidates(space, data))),
@@ -501,7 +500,7 @@ def _plus1_families(data: DiscreteData | ContinuousData, space: Any, variable_kw
     """Families of the plus1 score table of ``space`` under the lists and bound in ``variable_kwargs``."""
     return table_size(StructureConstraints(data.names, variable_kwargs.get("max_parents"),
                                            variable_kwargs.get("blacklist"), variable_kwargs.get("whitelist"),
-                                           candidates=space), plus1=True)
+                                           candidates=space, kinds=data.kinds), plus1=True)
 
 
 def _resolve_space(candidates: Any, data: DiscreteData | ContinuousData, *, score: Score, prior: StructurePrior,
@@ -522,7 +521,7 @@ def _resolve_space(candidates: Any, data: DiscreteData | ContinuousData, *, scor
                              blacklist=blacklist, whitelist=whitelist, random_seed=random_seed,
                              progressbar=progressbar)
         if progressbar:
-            print(f"bns.learn: {space!r}", file=sys.stderr, flush=True)
+            _log.info("bns.learn: %r", space)
         return space, space.seconds
     _check_space(candidates, data, max_parents, blacklist, whitelist)
     return candidates, 0.0
@@ -540,7 +539,7 @@ def _check_space(space: Any, data: DiscreteData | ContinuousData, max_parents: A
         raise ArgumentTypeError(f"candidates must be 'auto', 'full', None, a SearchSpace or a dict; "
                                 f"got {type(space).__name__}")
     # StructureConstraints names unknown variables and white-listed parents outside the candidates
-    StructureConstraints(data.names, max_parents, blacklist, whitelist, candidates=space)
+    StructureConstraints(data.names, max_parents, blacklist, whitelist, candidates=space, kinds=data.kinds)
 
 
 def _as_candidates(space: Any, data: DiscreteData | ContinuousData) -> dict[str, list[str]]:
@@ -610,7 +609,7 @@ def _warn_capped(size: Any) -> None:
                   "moves_per_draw= to fix the moves", UserWarning, stacklevel=3)
 
 
-def _chain_done_printer(chains: int) -> Any:
+def _chain_done_logger(chains: int) -> Any:
     def done(c: int) -> None:
-        print(f"bns.learn: chain {c + 1} of {chains} done", file=sys.stderr, flush=True)
+        _log.info("bns.learn: chain %d of %d done", c + 1, chains)
     return done

@@ -6,6 +6,8 @@
   ``pm.sample_prior_predictive`` and ``initval="prior"``.
 """
 
+__stage__ = "model"  # where this unit sits in the pipeline (tests/test_layout.py)
+
 from .variables import DAG, DAGRV, MissingCellsRV, NodeOrder, NodeOrderRV, NodePartition, NodePartitionRV
 
 __all__ = ["NodeOrder", "NodeOrderRV", "DAG", "DAGRV", "NodePartition", "NodePartitionRV", "MissingCellsRV"]

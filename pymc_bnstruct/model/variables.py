@@ -553,7 +553,7 @@ def _looks_like_order(value: Any, n: int) -> bool:
 # --------------------------------------------------------------------------- DAG variable
 class DAGRV(_Imputing, RandomVariable):
     """Random variable of a DAG adjacency; its logp is the structure score of ``op``
-    (:class:`~pymc_bnstruct.ops.CachedDAGLogScore`). Random draws (``pm.draw``,
+    (:class:`~pymc_bnstruct.CachedDAGLogScore`). Random draws (``pm.draw``,
     ``pm.sample_prior_predictive``, ``initval="prior"``) are exact draws from the DAG prior
     under the variable's constraints, up to 6 variables; beyond, ``NotImplementedError``
     names the alternatives (see :mod:`pymc_bnstruct.model.prior_draws`)."""
@@ -697,7 +697,7 @@ class DAG:
             raise ArgumentTypeError("DAG takes candidates as a dict or a SearchSpace (bns.search_space); an int "
                                     "count of best single parents is a ScoreTable option")
         constraints = StructureConstraints(data.names, max_parents=max_parents, blacklist=blacklist,
-                                           whitelist=whitelist, candidates=candidates)
+                                           whitelist=whitelist, candidates=candidates, kinds=data.kinds)
         cache = ScoreCache(data, score=score, prior=prior)
         if cells is not None:
             cache.use_columns(cells.columns)  # before the Op shares the engine's arrays

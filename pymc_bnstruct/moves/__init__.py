@@ -17,6 +17,8 @@ from their own kernels.
 
 from __future__ import annotations
 
+__stage__ = "algorithms"  # where this unit sits in the pipeline (tests/test_layout.py)
+
 from typing import Any
 
 import numpy as np
@@ -208,7 +210,7 @@ def move_delta(cache: ScoreCache, graph: Any, move: tuple[Any, Any, Any], constr
     >>> bool(np.isclose(delta, score(after) - score(graph)))
     True
     """
-    constraints = constraints or StructureConstraints(cache.names)
+    constraints = constraints or StructureConstraints(cache.names, kinds=cache.data.kinds)
     adj = _dag(graph, constraints)
     kind, u, v = _move(move, cache.names)
     _check_legal(adj, constraints, kind, u, v)

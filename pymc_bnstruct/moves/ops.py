@@ -19,7 +19,7 @@ from pytensor.link.numba.dispatch import numba_funcify
 from ..constraints import StructureConstraints
 from ..graph import topological_order_kernel
 from ..jit import empty, zeros
-from ..scores.op import StructureOp, structure_input
+from ..scores.ops import StructureOp, structure_input
 from ..validation import adjacency_shape_error
 from . import cache_kernels
 from .cache import ScoreCache
@@ -48,7 +48,7 @@ class CachedDAGLogScore(StructureOp):
     --------
     >>> net = bns.datasets.load_network("cancer")
     >>> cache = bns.moves.ScoreCache(net.sample(200, random_seed=1))
-    >>> op = bns.ops.CachedDAGLogScore(cache, bns.StructureConstraints(net.names, max_parents=2))
+    >>> op = bns.CachedDAGLogScore(cache, bns.StructureConstraints(net.names, max_parents=2))
     >>> op
     CachedDAGLogScore(cache=ScoreCache(5 variables, ...)...constraints=StructureConstraints(5 variables, max_parents=2, ...))
     >>> true_dag = bns.graph.to_adjacency(net.edges, net.names)

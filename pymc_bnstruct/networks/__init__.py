@@ -12,6 +12,8 @@
 The bundled reference networks and the random generators are in :mod:`pymc_bnstruct.datasets`.
 """
 
+__stage__ = "networks"  # where this unit sits in the pipeline (tests/test_layout.py)
+
 from .bif import bif_text, read_bif, write_bif
 from .discrete import PRIORS, SAMPLE, BayesianNetwork, check_free_names, parameter_name
 from .estimators import (

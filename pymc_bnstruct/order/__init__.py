@@ -6,6 +6,8 @@ best first, and scores orders and their features with the numba kernels of
 the PyTensor Ops that put them into a PyMC model (see :class:`pymc_bnstruct.NodeOrder`).
 """
 
+__stage__ = "algorithms"  # where this unit sits in the pipeline (tests/test_layout.py)
+
 from ..graph import topological_order
 from .ops import OrderFeatures, OrderLogScore
 from .scorer import OrderScorer

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..validation import check_probability
 from . import kernels as order_kernels
-from .mcmc import N_KINDS, Families, OrderState, order_metropolis
+from .mcmc import Families, OrderState, order_metropolis
 from .scorer import OrderScorer
 
 __all__ = ["OrderChain", "NodeTermCache", "MOVE_KINDS"]
@@ -137,7 +137,7 @@ class OrderChain:
             raise RuntimeError("load an order first")
         if self._cache is None:
             self._cache = NodeTermCache.allocate(self.scorer)
-        counts = np.zeros(2 * N_KINDS, dtype=np.int64)
-        self.log_score = float(order_metropolis(OrderState(self.order, self.terms), self._families, self._cache,
-                                                int(n_moves), self.adjacent_prob, self.swap_prob, int(seed), counts))
-        return {"proposed": counts[:N_KINDS], "accepted": counts[N_KINDS:]}
+        _, info = order_metropolis(OrderState(self.order, self.terms), self._families, self._cache, int(n_moves),
+                                   self.adjacent_prob, self.swap_prob, int(seed))
+        self.log_score = float(info.log_score)
+        return {"proposed": info.proposed, "accepted": info.accepted}

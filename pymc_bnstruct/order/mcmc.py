@@ -17,8 +17,8 @@ pair, or the cut at ``n-j``), so a move is accepted with probability
 ``min(1, P(D|≺')/P(D|≺))``. An exchange of positions ``a < b`` rescores only positions
 ``a..b``; a cut rescores every node.
 
-``counts`` (int64, 6): proposed and accepted moves of each kind, accumulated
-(``[adjacent, swap, cut]`` proposed, then the same accepted).
+The kernel reports the moves proposed and accepted of each kind (``[adjacent, swap, cut]``)
+in its :class:`~pymc_bnstruct.jit.MoveInfo`.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from typing import Any, NamedTuple
 import numba as nb
 import numpy as np
 
-from ..jit import empty
+from ..jit import MoveInfo, empty, zeros
 from ..rng import randint, seed_state, uniform
 from .kernels import cached_node_scores, cached_rescore_range
 
@@ -71,20 +71,22 @@ class Families(NamedTuple):
 
 
 @nb.njit(cache=True)
-def order_metropolis(state, families, cache, n_moves, p_adjacent, p_swap, seed, counts):
-    """Run ``n_moves`` moves on ``state`` (an :class:`OrderState`, updated in place); return the
-    new total log score (the sum of ``state.terms``).
+def order_metropolis(state, families, cache, n_moves, p_adjacent, p_swap, seed):
+    """Run ``n_moves`` moves on ``state`` (an :class:`OrderState`, updated in place); return
+    ``(state, info)``, ``info`` a :class:`~pymc_bnstruct.jit.MoveInfo`: the new total log score
+    (the sum of ``state.terms``) and the moves proposed and accepted per kind.
 
     ``families``: the scorer's :class:`Families`; ``cache``: the per-node caches of
     :func:`~pymc_bnstruct.order.kernels.cached_node_log_sum` (a
-    :class:`~pymc_bnstruct.order.chain.NodeTermCache`, kept by the caller between draws);
-    ``counts``: proposed then accepted moves per kind.
+    :class:`~pymc_bnstruct.order.chain.NodeTermCache`, kept by the caller between draws).
     """
     order, terms = state.order, state.terms
     offsets, bits, scores, cutoffs = families.offsets, families.bits, families.log_scores, families.cutoffs
     cand, keys, vals, used, shift = cache.candidates, cache.keys, cache.values, cache.used, cache.shift
     n = order.shape[0]
     rng = seed_state(seed)
+    proposed = zeros(N_KINDS, np.int64)
+    accepted = zeros(N_KINDS, np.int64)
     notpred = empty(bits.shape[1], np.uint64)
     new_terms = empty(n, np.float64)
     rotated = empty(n, np.int64)
@@ -99,7 +101,7 @@ def order_metropolis(state, families, cache, n_moves, p_adjacent, p_swap, seed, 
             kind = SWAP
         else:
             kind = CUT
-        counts[kind] += 1
+        proposed[kind] += 1
         if kind == CUT:
             j = 1 + randint(rng, n - 1)
             for k in range(n):
@@ -108,7 +110,7 @@ def order_metropolis(state, families, cache, n_moves, p_adjacent, p_swap, seed, 
                                            notpred, new_terms)
             delta = new_total - total
             if delta >= 0.0 or math.log(uniform(rng)) < delta:
-                counts[3 + kind] += 1
+                accepted[kind] += 1
                 for k in range(n):
                     order[k] = rotated[k]
                     terms[k] = new_terms[k]
@@ -133,7 +135,7 @@ def order_metropolis(state, families, cache, n_moves, p_adjacent, p_swap, seed, 
             old_sum += terms[order[k]]
         delta = new_sum - old_sum
         if delta >= 0.0 or math.log(uniform(rng)) < delta:
-            counts[3 + kind] += 1
+            accepted[kind] += 1
             for k in range(a, b + 1):
                 terms[order[k]] = new_terms[k - a]
             total += delta
@@ -144,4 +146,4 @@ def order_metropolis(state, families, cache, n_moves, p_adjacent, p_swap, seed, 
     total = 0.0
     for k in range(n):
         total += terms[order[k]]
-    return total
+    return state, MoveInfo(total, proposed, accepted)

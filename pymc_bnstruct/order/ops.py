@@ -16,7 +16,7 @@ from pytensor.graph.basic import Apply
 from pytensor.link.numba.dispatch import numba_funcify
 
 from ..jit import empty, inlined
-from ..scores.op import FeatureOp, ScorerOp, scorer_inputs, structure_input
+from ..scores.ops import FeatureOp, ScorerOp, scorer_inputs, structure_input
 from . import kernels as _kernels
 from .scorer import OrderScorer
 

@@ -8,6 +8,8 @@ temperatures (parallel tempering); :class:`PartitionLogScore` and
 :class:`PartitionFeatures` are the PyTensor Ops of :class:`pymc_bnstruct.NodePartition`.
 """
 
+__stage__ = "algorithms"  # where this unit sits in the pipeline (tests/test_layout.py)
+
 from .chain import DEFAULT_MOVE_PROBS, MOVE_KINDS, PartitionChain, TemperedPartitionChain
 from .ops import PartitionFeatures, PartitionLogScore
 from .scorer import PartitionScorer

@@ -150,10 +150,10 @@ class PartitionChain:
             raise RuntimeError("load a partition first")
         if self._cache is None:
             self._cache = allocate_term_cache(self.scorer)
-        counts = np.zeros(2 * N_KINDS, dtype=np.int64)
-        self.log_score = float(partition_metropolis(self.state, self._families, self._cache, int(n_moves),
-                                                    self.move_probs, int(seed), counts, self.beta))
-        return {"proposed": counts[:N_KINDS], "accepted": counts[N_KINDS:]}
+        _, info = partition_metropolis(self.state, self._families, self._cache, int(n_moves), self.move_probs,
+                                       int(seed), self.beta)
+        self.log_score = float(info.log_score)
+        return {"proposed": info.proposed, "accepted": info.accepted}
 
 
 #: Default ladder of :class:`TemperedPartitionChain` given a number of replicas: temperatures

@@ -56,7 +56,7 @@ state unchanged and counts as proposed, not accepted. Only the nodes whose ``(pr
 pair changed are rescored, through the per-node memo of
 :func:`~pymc_bnstruct.partition.kernels.cached_node_term`.
 
-``counts`` (int64, ``2 * N_KINDS``): proposed then accepted moves per kind.
+The kernel reports the moves proposed and accepted per kind in its :class:`~pymc_bnstruct.jit.MoveInfo`.
 """
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ from typing import NamedTuple
 import numba as nb
 import numpy as np
 
-from ..jit import empty, inner, zeros
+from ..jit import MoveInfo, empty, inner, zeros
 from ..moves.cache_kernels import same_row
 from ..moves.proposals import edge_list, rev_draw, rev_workspace
 from ..rng import randint, seed_state, uniform
@@ -402,13 +402,14 @@ def next_bit(rng):
 
 
 @nb.njit(cache=True)
-def partition_metropolis(state, families, cache, n_moves, probs, seed, counts, beta):
+def partition_metropolis(state, families, cache, n_moves, probs, seed, beta):
     """Run ``n_moves`` moves on ``state`` (a :class:`PartitionState`, updated in place); return
-    the new total log score (the sum of ``state.terms``).
+    ``(state, info)``, ``info`` a :class:`~pymc_bnstruct.jit.MoveInfo`: the new total log score
+    (the sum of ``state.terms``) and the moves proposed and accepted per kind.
 
     ``families``: the scorer's :class:`~pymc_bnstruct.order.mcmc.Families`; ``cache``: its
     :class:`~pymc_bnstruct.order.chain.NodeTermCache`; ``probs`` (``N_KINDS``,) are the
-    move-kind probabilities; ``counts``: proposed then accepted moves per kind.
+    move-kind probabilities.
 
     ``beta``: inverse temperature; a layer move is accepted with probability
     ``min(1, exp(beta delta + log Hastings))``, which keeps ``P(Λ | D)^beta`` stationary
@@ -426,6 +427,8 @@ def partition_metropolis(state, families, cache, n_moves, probs, seed, counts, b
     n = layer.shape[0]
     n_words = bits.shape[1]
     rng = seed_state(seed)
+    proposed = zeros(N_KINDS, np.int64)
+    accepted = zeros(N_KINDS, np.int64)
     sizes = zeros(n + 1, np.int64)
     order = empty(n, np.int64)
     start = zeros(n + 1, np.int64)
@@ -469,9 +472,9 @@ def partition_metropolis(state, families, cache, n_moves, probs, seed, counts, b
         kind = 0
         while kind < N_KINDS - 1 and r >= cprobs[kind]:
             kind += 1
-        counts[kind] += 1
+        proposed[kind] += 1
         if kind == STAY:
-            counts[N_KINDS + kind] += 1
+            accepted[kind] += 1
             continue
         if kind == REVERSE or kind == REV:
             if not g_valid:
@@ -533,7 +536,7 @@ def partition_metropolis(state, families, cache, n_moves, probs, seed, counts, b
         if beta != 1.0 and (kind == REVERSE or kind == REV):
             log_a -= delta
         if log_a >= 0.0 or math.log(uniform(rng)) < log_a:
-            counts[N_KINDS + kind] += 1
+            accepted[kind] += 1
             for v in range(n):
                 layer[v] = new_layer[v]
                 terms[v] = new_terms[v]
@@ -555,7 +558,7 @@ def partition_metropolis(state, families, cache, n_moves, probs, seed, counts, b
     total = 0.0
     for v in range(n):
         total += terms[v]
-    return total
+    return state, MoveInfo(total, proposed, accepted)
 
 
 @nb.njit(cache=True)

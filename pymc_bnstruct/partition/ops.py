@@ -3,7 +3,7 @@ log-probability) and the per-partition features (edge and Markov-blanket probabi
 
 Both take an int vector ``layer`` (``layer[v]`` = layer of node ``v``) and hold a
 :class:`~pymc_bnstruct.partition.PartitionScorer`; its arrays enter the graph as constant
-inputs (shared variables when the scores change in place: :func:`~pymc_bnstruct.scores.op.scorer_inputs`),
+inputs (shared variables when the scores change in place: :func:`~pymc_bnstruct.scores.ops.scorer_inputs`),
 so the same numba kernels run in the default mode and in ``mode="NUMBA"``.
 """
 
@@ -15,7 +15,7 @@ import pytensor.tensor as pt
 from pytensor.graph.basic import Apply
 from pytensor.link.numba.dispatch import numba_funcify
 
-from ..scores.op import FeatureOp, ScorerOp, scorer_inputs, structure_input
+from ..scores.ops import FeatureOp, ScorerOp, scorer_inputs, structure_input
 from . import kernels as _kernels
 from .scorer import PartitionScorer
 

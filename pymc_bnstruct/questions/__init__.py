@@ -5,6 +5,8 @@ This layer sits on top of :mod:`pymc_bnstruct.results` (which supplies the DAG d
 backend) and below :func:`pymc_bnstruct.learn` and the command line.
 """
 
+__stage__ = "questions"  # where this unit sits in the pipeline (tests/test_layout.py)
+
 from ..networks import parameter_name, posterior_concentration
 from .effects import average_effect, causal_effect, posterior_dags, predict
 from .inference import conditional_distribution, interventional_distribution, network_tables

@@ -17,6 +17,8 @@ results) and imports downward only:
 * :mod:`.interop` — networkx, pgmpy, DOT and pandas.
 """
 
+__stage__ = "results"  # where this unit sits in the pipeline (tests/test_layout.py)
+
 from . import (
     comparison,
     convert,

@@ -35,6 +35,7 @@ LAYOUTS = ("dot", "layered", "spring", "circular", "kamada_kawai", "shell")
 
 # colour-blind-safe pair plus greys (Okabe-Ito)
 _COLOURS = {"edge": "#333333", "tp": "#009E73", "fp": "#D55E00", "reversed": "#E69F00", "missed": "#0072B2"}
+_KIND_STYLE = {"discrete": ("s", "#f2f2f2"), "continuous": ("o", "#cfe3f5")}  # node shape, fill
 _LABELS = {"tp": "true positive", "fp": "false positive", "reversed": "reversed / unoriented",
            "missed": "missed (false negative)"}
 
@@ -176,6 +177,7 @@ def plot_network(
     font_size: float | None = None,
     labels: bool = True,
     random_seed: int = 0,
+    kinds: Mapping[str, str] | Sequence[str] | None = None,
 ) -> Any:
     """Draw a DAG, a CPDAG or edge probabilities as a network.
 
@@ -201,6 +203,10 @@ def plot_network(
         Write the variable names in the nodes.
     random_seed : int, default 0
         For the spring layout.
+    kinds : mapping or sequence of str, optional
+        ``"discrete"`` or ``"continuous"`` per variable (``data.kinds``, or a dict by name):
+        discrete nodes are drawn as grey squares, continuous ones as blue circles, with a
+        legend. Default: every node a grey circle.
 
     Returns
     -------
@@ -225,12 +231,22 @@ def plot_network(
     drawn = s.graph(threshold)
     g = nx.DiGraph()
     g.add_nodes_from(s.names)
-    nx.draw_networkx_nodes(g, pos, ax=ax, node_size=node_size, node_color="#f2f2f2", edgecolors="#555555")
+    handles = []
+    if kinds is None:
+        nx.draw_networkx_nodes(g, pos, ax=ax, node_size=node_size, node_color="#f2f2f2", edgecolors="#555555")
+    else:
+        by_name = dict(kinds) if isinstance(kinds, Mapping) else dict(zip(s.names, kinds))
+        for kind, (shape, colour) in _KIND_STYLE.items():
+            nodes = [v for v in s.names if by_name.get(v, "discrete") == kind]
+            if nodes:
+                nx.draw_networkx_nodes(g, pos, nodelist=nodes, ax=ax, node_size=node_size, node_shape=shape,
+                                       node_color=colour, edgecolors="#555555")
+                handles.append(mlines.Line2D([], [], marker=shape, color="none", markerfacecolor=colour,
+                                             markeredgecolor="#555555", markersize=10, label=f"{kind} ({len(nodes)})"))
     if labels:
         nx.draw_networkx_labels(g, pos, ax=ax, font_size=font_size)
     classes = _edge_classes(s, drawn, t)
     probs = s.kind == "probabilities"
-    handles = []
     tg = t.graph() if t is not None else None
     for cls, pairs in classes.items():
         if not pairs:

@@ -12,6 +12,8 @@ The step method is :class:`pymc_bnstruct.SAMC`; this package holds its parts:
 - :mod:`.plots` — :func:`plot_samc`.
 """
 
+__stage__ = "algorithms"  # where this unit sits in the pipeline (tests/test_layout.py)
+
 from .bounds import AutomaticBounds, automatic_bounds
 from .partition import EnergyPartition, desired_distribution
 from .sampler import MOVE_KINDS, SAMCChain

@@ -46,12 +46,12 @@ reservoir as :class:`Reservoir`.
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numba as nb
 import numpy as np
 
-from ..jit import empty, inner, zeros
+from ..jit import MoveInfo, empty, inner, zeros
 from ..moves.kernels import REVERSE
 from ..moves.proposals import accept, edge_list, propose
 from ..rng import seed_state, uniform
@@ -113,6 +113,19 @@ class Counters(NamedTuple):
     min_energy: np.ndarray
     #: 1 when the chain's ``order`` holds the canonical order of the current graph (``uint8``, length 1).
     order_valid: np.ndarray
+
+
+class SAMCState(NamedTuple):
+    """What a SAMC chain carries from one call to the next; its arrays are updated in place."""
+
+    #: the current graph (:class:`~pymc_bnstruct.moves.state.GraphState`)
+    graph: Any
+    #: the weights ``θ``
+    weights: Weights
+    #: iterations, region counts, current score
+    counters: Counters
+    #: a topological order of the graph for the temporal move (valid while ``counters.order_valid``)
+    order: np.ndarray
 
 
 class Trace(NamedTuple):
@@ -343,21 +356,24 @@ def _record(trace, it, proposed_region, region, truncated):
 
 # ------------------------------------------------------------------------- the loop
 @nb.njit(cache=True)
-def samc_run(graph, E, limits, kind_probs, pu, pv, order, settings, weights, counters, n_moves, seed, stats, trace,
-             resample, reservoir):
-    """Run ``n_moves`` SAMC iterations in place (plain Metropolis–Hastings when ``settings.adapt``
-    is False).
+def samc_run(state, E, limits, kind_probs, pu, pv, settings, n_moves, seed, trace, resample, reservoir):
+    """Run ``n_moves`` SAMC iterations (plain Metropolis–Hastings when ``settings.adapt`` is
+    False); return ``(state, info)``.
 
-    ``graph``: the current graph (a :class:`~pymc_bnstruct.moves.state.GraphState`), ``E`` the
+    ``state``: the chain's :class:`SAMCState` (updated in place and returned); ``E`` the
     family-score cache's engine, ``limits`` the
     :class:`~pymc_bnstruct.moves.state.KernelConstraints`.
-    ``kind_probs``: probabilities of the temporal, skeletal, double and reversal moves.
-    ``stats[k]`` / ``stats[4 + k]`` receive proposed / accepted moves of kind ``k``.
-    ``counters.counts[j]`` counts iterations that end in region ``j``. With
-    ``trace.region.shape[0] >= n_moves`` the :class:`Trace` records every iteration; with
-    ``resample`` the :class:`Reservoir` keeps one weighted draw of the iterations.
+    ``kind_probs``: probabilities of the temporal, skeletal, double and reversal moves;
+    ``pu``, ``pv``: the double move's candidate pairs.
+    ``info`` is a :class:`~pymc_bnstruct.jit.MoveInfo`: the final score and the moves
+    proposed and accepted per kind. ``state.counters.counts[j]`` counts iterations that end in
+    region ``j``. With ``trace.region.shape[0] >= n_moves`` the :class:`Trace` records every
+    iteration; with ``resample`` the :class:`Reservoir` keeps one weighted draw of the iterations.
     """
+    graph, weights, counters, order = state.graph, state.weights, state.counters, state.order
     adj, pbits, npar, desc = graph.adj, graph.pbits, graph.npar, graph.desc
+    proposed = zeros(N_KINDS, np.int64)
+    n_accepted = zeros(N_KINDS, np.int64)
     allowed, required, max_parents = limits.allowed, limits.required, limits.max_parents
     rng = seed_state(seed)
     m = weights.phi.shape[0]
@@ -401,7 +417,7 @@ def samc_run(graph, E, limits, kind_probs, pu, pv, order, settings, weights, cou
             op, u, v, legal, delta, log_h = propose(adj, pbits, npar, desc, eu, ev, n_edges, E, allowed,
                                                     required, max_parents, probs3, tmp, rng)
             kind = REVERSAL if op == REVERSE else SKELETAL
-        stats[kind] += 1
+        proposed[kind] += 1
         # -- acceptance: log r = Δ log P + log q-ratio + θ_J(x) - θ_J(y); the proposal's region joins J
         accepted = False
         jy = -1  # region of the proposal (-1: rejected before scoring)
@@ -440,7 +456,7 @@ def samc_run(graph, E, limits, kind_probs, pu, pv, order, settings, weights, cou
             jx = jy
             if -total < counters.min_energy[0]:
                 counters.min_energy[0] = -total
-            stats[N_KINDS + kind] += 1
+            n_accepted[kind] += 1
         # -- recording
         counters.counts[jx] += 1
         if resample:
@@ -452,3 +468,4 @@ def samc_run(graph, E, limits, kind_probs, pu, pv, order, settings, weights, cou
     if resample:
         _flush_features(adj, reservoir)
     counters.log_score[0] = total
+    return state, MoveInfo(total, proposed, n_accepted)

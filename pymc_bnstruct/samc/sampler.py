@@ -219,7 +219,6 @@ class SAMCChain:
         # re-add the current score from the cache, so that rounding never accumulates across calls
         self.counters.log_score[0] = float(cache_kernels.graph_score(self.cache.engine, self.state.pbits))
         c = self.constraints
-        stats = np.zeros(2 * samc_kernels.N_KINDS, dtype=np.int64)
         size = n_moves if trace else 0
         records = samc_kernels.Trace(proposed_region=np.full(size, -2, dtype=np.int64),
                                      region=np.full(size, -2, dtype=np.int64), truncated=np.zeros(size, dtype=np.bool_))
@@ -229,11 +228,11 @@ class SAMCChain:
                                            log_weight_sum=np.full(1, -np.inf), edge=np.zeros((n, n)),
                                            mb=np.zeros((n, n)), pending=np.full(1, -np.inf),
                                            flushed=np.full(1, -np.inf), scratch=np.zeros((n, n), dtype=np.uint8))
-        samc_kernels.samc_run(self.state, self.cache.engine, KernelConstraints.of(c), self.move_probs, self._pu,
-                              self._pv, self._order, self.settings, self.weights, self.counters, int(n_moves),
-                              int(seed), stats, records, resample, reservoir)
-        n_kinds = samc_kernels.N_KINDS
-        out: dict[str, Any] = {"proposed": stats[:n_kinds].copy(), "accepted": stats[n_kinds:].copy()}
+        state = samc_kernels.SAMCState(self.state, self.weights, self.counters, self._order)
+        _, info = samc_kernels.samc_run(state, self.cache.engine, KernelConstraints.of(c), self.move_probs, self._pu,
+                                        self._pv, self.settings, int(n_moves), int(seed), records, resample,
+                                        reservoir)
+        out: dict[str, Any] = {"proposed": info.proposed, "accepted": info.accepted}
         if resample:
             log_weight = float(reservoir.log_weight_sum[0] - np.log(n_moves)) if self.adapt else 0.0
             out.update(graph=reservoir.adj, log_score=float(reservoir.log_score[0]), log_weight=log_weight,

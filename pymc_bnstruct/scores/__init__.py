@@ -1,5 +1,5 @@
-"""Decomposable local scores (BDeu, K2, BIC for discrete data; BGe for continuous data) and
-network scores.
+"""Decomposable local scores (BDeu, K2, BIC for discrete data; BGe for continuous data; CG
+for mixed data) and network scores.
 
 All scores are natural logarithms, higher is better, and decompose over families:
 ``score(G) = sum_i score(X_i | Pa_i)``. One numba engine (:mod:`.kernels`) computes them
@@ -8,6 +8,8 @@ for every backend; :meth:`Score.engine_inputs` gives it the arrays of one (score
 
 from __future__ import annotations
 
+__stage__ = "scores"  # where this unit sits in the pipeline (tests/test_layout.py)
+
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -15,12 +17,13 @@ from typing import Any
 import numba
 import numpy as np
 
-from ..data import ContinuousData, DiscreteData, as_data
+from ..constraints import StructureConstraints
+from ..data import ContinuousData, DiscreteData, MixedData, as_data
 from ..graph import find_cycle, to_adjacency
 from ..priors import StructurePrior
 from . import kernels as _kernels
 
-__all__ = ["Score", "BDeu", "K2", "BIC", "BGe", "network_score", "family_indices", "check_score", "check_prior",
+__all__ = ["Score", "BDeu", "K2", "BIC", "BGe", "CG", "network_score", "family_indices", "check_score", "check_prior",
            "default_score"]
 
 
@@ -99,8 +102,11 @@ class Score:
     def check_data(self, data: Any) -> None:
         """A clear ``TypeError`` unless ``data`` is a data object of :attr:`data_kind`."""
         kind = getattr(data, "kind", None)
-        if kind == self.data_kind and isinstance(data, (DiscreteData, ContinuousData)):
+        if kind == self.data_kind and isinstance(data, (DiscreteData, ContinuousData, MixedData)):
             return
+        if kind == "mixed":
+            raise TypeError(f"{self!r} scores {self.data_kind} data, got mixed data ({data!r}); use "
+                            "score=bns.CG() for mixed data")
         if kind == "continuous":
             raise TypeError(f"{self!r} scores discrete data, got continuous data ({data!r}); use score=bns.BGe() "
                             "for continuous data, or discretise it first (pandas.cut / pandas.qcut)")
@@ -172,7 +178,7 @@ class Score:
         if len(children) == 0:
             return np.empty(0)
         # work per family: the rows counted (discrete), a small Cholesky factorisation (BGe)
-        work = data.n_samples if self.data_kind == "discrete" else 16 * int(sizes.max() + 1) ** 2
+        work = 16 * int(sizes.max() + 1) ** 2 if self.data_kind == "continuous" else data.n_samples
         if len(children) * work < _kernels.SERIAL_WORK or numba.get_num_threads() == 1:
             return _kernels.local_scores_serial(cols, arities, children, parent_sets, sizes, self.kind, self._param)
         n_chunks = 64 * numba.get_num_threads()
@@ -397,15 +403,99 @@ class BGe(Score):
         return f"BGe(am={self.am:g}{aw})"
 
 
+class CG(Score):
+    r"""Bayesian conditional-Gaussian score of mixed data (log marginal likelihood).
+
+    For conditional-Gaussian DAGs: no discrete node has a continuous parent (every
+    constraints object built on :class:`~pymc_bnstruct.MixedData` forbids those edges).
+    The family scores are
+
+    - a discrete node with (discrete) parents: ``BDeu(ess)``, exactly :class:`BDeu`;
+    - a continuous node ``X`` with discrete parents ``Δ`` and continuous parents ``Γ``:
+      ``Σ_d [log p(D_{Γ∪X}[R_d]) − log p(D_Γ[R_d])]`` over the configurations ``d`` of ``Δ``
+      seen in the data (``R_d`` their rows, ``N_d = |R_d| > 0``): the :class:`BGe` local
+      score of ``X`` given ``Γ`` on the rows ``R_d`` alone, every ``N``-dependent term with
+      ``N_d`` and the configuration's own means and scatter (``μ0 = 0``, not centred).
+      ``n`` in ``aw`` is the number of continuous variables.
+
+    All-discrete data give :class:`BDeu`, all-continuous data :class:`BGe`. Markov-equivalent
+    DAGs that differ by reversing edges between continuous nodes score the same;
+    see ``docs/mixed.md`` for the derivation and what is not reversible.
+
+    Parameters
+    ----------
+    ess : float, default 1
+        BDeu's equivalent sample size of the discrete families, > 0.
+    am : float, default 1
+        Prior sample size of the normal-Wishart mean (as in :class:`BGe`), > 0.
+    aw : float, optional
+        Wishart degrees of freedom; default ``n + am + 1`` with ``n`` continuous variables;
+        must exceed ``n + 1``.
+
+    References
+    ----------
+    .. [1] Bøttcher (2001), "Learning Bayesian networks with mixed variables", AISTATS 2001.
+    .. [2] Heckerman & Geiger (1995), "Learning Bayesian networks: a unification for discrete and Gaussian domains", UAI 11.
+    .. [3] Kuipers, Moffa & Heckerman (2014), "Addendum on the scoring of Gaussian DAG models", Ann. Statist. 42, 1689-1691.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(1)
+    >>> g = rng.integers(0, 2, 300)
+    >>> df = pd.DataFrame({"g": g, "y": 2.0 * g + rng.normal(size=300)})
+    >>> score = bns.CG()
+    >>> score
+    CG(ess=1, am=1)
+    >>> bool(score.local(df, "y", ["g"]) > score.local(df, "y", []))
+    True
+    """
+
+    kind = _kernels.CG
+    data_kind = "mixed"
+
+    def __init__(self, ess: float = 1.0, am: float = 1.0, aw: float | None = None) -> None:
+        self._bdeu, self._bge = BDeu(ess), BGe(am, aw)  # their checks
+        self.ess, self.am, self.aw = self._bdeu.ess, self._bge.am, self._bge.aw
+
+    @property
+    def _param(self) -> float:
+        return self.ess
+
+    @property
+    def _params(self) -> tuple:
+        return (self.ess, self.am, self.aw)
+
+    def check_data(self, data: Any) -> None:
+        """A clear ``TypeError`` unless ``data`` is a data object (any kind: discrete and
+        continuous data are mixed data with one kind of column)."""
+        if not isinstance(data, (DiscreteData, ContinuousData, MixedData)):
+            raise TypeError(f"expected DiscreteData, ContinuousData or MixedData, got {type(data).__name__}")
+
+    def engine_inputs(self, data: DiscreteData | ContinuousData | MixedData) -> tuple[Any, np.ndarray]:
+        """The :class:`~pymc_bnstruct.scores.kernels.MixedColumns` of ``data`` and the arities
+        (1 for continuous variables)."""
+        self.check_data(data)
+        mixed = MixedData.of(data)
+        aw = self._bge.aw_for(mixed.n_continuous)
+        cols = _kernels.mixed_columns(mixed.codes, mixed.values, mixed.continuous, self.am, aw)
+        return cols, mixed.arities
+
+    def __repr__(self) -> str:
+        aw = "" if self.aw is None else f", aw={self.aw:g}"
+        return f"CG(ess={self.ess:g}, am={self.am:g}{aw})"
+
+
 def default_score(data: Any) -> Score:
-    """The package's default score for ``data``: ``BDeu()`` (discrete) or ``BGe()`` (continuous).
+    """The package's default score for ``data``: ``BDeu()`` (discrete), ``BGe()`` (continuous)
+    or ``CG()`` (mixed).
 
     Examples
     --------
     >>> bns.scores.default_score(bns.datasets.load_network("cancer").sample(20, random_seed=1))
     BDeu(ess=1)
     """
-    return BGe() if getattr(data, "kind", None) == "continuous" else BDeu()
+    kind = getattr(data, "kind", None)
+    return BGe() if kind == "continuous" else CG() if kind == "mixed" else BDeu()
 
 
 def check_score(score: Any, what: str = "score") -> Score:
@@ -415,7 +505,7 @@ def check_score(score: Any, what: str = "score") -> Score:
         raise TypeError(f"{what} must be a Score instance: write {score.__name__}() (with parentheses, e.g. "
                         f"{score.__name__}(ess=10)), not the class {score.__name__}")
     if not isinstance(score, Score):
-        raise TypeError(f"{what} must be a Score (BDeu(), K2(), BIC(), BGe()), got {score!r}")
+        raise TypeError(f"{what} must be a Score (BDeu(), K2(), BIC(), BGe(), CG()), got {score!r}")
     return score
 
 
@@ -454,7 +544,8 @@ def network_score(
     Raises
     ------
     ValueError
-        If the graph is cyclic, has the wrong shape or names unknown variables.
+        If the graph is cyclic, has the wrong shape or names unknown variables, or (mixed
+        data) gives a discrete node a continuous parent.
 
     References
     ----------
@@ -479,6 +570,8 @@ def network_score(
     cycle = find_cycle(adj)
     if cycle is not None:
         raise ValueError("graph is cyclic: " + " -> ".join(data.names[i] for i in cycle))
+    if data.kind == "mixed":  # a conditional-Gaussian DAG: no continuous parent of a discrete node
+        StructureConstraints(data.names, None, kinds=data.kinds).check_graph(adj, "the graph")
     families = [(j, np.flatnonzero(adj[:, j]).tolist()) for j in range(data.n_vars)]
     total = float(score.local_many(data, families).sum())
     if prior is not None:

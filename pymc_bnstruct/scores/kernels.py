@@ -29,6 +29,7 @@ the batching, the parallel chunks and the family-score cache serve both kinds un
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numba as nb
 import numpy as np
@@ -40,6 +41,7 @@ BDEU = 0
 K2 = 1
 BIC = 2
 BGE = 3
+CG = 4
 
 # Key spaces up to max(this, 4 * n_samples) are counted densely; beyond, keys are renumbered
 # first, so the work per family stays O(n_samples * r) however many parents there are.
@@ -249,6 +251,29 @@ def bge_statistics(scatter, means, n_samples, am, aw):
     return out
 
 
+@inner
+def _cholesky_terms(T, m):
+    """``(log|T[:m-1, :m-1]|, log Schur)`` of an ``m × m`` SPD matrix (lower triangle read):
+    one Cholesky factorisation; the last pivot is ``|T| / |T[:m-1, :m-1]|``."""
+    L = empty((m, m), np.float64)
+    log_det_pa = 0.0
+    pivot = 0.0
+    for j in range(m):
+        acc = T[j, j]
+        for k in range(j):
+            acc -= L[j, k] * L[j, k]
+        pivot = acc
+        if j < m - 1:
+            log_det_pa += math.log(acc)
+        L[j, j] = math.sqrt(acc)
+        for i in range(j + 1, m):
+            acc = T[i, j]
+            for k in range(j):
+                acc -= L[i, k] * L[j, k]
+            L[i, j] = acc / L[j, j]
+    return log_det_pa, math.log(pivot)
+
+
 @nb.njit(cache=True)
 def bge_family(stats, child, parents, n_parents):
     """BGe local score from :func:`bge_statistics`: a difference of two log-determinants.
@@ -260,34 +285,143 @@ def bge_family(stats, child, parents, n_parents):
     """
     n = stats.shape[1]
     m = n_parents + 1
-    L = empty((m, m), np.float64)
-    log_det_pa = 0.0
-    pivot = 0.0
-    for j in range(m):
-        vj = parents[j] if j < n_parents else child
-        acc = stats[vj, vj]
-        for k in range(j):
-            acc -= L[j, k] * L[j, k]
-        pivot = acc
-        if j < n_parents:
-            log_det_pa += math.log(acc)
-        L[j, j] = math.sqrt(acc)
-        for i in range(j + 1, m):
-            vi = parents[i] if i < n_parents else child
-            acc = stats[vi, vj]
-            for k in range(j):
-                acc -= L[i, k] * L[j, k]
-            L[i, j] = acc / L[j, j]
-    return stats[n, n_parents] - stats[n + 1, n_parents] * math.log(pivot) - 0.5 * log_det_pa
+    T = empty((m, m), np.float64)
+    for i in range(m):
+        vi = parents[i] if i < n_parents else child
+        for j in range(i + 1):
+            T[i, j] = stats[vi, parents[j] if j < n_parents else child]
+    log_det_pa, log_pivot = _cholesky_terms(T, m)
+    return stats[n, n_parents] - stats[n + 1, n_parents] * log_pivot - 0.5 * log_det_pa
+
+
+# ---------------------------------------------------------------------------- CG (mixed data)
+class MixedColumns(NamedTuple):
+    """The score engine's view of mixed data for the conditional-Gaussian score ``CG``.
+
+    Every array has one row per variable, so a variable's index reads both.
+    """
+
+    #: ``(n_vars, n_samples)`` int32 state codes (0 in the continuous rows).
+    codes: np.ndarray
+    #: ``(n_vars, n_samples)`` float64 values of the continuous variables.
+    values: np.ndarray
+    #: ``(n_vars,)`` int8: 1 for a continuous variable.
+    continuous: np.ndarray
+    #: ``[am, aw − n, t]`` of the normal-Wishart prior (``n`` continuous variables,
+    #: ``t = am (aw − n − 1) / (am + 1)``).
+    prior: np.ndarray
+
+
+def mixed_columns(codes, values, continuous, am, aw):
+    """:class:`MixedColumns` from ``(n_samples, n_vars)`` codes and values (views, no copy
+    where the inputs are Fortran-ordered). (NumPy: built once per data set.)"""
+    n = int(np.sum(continuous))
+    t = am * (aw - n - 1) / (am + 1)
+    return MixedColumns(np.ascontiguousarray(codes.T), np.ascontiguousarray(values.T),
+                        np.ascontiguousarray(continuous, dtype=np.int8), np.array([am, aw - n, t], dtype=np.float64))
+
+
+@inner
+def _gaussian_piece(T, m, n_rows, prior):
+    """The BGe local score of a child (last of ``m``) given ``m − 1`` continuous parents on
+    ``n_rows`` rows whose posterior scatter matrix is ``T`` (lower triangle)."""
+    am, a0, t = prior[0], prior[1], prior[2]
+    n_par = m - 1
+    a = a0 + n_par + 1
+    log_det_pa, log_pivot = _cholesky_terms(T, m)
+    const = (-(n_rows / 2) * math.log(math.pi) + 0.5 * math.log(am / (am + n_rows))
+             + math.lgamma((a + n_rows) / 2) - math.lgamma(a / 2) + ((a + n_par) / 2) * math.log(t))
+    return const - ((a + n_rows) / 2) * log_pivot - 0.5 * log_det_pa
+
+
+@inner
+def cg_family(cols, arities, child, parents, n_parents, ess, keys, counts):
+    """Conditional-Gaussian local score (``CG``) of one family of mixed data.
+
+    A discrete child: BDeu(``ess``) of its (discrete) parents' counts, ``-inf`` with a
+    continuous parent (not a conditional-Gaussian DAG). A continuous child with discrete
+    parents ``Δ`` and continuous parents ``Γ``: ``Σ_d`` over the observed configurations
+    ``d`` of ``Δ`` of the BGe local score of the child given ``Γ`` on the rows of ``d``
+    alone. The rows are keyed by configuration as the discrete counts are
+    (:func:`family_keys`, renumbered to the observed ones), then two passes over the rows
+    gather every configuration's count, means and centred cross-products at once.
+    """
+    cont = cols.continuous
+    if cont[child] == 0:
+        for t in range(n_parents):
+            if cont[parents[t]] != 0:
+                return -np.inf
+        return count_and_score_discrete(cols.codes, arities, child, parents, n_parents, BDEU, ess, keys, counts)
+    n_rows = cols.codes.shape[1]
+    disc = empty(max(n_parents, 1), np.int64)
+    gauss = empty(n_parents + 1, np.int64)
+    nd = 0
+    m = 0
+    for t in range(n_parents):
+        if cont[parents[t]] != 0:
+            gauss[m] = parents[t]
+            m += 1
+        else:
+            disc[nd] = parents[t]
+            nd += 1
+    gauss[m] = child
+    m += 1
+    if nd == 0:
+        for s in range(n_rows):
+            keys[s] = 0
+        u = 1
+    else:  # configuration keys: the last discrete parent takes the place of the child digit
+        span = family_keys(cols.codes, arities, disc[nd - 1], disc, nd - 1, keys)
+        u = renumber(keys, span)
+    size = zeros(u, np.int64)
+    mean = zeros((u, m), np.float64)
+    cross = zeros((u, m, m), np.float64)
+    values = cols.values
+    for s in range(n_rows):
+        d = keys[s]
+        size[d] += 1
+        for a in range(m):
+            mean[d, a] += values[gauss[a], s]
+    for d in range(u):
+        for a in range(m):
+            mean[d, a] /= size[d]
+    for s in range(n_rows):
+        d = keys[s]
+        for a in range(m):
+            xa = values[gauss[a], s] - mean[d, a]
+            for b in range(a + 1):
+                cross[d, a, b] += xa * (values[gauss[b], s] - mean[d, b])
+    am, t = cols.prior[0], cols.prior[2]
+    T = empty((m, m), np.float64)
+    total = 0.0
+    for d in range(u):
+        nd_rows = size[d]
+        w = am * nd_rows / (am + nd_rows)
+        for a in range(m):
+            for b in range(a + 1):
+                T[a, b] = cross[d, a, b] + w * mean[d, a] * mean[d, b]  # (x̄ − μ0)(x̄ − μ0)ᵀ, μ0 = 0
+            T[a, a] += t
+        total += _gaussian_piece(T, m, nd_rows, cols.prior)
+    return total
+
+
+def engine_rows(cols):
+    """The number of data rows in any engine input (an array of columns or :class:`MixedColumns`)."""
+    if isinstance(cols, MixedColumns):
+        return cols.codes.shape[1]
+    return cols.shape[1]
 
 
 def count_and_score(cols, arities, child, parents, n_parents, kind, ess, keys, counts):
-    """Local score of one family: :func:`bge_family` for float ``cols`` (BGe statistics),
-    :func:`count_and_score_discrete` for integer codes.
+    """Local score of one family: :func:`cg_family` for :class:`MixedColumns`,
+    :func:`bge_family` for float ``cols`` (BGe statistics), :func:`count_and_score_discrete`
+    for integer codes.
 
     In compiled code the choice is made by type (the ``overload`` below, inlined into each
     caller); this Python body serves ``NUMBA_DISABLE_JIT=1``.
     """
+    if isinstance(cols, MixedColumns):
+        return cg_family(cols, arities, child, parents, n_parents, ess, keys, counts)
     if cols.dtype.kind == "f":
         return bge_family(cols, child, parents, n_parents)
     return count_and_score_discrete(cols, arities, child, parents, n_parents, kind, ess, keys, counts)
@@ -299,6 +433,10 @@ if not DISABLE_JIT:
 
     @_overload(count_and_score, inline="always", jit_options={"cache": True})
     def _count_and_score_typed(cols, arities, child, parents, n_parents, kind, ess, keys, counts):
+        if isinstance(cols, _types.BaseTuple):
+            def mixed(cols, arities, child, parents, n_parents, kind, ess, keys, counts):
+                return cg_family(cols, arities, child, parents, n_parents, ess, keys, counts)
+            return mixed
         if isinstance(cols.dtype, _types.Float):
             def gaussian(cols, arities, child, parents, n_parents, kind, ess, keys, counts):
                 return bge_family(cols, child, parents, n_parents)
@@ -308,11 +446,17 @@ if not DISABLE_JIT:
             return count_and_score_discrete(cols, arities, child, parents, n_parents, kind, ess, keys, counts)
         return discrete
 
+    @_overload(engine_rows, inline="always", jit_options={"cache": True})
+    def _engine_rows_typed(cols):
+        if isinstance(cols, _types.BaseTuple):
+            return lambda cols: cols.codes.shape[1]
+        return lambda cols: cols.shape[1]
+
 
 @nb.njit(cache=True)
 def local_score(cols, arities, child, parents, kind, ess):
     """Score of one family; ``parents`` is a 1-D int64 array."""
-    keys = empty(cols.shape[1], np.int32)
+    keys = empty(engine_rows(cols), np.int32)
     counts = empty(1024, np.int64)
     return count_and_score(cols, arities, child, parents, parents.shape[0], kind, ess, keys, counts)
 
@@ -323,7 +467,7 @@ def local_scores_serial(cols, arities, children, parent_sets, n_parents, kind, e
     kernel (seconds on a cold cache) costs far more than it saves, and for the blocks of a
     score table on an executor (``ScoreTable(executor=...)``)."""
     out = empty(children.shape[0], np.float64)
-    keys = empty(cols.shape[1], np.int32)
+    keys = empty(engine_rows(cols), np.int32)
     counts = empty(1024, np.int64)
     for f in range(children.shape[0]):
         out[f] = count_and_score(cols, arities, children[f], parent_sets[f], n_parents[f], kind, ess, keys, counts)
@@ -345,7 +489,7 @@ def local_scores(cols, arities, children, parent_sets, n_parents, kind, ess, n_c
     n_chunks = max(1, min(n_fam, n_chunks))
     for c in nb.prange(n_chunks):
         # scratch buffers once per chunk, not per family
-        keys = np.empty(cols.shape[1], dtype=np.int32)
+        keys = np.empty(engine_rows(cols), dtype=np.int32)
         counts = np.empty(1024, dtype=np.int64)
         lo = c * n_fam // n_chunks
         hi = (c + 1) * n_fam // n_chunks

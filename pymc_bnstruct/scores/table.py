@@ -298,6 +298,8 @@ class ScoreTable:
             raise TypeError("constraints must be a StructureConstraints over the data's variables")
         elif (candidates, blacklist, whitelist) != (None, None, None):
             raise ValueError("give either constraints= or candidates / blacklist / whitelist, not both")
+        if constraints.kinds is None and data.kind == "mixed":  # the CG rule, whoever built them
+            constraints = constraints.with_kinds(data.kinds)
         self.constraints = constraints
         c = self.constraints
         self.max_parents, self.blacklist, self.whitelist = c.max_parents, c.blacklist, c.whitelist
@@ -341,7 +343,7 @@ class ScoreTable:
         """The table's :class:`StructureConstraints`; an int ``candidates`` is resolved with the score."""
         is_count = isinstance(candidates, (int, np.integer)) and not isinstance(candidates, (bool, np.bool_))
         c = StructureConstraints(self.names, max_parents, blacklist, whitelist,
-                                 candidates=None if is_count else candidates)
+                                 candidates=None if is_count else candidates, kinds=self.data.kinds)
         if not is_count:
             return c
         n, m = self.n_vars, int(candidates)

@@ -16,6 +16,8 @@
   evaluations, and ``to_cpdag()``.
 """
 
+__stage__ = "algorithms"  # where this unit sits in the pipeline (tests/test_layout.py)
+
 from .hill_climb import hill_climb
 from .refine import refined_map
 from .result import SearchResult

@@ -34,7 +34,7 @@ def _setup(data: Any, score: Score, prior: StructurePrior, max_parents: int | No
            blacklist: Any, whitelist: Any, start: Any) -> tuple[ScoreCache, StructureConstraints, np.ndarray]:
     data = as_data(data)
     cache = ScoreCache(data, score, prior)
-    constraints = StructureConstraints(data.names, max_parents, blacklist, whitelist)
+    constraints = StructureConstraints(data.names, max_parents, blacklist, whitelist, kinds=data.kinds)
     adj = constraints.empty_graph() if start is None else constraints.check_graph(start, "start graph")
     return cache, constraints, adj
 

@@ -97,8 +97,8 @@ ed. MIT Press (the PC skeleton).
 from __future__ import annotations
 
 import dataclasses
+import logging
 import math
-import sys
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -121,6 +121,8 @@ from .skeleton import skeleton_search
 
 __all__ = ["search_space", "SearchSpace", "METHODS", "STARTS"]
 
+_log = logging.getLogger(__name__)
+
 #: Families scored at once in a plus1 round (about 100 MB of arrays at most).
 _PLUS1_CHUNK = 1_000_000
 
@@ -131,7 +133,10 @@ METHODS = ("iterative", "skeleton")
 #: skeleton search, or a PC skeleton from G² tests (orders 0-2).
 STARTS = ("hill_climb", "skeleton_search", "pc")
 DEFAULT_START = "pc"
-#: The default start on continuous data (Fisher's z PC start measured slightly worse; module docstring).
+#: The default start on continuous and mixed data (Fisher's z PC start measured slightly worse on
+#: continuous data, module docstring; mixed data have no CI test for a PC start, and on four
+#: random CG networks of 20 and 50 nodes, 500 and 1,000 rows, the hill-climbing and skeleton-search
+#: starts grew into the same space: recall of the true parents 1.0, 0.89, 0.985, 0.982).
 DEFAULT_START_CONTINUOUS = "hill_climb"
 
 _TABU = 10  # tabu list of the climbs (BiDAG's starting climb uses none; 10 escapes small plateaus)
@@ -227,9 +232,10 @@ def search_space(
 
     Parameters
     ----------
-    data : DiscreteData, ContinuousData or pandas.DataFrame
-        For continuous data the start skeleton is a hill-climbing DAG's (a PC start from
-        Fisher's z tests found slightly fewer true parents; module docstring).
+    data : DiscreteData, ContinuousData, MixedData or pandas.DataFrame
+        For continuous and mixed data the start skeleton is a hill-climbing DAG's (a PC
+        start from Fisher's z tests found slightly fewer true parents; module docstring;
+        mixed data have no CI test for a PC start).
     score : Score, optional
         Default ``BDeu()`` for discrete data and ``BGe()`` for continuous data.
     prior : StructurePrior, optional
@@ -293,8 +299,8 @@ def _search_space(data: Any, *, score: Any, prior: Any, max_parents: Any, max_ca
     score = check_score(default_score(data) if score is None else score)
     prior = check_prior(Uniform() if prior is None else prior)
     if start is None:
-        start = DEFAULT_START_CONTINUOUS if data.kind == "continuous" else DEFAULT_START
-    base = StructureConstraints(data.names, max_parents, blacklist, whitelist)
+        start = DEFAULT_START_CONTINUOUS if data.kind in ("continuous", "mixed") else DEFAULT_START
+    base = StructureConstraints(data.names, max_parents, blacklist, whitelist, kinds=data.kinds)
     cache = ScoreCache(data, score, prior)
     rng = np.random.default_rng(random_seed)
     n = base.n_vars
@@ -303,7 +309,6 @@ def _search_space(data: Any, *, score: Any, prior: Any, max_parents: Any, max_ca
     skel, adj, start_name = _start_skeleton(grower, start)
     grower.admit(skel | skel.T, adj)
     rounds = 0
-    tty = sys.stderr.isatty()  # redraw one line on a terminal, a line per round in a log
     if method == "iterative":
         while rounds < _MAX_ROUNDS:
             rounds += 1
@@ -311,12 +316,10 @@ def _search_space(data: Any, *, score: Any, prior: Any, max_parents: Any, max_ca
             if progressbar:
                 line = (f"search_space: round {rounds}, {added} new candidate edge(s), "
                         f"{grower.allowed.sum() / max(n, 1):.1f} per node, {time.perf_counter() - t0:.0f} s")
-                print("\r" + line if tty else line, end="" if tty else "\n", file=sys.stderr, flush=True)
+                _log.info(line)
             if added == 0:
                 break
         grower.fringe()
-        if progressbar and tty:
-            print(file=sys.stderr, flush=True)
     names = base.names
     parents = tuple(tuple(names[u] for u in np.flatnonzero(grower.allowed[:, v])) for v in range(n))
     return SearchSpace(names, parents, rounds, time.perf_counter() - t0, method, start_name,
@@ -355,6 +358,10 @@ def _pc_skeleton(data: DiscreteData | ContinuousData, max_order: int = _PC_MAX_O
     expansion: pooled experiments add dependencies rather than hide them, and there may be
     no observational rows at all."""
     n = data.n_vars
+    if data.kind == "mixed":
+        raise ValueError("a PC start needs a conditional-independence test, and there is none for mixed discrete "
+                         "and continuous pairs: use start='hill_climb' (the default on mixed data) or "
+                         "'skeleton_search'")
     if isinstance(data, ContinuousData):
         test = BoundTest(FisherZ().bind(data), None, np.zeros(n, dtype=np.int64), data.names)
     else:

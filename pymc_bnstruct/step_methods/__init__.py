@@ -12,6 +12,8 @@ are refused by the results functions (:class:`ForeignStepError`,
 :class:`~pymc_bnstruct.DAG` agree).
 """
 
+__stage__ = "step_methods"  # where this unit sits in the pipeline (tests/test_layout.py)
+
 from .base import ForeignStepError, StructureStep, check_structure_steps, register
 from .missing import ImputeMissing
 from .order import OrderMetropolis

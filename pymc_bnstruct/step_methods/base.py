@@ -393,6 +393,11 @@ class StructureStep(BlockedStep):
         new_point[self.var_name] = new_value
         return new_point, [stats]
 
+    def _needs_load(self, value: np.ndarray, current: np.ndarray | None) -> bool:
+        """Whether the chain must load ``value`` before moving: in a chain's first draw, or when
+        ``value`` is not the state the chain holds (``current``; another step changed it)."""
+        return self.fresh or current is None or value.shape != current.shape or not np.array_equal(value, current)
+
     def _sync_imputed(self, point: dict) -> None:
         """Data with missing cells: make the point's imputed cells the data the chain scores
         (``bns.ImputeMissing`` changes them between draws; a new chain starts from its own),

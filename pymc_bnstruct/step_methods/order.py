@@ -102,7 +102,7 @@ class OrderMetropolis(StructureStep):
 
     def _draw(self, value: np.ndarray, seed: int) -> tuple[np.ndarray, dict[str, Any]]:
         chain = self.chain
-        if self.fresh or chain.order is None or value.shape != chain.order.shape or not np.array_equal(value, chain.order):
+        if self._needs_load(value, chain.order):
             chain.load(value, repr(self.var_name))
         counts = chain.run(self.moves_per_draw, seed)
         stats = move_stats(chain.log_score, counts, MOVE_KINDS)

@@ -138,7 +138,7 @@ class PartitionMetropolis(StructureStep):
 
     def _draw(self, value: np.ndarray, seed: int) -> tuple[np.ndarray, dict[str, Any]]:
         chain = self.chain
-        if self.fresh or chain.layer is None or value.shape != chain.layer.shape or not np.array_equal(value, chain.layer):
+        if self._needs_load(value, chain.layer):
             chain.load(value, repr(self.var_name))
         counts = chain.run(self.moves_per_draw, seed)
         stats = move_stats(chain.log_score, counts, MOVE_KINDS)

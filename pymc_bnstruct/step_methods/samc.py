@@ -246,7 +246,7 @@ class SAMC(StructureStep):
         # the chain continues from its own state when PyMC hands back the value recorded last
         # (with record="resample" that is a resampled graph, not the chain's state)
         last = self._last_value
-        if self.fresh or c.adj is None or last is None or value.shape != last.shape or not np.array_equal(value, last):
+        if c.adj is None or self._needs_load(value, last):
             try:
                 c.load(value)
             except ValueError as err:

@@ -154,7 +154,7 @@ class StructureMetropolis(StructureStep):
 
     def _draw(self, value: np.ndarray, seed: int) -> tuple[np.ndarray, dict[str, Any]]:
         chain = self.chain
-        if self.fresh or chain.adj is None or value.shape != chain.adj.shape or not np.array_equal(value, chain.adj):
+        if self._needs_load(value, chain.adj):
             chain.load(value, f"the value of {self.var_name!r}")
         if self.fresh:
             n_anneal = self._anneal_moves_for(value)

@@ -6,6 +6,8 @@
   counters); :class:`pymc_bnstruct.StructureMetropolis` is its PyMC adapter.
 """
 
+__stage__ = "algorithms"  # where this unit sits in the pipeline (tests/test_layout.py)
+
 from .chain import (
     DEFAULT_ANNEAL_MOVES,
     DEFAULT_REV_PROB,

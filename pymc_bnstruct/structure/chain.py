@@ -17,7 +17,6 @@ import numpy as np
 
 from ..constraints import StructureConstraints
 from ..moves.cache import ScoreCache
-from ..moves.proposals import N_KINDS
 from ..moves.state import REV_PRUNE_NATS, FamilyTable, GraphState, KernelConstraints
 from ..scores.table import ScoreTable
 from ..validation import check_move_probs
@@ -216,8 +215,8 @@ class StructureChain:
     def _run(self, n_moves: int, seed: int, beta_from: float, beta_to: float) -> dict[str, np.ndarray]:
         if self.state is None:
             raise RuntimeError("load a graph first")
-        counts = np.zeros(2 * N_KINDS, dtype=np.int64)
-        self.log_score = float(structure_metropolis(self.state, self.cache.engine, KernelConstraints.of(self.constraints),
-                                                     self.move_probs, int(n_moves), int(seed), counts, self.families,
-                                                     float(beta_from), float(beta_to)))
-        return {"proposed": counts[:N_KINDS], "accepted": counts[N_KINDS:]}
+        self.state, info = structure_metropolis(self.state, self.cache.engine, KernelConstraints.of(self.constraints),
+                                                self.move_probs, int(n_moves), int(seed), self.families,
+                                                float(beta_from), float(beta_to))
+        self.log_score = float(info.log_score)
+        return {"proposed": info.proposed, "accepted": info.accepted}

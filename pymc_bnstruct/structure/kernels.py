@@ -20,7 +20,7 @@ import math
 import numba as nb
 import numpy as np
 
-from ..jit import empty, inlined, zeros
+from ..jit import MoveInfo, empty, inlined, zeros
 from ..moves.cache_kernels import graph_score
 from ..moves.proposals import (
     REV,
@@ -43,8 +43,12 @@ _graph_score_inline = inlined(graph_score)
 
 
 @nb.njit(cache=True)
-def structure_metropolis(graph, E, limits, probs, n_moves, seed, stats, families, beta_from, beta_to):
-    """Run ``n_moves`` Metropolis–Hastings moves on ``graph`` in place; return the score of the final graph.
+def structure_metropolis(graph, E, limits, probs, n_moves, seed, families, beta_from, beta_to):
+    """Run ``n_moves`` Metropolis–Hastings moves on ``graph``; return ``(graph, info)``.
+
+    ``graph`` is updated in place and returned; ``info`` is a :class:`~pymc_bnstruct.jit.MoveInfo`:
+    the score of the final graph and the moves proposed and accepted per kind (add, delete,
+    reverse, REV; illegal proposals count as proposed and rejected).
 
     ``graph``: a :class:`~pymc_bnstruct.moves.state.GraphState`; ``E``: the family-score cache's
     engine; ``limits``: the :class:`~pymc_bnstruct.moves.state.KernelConstraints`.
@@ -57,8 +61,6 @@ def structure_metropolis(graph, E, limits, probs, n_moves, seed, stats, families
     parent sets from ``families``, a :class:`~pymc_bnstruct.moves.state.FamilyTable` of a
     :class:`~pymc_bnstruct.ScoreTable` with the same score, prior and constraints (ignored,
     and may be empty, when ``probs[3] == 0``): its kept families, with its index.
-    ``stats[k]`` / ``stats[4 + k]`` receive proposed / accepted moves of kind ``k`` (0–3;
-    illegal proposals count as proposed and rejected).
 
     ``beta_from``, ``beta_to``: inverse temperature of the first and the last move, linear in
     between (move ``t`` of ``n`` at ``beta_from + (beta_to - beta_from) t / n``). A move at
@@ -72,6 +74,8 @@ def structure_metropolis(graph, E, limits, probs, n_moves, seed, stats, families
     allowed, required, max_parents = limits.allowed, limits.required, limits.max_parents
     rng = seed_state(seed)
     n = adj.shape[0]
+    proposed = zeros(4, np.int64)
+    accepted = zeros(4, np.int64)
     eu = empty(n * n, np.int64)
     ev = empty(n * n, np.int64)
     pos = empty((n, n), np.int64)
@@ -93,16 +97,16 @@ def structure_metropolis(graph, E, limits, probs, n_moves, seed, stats, families
     for t in range(n_moves):
         beta = beta_from + beta_step * t
         if p_rev > 0.0 and uniform(rng) < p_rev:
-            stats[REV] += 1
+            proposed[REV] += 1
             legal, i, j, delta, log_h = _rev_propose_inline(adj, pbits, eu, ev, m, E, offsets, fbits, fscores, W, rng)
             if legal and math.log(uniform(rng)) < beta * delta + log_h:
-                stats[4 + REV] += 1
+                accepted[REV] += 1
                 m = _rev_accept_inline(adj, pbits, npar, desc, eu, ev, pos, order_buf, i, j, W[5])
             continue
         kind, u, v, legal, delta, log_h = _propose_inline(adj, pbits, npar, desc, eu, ev, m, E, allowed, required,
                                                   max_parents, single, tmp, rng)
-        stats[kind] += 1
+        proposed[kind] += 1
         if legal and math.log(uniform(rng)) < beta * delta + log_h:
-            stats[4 + kind] += 1
+            accepted[kind] += 1
             m = _accept_inline(adj, pbits, npar, desc, eu, ev, pos, m, order_buf, kind, u, v)
-    return _graph_score_inline(E, pbits)
+    return graph, MoveInfo(_graph_score_inline(E, pbits), proposed, accepted)
