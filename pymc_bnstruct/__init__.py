@@ -74,6 +74,8 @@ __all__ = [
     "partition",
     "DAG",
     "StructureMetropolis",
+    "ImputeMissing",
+    "missing",
     "ForeignStepError",
     "SAMC",
     "samc",

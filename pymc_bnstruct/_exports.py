@@ -17,6 +17,7 @@ from . import (
     exact,
     graph,
     learning,
+    missing,
     model,
     moves,
     networks,
@@ -79,4 +80,11 @@ from .scores import BIC, CG, K2, BDeu, BGe, network_score
 from .scores.ops import DAGLogScore
 from .scores.table import ScoreTable
 from .search import SearchResult, SearchSpace, search_space
-from .step_methods import SAMC, ForeignStepError, OrderMetropolis, PartitionMetropolis, StructureMetropolis
+from .step_methods import (
+    SAMC,
+    ForeignStepError,
+    ImputeMissing,
+    OrderMetropolis,
+    PartitionMetropolis,
+    StructureMetropolis,
+)

@@ -16,7 +16,11 @@ Posterior variables of a structure variable ``name``:
   the drawn order (0 = earliest), dim :data:`NODE` with the variable names: the readable
   form of the order (``az.summary`` gives each variable's mean position);
 * constant data :func:`family_names` ``(name)`` — the family table an order chain used
-  (child, parents, log score), for sampling DAGs given orders (or partitions).
+  (child, parents, log score), for sampling DAGs given orders (or partitions);
+* with missing cells in the data, :func:`imputed_name` ``(name)`` — the imputed codes of
+  the missing cells per draw (dim :func:`imputed_dims` ``(name)``, the cells in
+  ``data.missing_cells()`` order), drawn by ``bns.ImputeMissing``; stat
+  :data:`IMPUTED_CHANGED` (the share of imputed cells that changed in the draw's sweep).
 
 Sample stats: :data:`LOG_SCORE` (every sampler), :data:`ACCEPT_RATE`, per-kind
 ``f"{kind}_accept_rate"``, and SAMC's :data:`LOG_WEIGHT`, :data:`SAMC_ENERGY`,
@@ -41,7 +45,8 @@ __all__ = [
     "edge_prob_name", "mb_prob_name", "family_names", "family_dims", "LOG_SCORE", "ACCEPT_RATE",
     "LOG_WEIGHT", "SAMC_ENERGY", "LEGACY_SAMC_ENERGY", "REGION", "accept_rate_name", "PARTITION_DIMS",
     "N_LAYERS", "SAMC_EDGE_PROB", "SAMC_MB_PROB", "REPLICA_SWAP_RATE",
-    "FeatureBackend", "check_feature", "feature_dataarray",
+    "FeatureBackend", "check_feature", "feature_dataarray", "KIND_MISSING", "imputed_name", "imputed_dims",
+    "IMPUTED_CHANGED",
 ]
 
 # ----------------------------------------------------------------------------- dims
@@ -53,6 +58,8 @@ EDGE_DIMS: tuple[str, str] = (PARENT, CHILD)
 #: Structure kinds: what a model variable's random-variable Op declares (``structure_kind``)
 #: and the step adapter for it matches on.
 KIND_ORDER, KIND_DAG, KIND_PARTITION = "NodeOrder", "DAG", "NodePartition"
+#: Kind of the imputed missing cells that a structure variable carries (``bns.ImputeMissing``).
+KIND_MISSING = "MissingCells"
 #: Dim of DAGs drawn from a posterior (``bns.posterior_dags``) and of parameter draws.
 SAMPLE = "sample"
 MB_DIMS: tuple[str, str] = (NODE, NODE_)
@@ -226,6 +233,20 @@ REPLICA_SWAP_RATE = "replica_swap_accept_rate"
 #: edge and Markov-blanket indicators, ``(n, n)`` (estimator (17) over all iterations).
 SAMC_EDGE_PROB = "samc_edge_prob"
 SAMC_MB_PROB = "samc_mb_prob"
+
+
+#: Sample stat of ``bns.ImputeMissing``: the share of the imputed cells that changed in the draw's sweep.
+IMPUTED_CHANGED = "imputed_changed"
+
+
+def imputed_name(name: str) -> str:
+    """Name of the imputed cells of the structure variable ``name`` (e.g. ``"dag_imputed"``)."""
+    return f"{name}_imputed"
+
+
+def imputed_dims(name: str) -> tuple[str]:
+    """Dim of :func:`imputed_name` ``(name)``: one entry per missing cell."""
+    return (f"{name}_cell",)
 
 
 def accept_rate_name(kind: str) -> str:

@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 __all__ = [
-    "ArgumentTypeError", "read_only", "check_int", "check_number", "check_probability", "check_choice",
+    "ArgumentTypeError", "read_only", "write_in_place", "check_int", "check_number", "check_probability", "check_choice",
     "check_move_probs", "check_executor",
 ]
 
@@ -35,6 +35,25 @@ class ArgumentTypeError(TypeError, ValueError):
     ...     print(isinstance(err, (TypeError, ValueError)))
     True
     """
+
+
+def write_in_place(target: np.ndarray, values: Any) -> None:
+    """Overwrite ``target``, a read-only array its owner made with :func:`read_only`, and
+    leave it read-only: for state that Ops and kernels hold by reference (a scorer's
+    arrays after imputed cells changed the data).
+
+    Examples
+    --------
+    >>> a = bns.validation.read_only(np.zeros(3))
+    >>> bns.validation.write_in_place(a, [1, 2, 3])
+    >>> a.tolist(), a.flags.writeable
+    ([1.0, 2.0, 3.0], False)
+    """
+    target.flags.writeable = True
+    try:
+        target[...] = values
+    finally:
+        target.flags.writeable = False
 
 
 def read_only(a: np.ndarray) -> np.ndarray:

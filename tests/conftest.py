@@ -179,7 +179,7 @@ KERNEL_MODULES = frozenset({
     "test_brai.py", "test_brai_quality.py", "test_enumerate.py", "test_exact_dp.py", "test_graph.py",
     "test_jit.py", "test_mixed.py", "test_moves.py", "test_order_kernels.py", "test_partition_kernels.py", "test_sampling.py",
     "test_scores.py", "test_scores_golden.py", "test_search.py", "test_search_space.py",
-    "test_structure_kernels.py", "test_table.py", "test_table_executor.py",
+    "test_structure_kernels.py", "test_table.py", "test_table_executor.py", "test_missing_kernels.py",
 })
 _PYMC_LIBRARIES = ("pymc", "arviz", "pytensor")
 # the package's entry points that run PyMC or build ArviZ objects

@@ -204,9 +204,15 @@ def test_drop_rows_and_constant_columns(tmp_path):
     df["always"] = "x"
     df.loc[3, "Smoker"] = None
     df.to_csv(tmp_path / "d.csv", index=False)
-    proc = run("learn", "d.csv", "--method", "hc", "--out", "r.nc", cwd=tmp_path)
+    proc = run("learn", "d.csv", "--method", "hc", "--missing", "error", "--out", "r.nc", cwd=tmp_path)
     assert proc.returncode == 1 and "1 row of 60 have missing values (columns: 'Smoker' (1))" in proc.stderr
     assert "--missing drop-rows" in proc.stderr and not (tmp_path / "r.nc").exists()
+    # by default the cells are modelled, which a search cannot do: it says which methods can
+    proc = run("learn", "d.csv", "--method", "hc", "--out", "r.nc", cwd=tmp_path)
+    assert "1 missing cell in 1 row (columns: 'Smoker' (1)) written as empty (1): modelled, assumed missing at " \
+           "random" in proc.stderr
+    assert proc.returncode == 1 and "--method hc needs complete data; --method order / partition / structure models" \
+           in proc.stderr and not (tmp_path / "r.nc").exists()
     proc = ok(run("learn", "d.csv", "--method", "hc", "--missing", "drop-rows", "--out", "r.nc", cwd=tmp_path))
     assert "dropped 1 row with missing values" in proc.stderr
     assert "dropped 1 constant column (one value in every row): 'always'" in proc.stderr
@@ -596,7 +602,7 @@ def test_bad_cells_and_headers_each_get_a_clear_message(tmp_path, monkeypatch, c
     q.loc[[2, 7], "Smoker"] = "?"
     q.loc[5, "Xray"] = "NA"
     q.to_csv("q.csv", index=False)
-    assert _learn(["q.csv", "--out", "q.nc"]) == 1
+    assert _learn(["q.csv", "--missing", "error", "--out", "q.nc"]) == 1
     err = capsys.readouterr().err
     assert "3 rows of 60 have missing values (columns: 'Smoker' (2), 'Xray' (1)) written as '?' (2), 'NA' (1)" in err
     assert not Path("q.nc").exists()

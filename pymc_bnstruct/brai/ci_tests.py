@@ -310,7 +310,8 @@ class FisherZ:
 
 def _correlation(data: ContinuousData) -> np.ndarray:
     """The correlation matrix from the data's scatter matrix (constant columns are refused
-    when the data is built)."""
+    when the data is built; data with missing cells are refused)."""
+    data.require_complete("B-RAI's Fisher-z tests")
     sd = np.sqrt(np.diag(data.scatter))
     return data.scatter / np.outer(sd, sd)
 

@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from ..datasets import list_networks, load_network, read_bif
+from ..learning.api import IMPUTING_METHODS
 from ..learning.budget import DEFAULT_DRAWS, parse_budget
 from ..priors import EdgePenalty, FamilyCount, StructurePrior, Uniform
 from ..results.diagnostics import convergence_verdict
@@ -194,8 +195,9 @@ def build_parser() -> argparse.ArgumentParser:
     learn.add_argument("--cores", type=_int_at_least(1), default=None,
                        help="processes for the chains (default: what PyMC uses); the same seed gives the same "
                             "draws for any number")
-    learn.add_argument("--missing", choices=("error", "drop-rows"), default="error",
-                       help="rows with missing values: refuse (default) or drop them")
+    learn.add_argument("--missing", choices=("model", "drop-rows", "error"), default="model",
+                       help="missing cells: model them (default; order, partition and structure MCMC impute them, "
+                            "assuming missing at random), drop the rows that have them, or refuse")
     learn.add_argument("--standardize", action="store_true",
                        help="rescale every continuous column to mean 0 and standard deviation 1 (the scale of the "
                             "BGe and CG priors) before learning")
@@ -359,6 +361,9 @@ def cmd_learn(args: argparse.Namespace) -> int:
                             score=args.score, standardize=args.standardize)
     data = prepared.data
     n = data.n_vars
+    if data.has_missing and args.method not in IMPUTING_METHODS:
+        raise CliError(f"--method {args.method} needs complete data; --method {' / '.join(IMPUTING_METHODS)} "
+                       "models the missing cells, or pass --missing drop-rows to drop the incomplete rows")
     args.score = args.score or {"continuous": "bge", "mixed": MIXED_SCORE}.get(data.kind, "bdeu")
     gaussian = (*CONTINUOUS_SCORES, MIXED_SCORE)
     if args.score not in gaussian and (args.am != 1.0 or args.aw is not None):

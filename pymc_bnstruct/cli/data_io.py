@@ -17,7 +17,7 @@ from ..data import ContinuousData, DiscreteData, MixedData
 from ..graph import find_cycle, to_adjacency
 from ..io import atomic_path
 from ..priors import EdgeBeliefs
-from .errors import CliError, warn
+from .errors import CliError, note, warn
 
 __all__ = ["read_table", "write_table", "prepare_data", "intervention_mask", "PreparedData", "read_edge_file",
            "read_belief_file", "TABLE_SUFFIXES", "NA_VALUES", "MIN_ROWS", "CONTINUOUS_SCORES", "MIXED_SCORE"]
@@ -207,6 +207,8 @@ class PreparedData:
             out["arities"] = [int(a) for a in d.arities]
         if isinstance(d, MixedData):
             out["kinds"] = list(d.kinds)
+        out["missing_cells"] = d.n_missing  # imputed by the samplers (--missing model)
+        out["missing_fraction"] = d.n_missing / (d.n_samples * d.n_vars)
         return out
 
 
@@ -268,7 +270,7 @@ def intervention_mask(table: pd.DataFrame, data: pd.DataFrame) -> pd.DataFrame:
     return text.isin(_TRUE).set_axis(data.index, axis=0)
 
 
-def prepare_data(df: pd.DataFrame, *, missing: str = "error", constant: str = "drop",
+def prepare_data(df: pd.DataFrame, *, missing: str = "model", constant: str = "drop",
                  na_values: tuple[str, ...] = NA_VALUES, force: bool = False,
                  interventions: pd.DataFrame | None = None, score: str | None = None,
                  standardize: bool = False) -> PreparedData:
@@ -277,7 +279,8 @@ def prepare_data(df: pd.DataFrame, *, missing: str = "error", constant: str = "d
 
     Text cells are stripped of surrounding whitespace (with a warning: ``" 0"`` and ``"0"``
     are one state) and the cells in ``na_values`` (plus the empty cell) are missing.
-    ``missing="error"`` refuses rows with missing values (naming how many rows, which
+    ``missing="model"`` keeps the missing cells (the samplers impute them; one line says how
+    many), ``"error"`` refuses rows with missing values (naming how many rows, which
     columns and which markers), ``"drop-rows"`` drops them with a warning.
     ``constant="drop"`` drops columns with one value (warning naming them), ``"error"``
     refuses them. Fewer than :data:`MIN_ROWS` rows, or fewer rows than variables, are
@@ -310,7 +313,12 @@ def prepare_data(df: pd.DataFrame, *, missing: str = "error", constant: str = "d
                    if tokens else "")
         if missing == "error":
             raise CliError(f"{_plural(bad_rows, 'row')} of {n_read:,} have missing values (columns: {cols}){markers}; "
-                           "pass --missing drop-rows to drop them (--na-values sets which cells are missing)")
+                           "pass --missing model to model them or --missing drop-rows to drop them "
+                           "(--na-values sets which cells are missing)")
+        if missing == "model":
+            note(f"{_plural(int(na.to_numpy().sum()), 'missing cell')} in {_plural(bad_rows, 'row')} (columns: "
+                 f"{cols}){markers}: modelled, assumed missing at random (--missing drop-rows to drop the rows)")
+    if bad_rows and missing == "drop-rows":
         df = df.loc[~na.any(axis=1)]
         dropped_rows = bad_rows
         warn(f"dropped {_plural(bad_rows, 'row')} with missing values (columns: {cols}){markers}; {len(df):,} rows left")

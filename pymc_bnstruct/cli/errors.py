@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-__all__ = ["CliError", "UsageError", "warn"]
+__all__ = ["CliError", "UsageError", "warn", "note"]
 
 
 class CliError(Exception):
@@ -22,3 +22,8 @@ class UsageError(CliError):
 def warn(message: str) -> None:
     """One warning line on stderr."""
     print(f"bnstruct: warning: {message}", file=sys.stderr)
+
+
+def note(message: str) -> None:
+    """One line of information on stderr."""
+    print(f"bnstruct: {message}", file=sys.stderr)

@@ -93,8 +93,10 @@ def report_html(result: Result, *, top: int = 30) -> str:
              f'{html.escape(str(result.group.attrs.get("package_version", "")))}; command: '
              f'<code>{html.escape(str(result.group.attrs.get("command", "")))}</code></p>',
              _banner(t), "<h2>Settings</h2>", _facts(result.settings)]
-    data_rows = {k: info[k] for k in ("file", "data_kind", "n_rows_read", "n_rows", "n_vars", "dropped_rows")
-                 if k in info}
+    data_rows = {k: info[k] for k in ("file", "data_kind", "n_rows_read", "n_rows", "n_vars", "dropped_rows",
+                                      "missing_cells") if k in info}
+    if info.get("missing_cells"):
+        data_rows["cells imputed"] = f"{info['missing_fraction']:.1%}"
     data_rows["dropped constant columns"] = ", ".join(info.get("dropped_columns", [])) or "none"
     parts += ["<h2>Data</h2>", _facts(data_rows)]
     if info.get("names") and "arities" in info:  # continuous data have no states

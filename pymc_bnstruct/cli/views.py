@@ -86,6 +86,8 @@ def tables(result: Result, top: int = 20, *, truth: Any = None) -> Tables:
     facts: dict[str, Any] = {"method": result.method, "kind": result.kind}
     info = result.data_info
     facts.update({k: info[k] for k in ("file", "data_kind", "n_rows", "n_vars") if k in info})
+    if info.get("missing_cells"):  # modelled by the sampler (bnstruct learn --missing model)
+        facts.update(missing_cells=info["missing_cells"], fraction_imputed=round(float(info["missing_fraction"]), 4))
     if result.kind == "search":
         dag = result.dag.values  # type: ignore[union-attr]
         rows = [(names[u], names[v], 1.0) for u, v in zip(*np.nonzero(dag))]

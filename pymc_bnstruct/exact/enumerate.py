@@ -31,7 +31,7 @@ import xarray as xr
 
 from ..constraints import DEFAULT_MAX_PARENTS
 from ..contract import check_feature, feature_dataarray
-from ..data import ContinuousData, DiscreteData
+from ..data import ContinuousData, DiscreteData, as_data
 from ..graph import adjacency_dataarray, count_linear_extensions, find_cycle, to_adjacency
 from ..jit import zeros
 from ..priors import StructurePrior, Uniform
@@ -40,7 +40,11 @@ from ..scores.table import ScoreTable
 from ..validation import check_choice, read_only
 from .dp import MODULARITIES, exact_score_table
 
-__all__ = ["EnumeratedPosterior", "enumerate_posterior", "MAX_VARS", "N_DAGS"]
+__all__ = ["EnumeratedPosterior", "enumerate_posterior", "MAX_VARS", "N_DAGS", "MAX_COMPLETIONS"]
+
+#: Most completions of the missing cells that :func:`enumerate_posterior` sums over
+#: (14 binary cells; about 1 ms each on 5 variables).
+MAX_COMPLETIONS = 1 << 14
 
 # Largest network that is enumerated.
 MAX_VARS = 6
@@ -245,6 +249,8 @@ class EnumeratedPosterior:
         self.log_evidence: float = log_z - log_prior_norm
         self._probs = np.exp(log_post - log_z)
         self._keys: np.ndarray | None = None
+        #: completions of the missing cells summed over (1 for complete data)
+        self.n_completions = 1
         n = len(self.names)
         edge, mb, path = _feature_probabilities(masks, self._probs, n)
         self._features = {"edge": read_only(edge), "markov_blanket": read_only(mb), "path": read_only(path)}
@@ -429,7 +435,11 @@ def enumerate_posterior(
     Parameters
     ----------
     data : DiscreteData, ContinuousData or pandas.DataFrame
-        At most 6 variables.
+        At most 6 variables. Discrete data may have missing cells: the marginal likelihood
+        of a DAG is then summed over every completion of them,
+        ``P(X_obs | G) = Σ_c P(X_obs, X_mis = c | G)``, which is the posterior given the
+        observed cells under missing at random (``docs/missing.md``); at most
+        :data:`MAX_COMPLETIONS` completions (14 binary cells).
     score : Score, optional
         Default: BDeu (``ess=1``) for discrete data, BGe for continuous data
         (:func:`~pymc_bnstruct.scores.default_score`).
@@ -451,7 +461,8 @@ def enumerate_posterior(
     ------
     ValueError
         For more than 6 variables (3,781,503 DAGs on 6 nodes, 1,138,779,265 on 7), an
-        unknown ``modularity``, and every error of :class:`ScoreTable`.
+        unknown ``modularity``, more than :data:`MAX_COMPLETIONS` completions of the missing
+        cells, and every error of :class:`ScoreTable`.
 
     References
     ----------
@@ -467,6 +478,48 @@ def enumerate_posterior(
     >>> post.edge_probabilities.shape
     (5, 5)
     """
+    data = as_data(data)
+    if data.has_missing:
+        if not isinstance(data, DiscreteData):
+            data.require_complete("enumerate_posterior of continuous data", "discrete data or complete rows")
+        return _sum_over_completions(data, modularity, score, prior, max_parents, candidates, blacklist,
+                                     whitelist, plus1)
     table = exact_score_table(data, modularity, _check_size, score, prior, max_parents, candidates, blacklist,
                               whitelist, plus1=plus1)
     return EnumeratedPosterior.from_table(table, modularity)
+
+
+def _sum_over_completions(data: DiscreteData, modularity: Any, *table_args: Any) -> EnumeratedPosterior:
+    """:func:`enumerate_posterior` of discrete data with missing cells: each DAG's log weight is
+    ``log Σ_c exp(log_w_c(G))`` over every completion ``c`` of the missing cells."""
+    *table_args, plus1 = table_args
+    rows, cols = data.missing_cells()
+    sizes = data.arities[cols]
+    n_completions = int(np.prod(sizes.astype(float)))
+    if n_completions > MAX_COMPLETIONS:
+        raise ValueError(
+            f"{data.n_missing} missing cells have {n_completions:,} completions, more than the "
+            f"{MAX_COMPLETIONS:,} enumerate_posterior sums over; sample instead (bns.learn models missing cells)")
+    first = data.completed(np.zeros(len(rows), dtype=np.int32))
+    table = exact_score_table(first, modularity, _check_size, *table_args, plus1=plus1)
+    base = EnumeratedPosterior.from_table(table, modularity)
+    masks = base._masks
+    n = table.n_vars
+    # table row of every DAG's family: rows are sorted by parent mask within a child
+    family = np.empty(masks.shape, dtype=np.int64)
+    table_masks = table.masks
+    for i in range(n):
+        lo, hi = int(table.offsets[i]), int(table.offsets[i + 1])
+        family[:, i] = lo + np.searchsorted(table_masks[lo:hi], masks[:, i].astype(np.uint64))
+    children, n_parents = table.children, table.n_parents
+    log_w = np.full(len(masks), -np.inf)
+    for fill in np.ndindex(*sizes):
+        completed = data.completed(np.asarray(fill, dtype=np.int32))
+        scores = table.score.family_scores(completed, children, table.parent_sets, n_parents) + table.log_priors
+        log_w = np.logaddexp(log_w, scores[family].sum(axis=1))
+    log_linext = base._log_linext
+    log_prior = table.log_priors[family].sum(axis=1)
+    target = log_prior if log_linext is None else log_prior + log_linext
+    post = EnumeratedPosterior(table, modularity, masks, log_w, log_linext, _logsumexp(target))
+    post.n_completions = n_completions
+    return post

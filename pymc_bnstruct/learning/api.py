@@ -25,7 +25,9 @@ import xarray as xr
 
 from .. import brai, exact
 from ..constraints import DEFAULT_MAX_PARENTS, StructureConstraints, check_max_parents
+from ..contract import imputed_name
 from ..data import ContinuousData, DiscreteData, as_data
+from ..missing import MissingCells, check_imputable
 from ..priors import StructurePrior, Uniform
 from ..results.convert import LearnResult
 from ..results.excluded import excluded_edges, excluded_mass
@@ -34,6 +36,7 @@ from ..rng import RandomSeed
 from ..scores import Score, check_prior, default_score
 from ..scores.table import ScoreTable, table_size
 from ..search import SearchSpace, hill_climb, search_space, skeleton_search
+from ..step_methods import ImputeMissing
 from ..validation import ArgumentTypeError, check_executor, check_int
 from .budget import (
     DEFAULT_CAP_SECONDS,
@@ -72,6 +75,18 @@ TABU_LENGTH = 10
 #: kept out of a budget.
 _OVERHEAD_SECONDS = 1.0
 _SPACE_ATTR = "bnstruct_search_space"
+
+#: What ``bns.learn(missing=...)`` and ``bnstruct learn --missing`` accept.
+MISSING_MODES = ("model", "drop-rows", "error")
+#: The imputed cells are recorded per draw up to this many cells (``record_imputed=None``).
+RECORD_IMPUTED_CELLS = 10_000
+#: The samplers that model missing cells.
+IMPUTING_METHODS = ("order", "partition", "structure")
+#: Imputation sweeps (with their rescoring) may take about this share of the structure
+#: moves' time: on larger score tables ``bns.ImputeMissing`` then sweeps every k-th draw.
+IMPUTE_TIME_SHARE = 1.0
+#: ... unless a sweep takes less than this (seconds): then it runs on every draw.
+IMPUTE_FREE_SECONDS = 0.005
 #: Bytes the draws of all chains (recorded and tuning) may take by default (more variables:
 #: fewer draws, more moves per draw); PyMC and the conversion to InferenceData hold a few
 #: copies, so the peak is a small multiple of it.
@@ -96,6 +111,8 @@ def learn(
     progressbar: bool = True,
     executor: Executor | None = None,
     on_plan: Callable[[RunSize], None] | None = None,
+    missing: str = "model",
+    record_imputed: bool | None = None,
     **sampler_kwargs: Any,
 ) -> LearnResult:
     """Learn the posterior over network structures in one call.
@@ -169,6 +186,17 @@ def learn(
         Called with the :class:`~pymc_bnstruct.learning.budget.RunSize` (draws, tune,
         moves per draw, estimated seconds) once the run is sized, before sampling starts:
         e.g. to set up a progress display or log the plan.
+    missing : {"model", "drop-rows", "error"}, default "model"
+        Missing cells (NaN, None, ``pd.NA``): ``"model"`` samples them with the structure
+        (order, partition and structure MCMC, discrete data with BDeu or K2, continuous data
+        with BGe: ``P(G | observed cells)`` under missing at random, ``docs/missing.md``),
+        with one log line saying how many; a sweep over the cells runs every k-th draw, k
+        from its measured cost (:class:`~pymc_bnstruct.ImputeMissing`'s ``sweep_every``,
+        recorded as ``bnstruct_sweep_every``); ``"drop-rows"`` learns from the complete rows only
+        (listwise deletion); ``"error"`` refuses data with gaps.
+    record_imputed : bool, optional
+        Record the imputed cells per draw (``f"{name}_imputed"`` in the posterior). None:
+        up to :data:`RECORD_IMPUTED_CELLS` cells.
     **sampler_kwargs
         Keywords of the model variable (``blacklist``, ``whitelist``, ``features``,
         ``initval``, ``cache_size``, ``prune``, ...) and of the step method
@@ -239,8 +267,10 @@ def learn(
     start = time.perf_counter()
     method = _check_method(method)
     seconds = parse_budget(budget)
-    data = as_data(data)
+    data = _missing_cells(as_data(data), missing, method)
     score = default_score(data) if score is None else score
+    if data.has_missing:
+        check_imputable(data, score, f"bns.learn(method={method!r})")
     # bound here: an EdgeBeliefs naming an unknown variable fails before any work
     prior = check_prior(Uniform() if prior is None else prior, names=data.names)
     chains = check_int(chains, "chains", minimum=1)
@@ -248,6 +278,12 @@ def learn(
     draws = check_int(draws, "draws", minimum=1, allow_none=True)
     tune = check_int(tune, "tune", minimum=0, allow_none=True)
     executor = check_executor(executor)
+    if data.has_missing and executor is None and cores != 1 and method in IMPUTING_METHODS:
+        # pm.sample(cores > 1) records the draws, and computes the features, in this process, while
+        # the imputed cells are sampled in the children (MissingCells.check_process)
+        _log.info("bns.learn: the chains run one after another (cores=1): with missing cells, parallel chains "
+                  "need executor=")
+        cores = 1
     seed = _root_seed(random_seed)
     progress = bool(progressbar)
 
@@ -262,7 +298,9 @@ def learn(
         raise ArgumentTypeError(f"pm.sample keywords {sorted(sample_kwargs)} run in this process only; "
                                 "leave them out with executor=")
     lists = {k: variable_kwargs.get(k) for k in ("blacklist", "whitelist")}
-    space, space_seconds = _resolve_space(candidates, data, score=score, prior=prior, max_parents=max_parents,
+    # a learned search space comes from the first completion of the missing cells
+    space_data = MissingCells(data, score).completed() if data.has_missing else data
+    space, space_seconds = _resolve_space(candidates, space_data, score=score, prior=prior, max_parents=max_parents,
                                           max_candidates=max_candidates, random_seed=seed, progressbar=progress,
                                           **lists)
     variable_kwargs = {**variable_kwargs, "score": score, "prior": prior, "max_parents": max_parents}
@@ -273,11 +311,13 @@ def learn(
         elif method == "order" and "plus1" not in variable_kwargs:
             variable_kwargs["plus1"] = _plus1_families(data, space, variable_kwargs) <= AUTO_PLUS1_FAMILIES
     plus1 = bool(variable_kwargs.get("plus1", False))
-    if executor is not None and method in TABLE_METHODS:
+    if executor is not None and method in TABLE_METHODS and not data.has_missing:
         variable_kwargs = _table_on(executor, data, variable_kwargs)
     recipe = Recipe(data=data, method=method, variable_kwargs=variable_kwargs, step_kwargs=step_kwargs,
                     sample_kwargs=sample_kwargs, chains=chains, seed=seed, progressbar=progress)
     model = build_model(recipe)
+    if data.has_missing and not _record_imputed(record_imputed, data):
+        sample_kwargs = {**sample_kwargs, "var_names": _kept_names(model, SAMPLERS[method].var_name)}
 
     fixed_moves = step_kwargs.get("moves_per_draw")
     parallel = chains if executor is not None else parallel_chains(chains, cores)
@@ -302,6 +342,9 @@ def learn(
                       f"smallest run ({size.draws} draws of {size.moves_per_draw} moves) takes about "
                       f"{_fmt_seconds(size.seconds)}; fewer chains or a larger budget", UserWarning, stacklevel=2)
     step.moves_per_draw = size.moves_per_draw
+    sweep_every = 1
+    if data.has_missing and executor is None:  # workers assign their own ImputeMissing (every draw)
+        step, sweep_every = _with_imputation(model, step, point, size.moves_per_draw / size.moves_per_second + per_draw)
     if on_plan is not None:
         on_plan(size)
     recipe = Recipe(data=data, method=method, variable_kwargs=variable_kwargs,
@@ -324,8 +367,69 @@ def learn(
         "bnstruct_budget_seconds": math.nan if seconds is None else seconds,
         **_excluded(idata, method, space),
         "bnstruct_seconds": time.perf_counter() - start,
+        "bnstruct_missing_cells": data.n_missing,
+        "bnstruct_sweep_every": sweep_every,
+        "bnstruct_missing_fraction": data.n_missing / (data.n_samples * data.n_vars),
     })
     return idata
+
+
+def _missing_cells(data: DiscreteData | ContinuousData, missing: str, method: str) -> DiscreteData | ContinuousData:
+    """The data ``learn`` works on under ``missing=`` (see :func:`learn`), with the log line."""
+    if missing not in MISSING_MODES:
+        raise ValueError(f"missing must be one of {', '.join(map(repr, MISSING_MODES))}, got {missing!r}")
+    if not data.has_missing:
+        return data
+    if missing == "error":
+        data.require_complete("bns.learn(missing='error')", "missing='model' (the default)")
+    if missing == "drop-rows":
+        kept = data.complete_rows()
+        _log.info("bns.learn: %d of %d rows have missing cells; learning from the %d complete rows "
+                  "(listwise deletion: unbiased only if cells are missing completely at random)",
+                  data.n_samples - kept.n_samples, data.n_samples, kept.n_samples)
+        if kept.n_samples < 2:
+            raise ValueError(f"missing='drop-rows' leaves {kept.n_samples} complete row(s); use missing='model'")
+        return kept
+    if method not in IMPUTING_METHODS:
+        data.require_complete(
+            f"bns.learn(method={method!r})",
+            f"a sampler that models missing cells (method={' / '.join(map(repr, IMPUTING_METHODS))}), or "
+            "bns.exact.enumerate_posterior on up to 6 variables (it sums over the completions)")
+    _log.info("bns.learn: modelling %s, assumed missing at random (whether a cell is missing may depend on "
+              "observed cells, not on its own value)", data._missing_summary())
+    return data
+
+
+def _with_imputation(model: pm.Model, step: Any, point: dict, draw_seconds: float) -> tuple[list, int]:
+    """The steps of a run with missing cells: ``step`` and an :class:`~pymc_bnstruct.ImputeMissing`
+    that sweeps every k-th draw, k such that sweeping (with the rescoring after it) takes
+    about :data:`IMPUTE_TIME_SHARE` of the moves' time, from one timed sweep."""
+    with model:
+        impute = ImputeMissing()
+    state = impute.sampling_state
+    impute.step(point)  # the first sweep loads the kernels
+    start = time.perf_counter()
+    for _ in range(3):
+        impute.step(point)
+    sweep = (time.perf_counter() - start) / 3
+    impute.sampling_state = state
+    every = 1 if sweep < IMPUTE_FREE_SECONDS else max(1, math.ceil(sweep / (IMPUTE_TIME_SHARE * max(draw_seconds, 1e-9))))
+    with model:
+        return [step, ImputeMissing(sweep_every=every)], every
+
+
+def _record_imputed(record: bool | None, data: DiscreteData | ContinuousData) -> bool:
+    if record is None:
+        return data.n_missing <= RECORD_IMPUTED_CELLS
+    if not isinstance(record, (bool, np.bool_)):
+        raise TypeError(f"record_imputed must be True, False or None, got {record!r}")
+    return bool(record)
+
+
+def _kept_names(model: pm.Model, name: str) -> list[str]:
+    """The names ``pm.sample`` records without the imputed cells of the variable ``name``."""
+    left_out = imputed_name(name)
+    return [v.name for v in (*model.free_RVs, *model.deterministics) if v.name != left_out]
 
 
 def _excluded(idata: Any, method: str, space: Any) -> dict[str, float]:

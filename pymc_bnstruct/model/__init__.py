@@ -8,6 +8,6 @@
 
 __stage__ = "model"  # where this unit sits in the pipeline (tests/test_layout.py)
 
-from .variables import DAG, DAGRV, NodeOrder, NodeOrderRV, NodePartition, NodePartitionRV
+from .variables import DAG, DAGRV, MissingCellsRV, NodeOrder, NodeOrderRV, NodePartition, NodePartitionRV
 
-__all__ = ["NodeOrder", "NodeOrderRV", "DAG", "DAGRV", "NodePartition", "NodePartitionRV"]
+__all__ = ["NodeOrder", "NodeOrderRV", "DAG", "DAGRV", "NodePartition", "NodePartitionRV", "MissingCellsRV"]

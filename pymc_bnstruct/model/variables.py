@@ -58,6 +58,7 @@ from ..constraints import DEFAULT_MAX_PARENTS, StructureConstraints
 from ..contract import (
     EDGE_DIMS,
     KIND_DAG,
+    KIND_MISSING,
     KIND_ORDER,
     KIND_PARTITION,
     MB_DIMS,
@@ -68,11 +69,14 @@ from ..contract import (
     edge_prob_name,
     family_dims,
     family_names,
+    imputed_dims,
+    imputed_name,
     mb_prob_name,
     position_name,
 )
 from ..data import ContinuousData, DiscreteData, as_data
 from ..graph import find_cycle, to_adjacency, topological_order
+from ..missing import MissingCells, check_imputable
 from ..moves import ScoreCache
 from ..moves.ops import CachedDAGLogScore
 from ..order.ops import OrderFeatures, OrderLogScore
@@ -80,18 +84,112 @@ from ..order.scorer import OrderScorer
 from ..partition.ops import PartitionFeatures, PartitionLogScore
 from ..partition.scorer import PartitionScorer
 from ..priors import StructurePrior, Uniform
-from ..scores import Score
+from ..scores import Score, default_score
 from ..scores.table import ScoreTable
 from ..search.seed import climb_families, greedy_dag, search_result_dag
 from ..validation import ArgumentTypeError
 from .prior_draws import DAGPriorSampler, OrderPriorSampler, PartitionPriorSampler, check_dag_prior_size
 
-__all__ = ["NodeOrder", "NodeOrderRV", "DAG", "DAGRV", "NodePartition", "NodePartitionRV"]
+__all__ = ["NodeOrder", "NodeOrderRV", "DAG", "DAGRV", "NodePartition", "NodePartitionRV", "MissingCellsRV"]
 
 _RANDOM_INITVALS = (None, "random", "prior")
 
 
-class _ScorerRV(RandomVariable):
+class _Imputing:
+    """What a structure variable's Op does for data with missing cells: ``imputed`` holds the
+    :class:`~pymc_bnstruct.missing.MissingCells` (None for complete data);
+    :meth:`sync_scores` rescores the families of the columns whose cells changed since the
+    last call (``_rescore``); :meth:`dag_for` gives the DAG an imputation sweep conditions
+    on. The step methods call these two (they match Ops by kind and import no model code)."""
+
+    imputed: MissingCells | None = None
+    _scored_version = 0
+
+    def sync_scores(self) -> None:
+        """Bring the Op's family scores up to date with the imputed cells."""
+        cells = self.imputed
+        if cells is not None and cells.version != self._scored_version:
+            self._rescore(cells, cells.changed_since(self._scored_version))
+            self._scored_version = cells.version
+
+    def _rescore(self, cells: MissingCells, changed: np.ndarray) -> None:
+        raise NotImplementedError
+
+    def dag_for(self, value: np.ndarray, seed: int) -> np.ndarray:
+        """The DAG a sweep conditions on, given the variable's value: the value itself for a
+        DAG, an exact draw from ``P(G | order or partition, X)`` otherwise."""
+        raise NotImplementedError
+
+
+class MissingCellsRV(RandomVariable):
+    """Random variable of the imputed missing cells of a structure variable's data.
+
+    Its value is one code (discrete data) or value (continuous data, ``dtype="float64"``) per
+    missing cell (``data.missing_cells()`` order); its logp is 0:
+    the cells enter the model through the structure variable's score, which
+    :class:`~pymc_bnstruct.ImputeMissing` keeps on the completed data. Random draws give
+    the current imputation (there is no prior over cells apart from the data model).
+    """
+
+    structure_kind = KIND_MISSING
+    name = "missing_cells"
+    signature = "(m)->(m)"
+    dtype = "int64"
+    _print_name = ("MissingCells", "\\operatorname{MissingCells}")
+    __props__ = ("name", "signature", "dtype", "inplace", "cells", "structure")
+
+    def __init__(self, cells: MissingCells | None = None, structure: str = "", **kwargs: Any) -> None:
+        if not isinstance(cells, MissingCells):
+            raise TypeError(f"MissingCellsRV needs MissingCells, got {type(cells).__name__}")
+        self.cells = cells
+        #: name of the structure variable whose data these cells complete
+        self.structure = structure
+        self.start = cells.values
+        super().__init__(**kwargs)
+
+    def rng_fn(self, rng: np.random.Generator, template: np.ndarray, size: Any) -> np.ndarray:
+        shape = () if size is None else tuple(np.atleast_1d(size))
+        return np.broadcast_to(self.cells.values, (*shape, self.cells.n_cells)).copy()
+
+
+@_logprob.register(MissingCellsRV)
+def _missing_cells_logprob(op: MissingCellsRV, values, *inputs, **kwargs):
+    (value,) = values
+    # 0 for every cell, written through the value so that PyMC's gradient check of a float
+    # variable (continuous cells) finds it connected
+    return pt.cast(value, "float64") * 0.0
+
+
+@_support_point.register(MissingCellsRV)
+def _missing_cells_support_point(op: MissingCellsRV, rv, *inputs):
+    return pt.as_tensor_variable(op.start)
+
+
+def _imputing(kind: str, data: DiscreteData | ContinuousData,
+              score: Score | None) -> tuple[DiscreteData | ContinuousData, MissingCells | None]:
+    """The data a structure variable scores (the first completion for data with missing
+    cells) and the imputed cells (None for complete data)."""
+    if not data.has_missing:
+        return data, None
+    score = default_score(data) if score is None else score
+    check_imputable(data, score, kind)
+    cells = MissingCells(data, score)
+    return cells.completed(), cells
+
+
+def _add_imputed(model: pm.Model, name: str, op: _Imputing, cells: MissingCells | None) -> None:
+    """Give a structure variable's Op its imputed cells and register them as a model variable."""
+    if cells is None:
+        return
+    op.imputed = cells
+    (dim,) = imputed_dims(name)
+    _ensure_coord(model, dim, [f"{r}:{cells.data.names[c]}" for r, c in zip(cells.rows, cells.cols)])
+    kind = "float64" if cells.continuous else "int64"
+    rv = _random_variable(MissingCellsRV(cells=cells, structure=name, dtype=kind), np.zeros(cells.n_cells, dtype=kind))
+    model.register_rv(rv, imputed_name(name), dims=(dim,))
+
+
+class _ScorerRV(_Imputing, RandomVariable):
     """What the order and the partition random variables share: the op holds its scorer (of
     type ``_scorer_type``), draws come from a prior sampler built at the first draw, and the
     logp is ``_log_score_op(scorer)`` (registered once, for both)."""
@@ -110,6 +208,13 @@ class _ScorerRV(RandomVariable):
 
     def _new_prior_sampler(self) -> Any:
         raise NotImplementedError
+
+    def _rescore(self, cells: MissingCells, changed: np.ndarray) -> None:
+        self.scorer.table.rescore(cells.completed(), changed)
+        self.scorer.refresh()
+
+    def dag_for(self, value: np.ndarray, seed: int) -> np.ndarray:
+        return self.scorer.draw_dags(np.asarray(value, dtype=np.int64), 1, seed)[0]
 
     def rng_fn(self, rng: np.random.Generator, nodes: np.ndarray, size: Any) -> np.ndarray:
         shape = () if size is None else tuple(np.atleast_1d(size))
@@ -181,15 +286,18 @@ class _ScoredStructure:
             data = _table_data(cls.__name__, table, data, score=score, prior=prior, max_parents=max_parents,
                                candidates=candidates, blacklist=blacklist, whitelist=whitelist, plus1=plus1)
         model, data = _model_and_data(cls.__name__, name, data)
+        data, cells = _imputing(cls.__name__, data, score)
         features = _check_features(features)
         if table is None:
             table = ScoreTable(data, score=score, prior=prior, max_parents=max_parents, candidates=candidates,
                                blacklist=blacklist, whitelist=whitelist, plus1=plus1)
         scorer = cls._scorer_cls(table, cache_size=cache_size, prune=prune)
+        scorer.mutable = cells is not None  # its Ops then read the arrays that refresh() rewrites
         settings = dict(score=table.score, prior=table.prior, max_parents=table.max_parents,
                         blacklist=list(table.blacklist) or None, whitelist=list(table.whitelist) or None)
         var = cls._variable(model, name, scorer, cls._initial(initval, scorer, data, settings))
         _add_families_and_features(model, name, var, scorer, features, cls._features_op)
+        _add_imputed(model, name, var.owner.op, cells)
         return var
 
     @staticmethod
@@ -443,7 +551,7 @@ def _looks_like_order(value: Any, n: int) -> bool:
 
 
 # --------------------------------------------------------------------------- DAG variable
-class DAGRV(RandomVariable):
+class DAGRV(_Imputing, RandomVariable):
     """Random variable of a DAG adjacency; its logp is the structure score of ``op``
     (:class:`~pymc_bnstruct.CachedDAGLogScore`). Random draws (``pm.draw``,
     ``pm.sample_prior_predictive``, ``initval="prior"``) are exact draws from the DAG prior
@@ -472,6 +580,12 @@ class DAGRV(RandomVariable):
     @property
     def constraints(self):
         return self.score_op.constraints
+
+    def _rescore(self, cells: MissingCells, changed: np.ndarray) -> None:
+        self.cache.forget(changed)  # the cache reads cells.columns in place
+
+    def dag_for(self, value: np.ndarray, seed: int) -> np.ndarray:
+        return value
 
     def rng_fn(self, rng: np.random.Generator, template: np.ndarray, size: Any) -> np.ndarray:
         shape = () if size is None else tuple(np.atleast_1d(size))
@@ -578,12 +692,15 @@ class DAG:
         initval: Any = None,
     ) -> pt.TensorVariable:
         model, data = _model_and_data("DAG", name, data)
+        data, cells = _imputing("DAG", data, score)
         if isinstance(candidates, (int, np.integer)) and not isinstance(candidates, (bool, np.bool_)):
             raise ArgumentTypeError("DAG takes candidates as a dict or a SearchSpace (bns.search_space); an int "
                                     "count of best single parents is a ScoreTable option")
         constraints = StructureConstraints(data.names, max_parents=max_parents, blacklist=blacklist,
                                            whitelist=whitelist, candidates=candidates, kinds=data.kinds)
         cache = ScoreCache(data, score=score, prior=prior)
+        if cells is not None:
+            cache.use_columns(cells.columns)  # before the Op shares the engine's arrays
         op = CachedDAGLogScore(cache, constraints)
         init = _initial_dag(initval, data, constraints, score, prior, max_parents, whitelist)
         names = list(data.names)
@@ -591,7 +708,9 @@ class DAG:
             _ensure_coord(model, dim, names)
         n = data.n_vars
         rv = _random_variable(DAGRV(score_op=op), np.zeros((n, n), dtype=np.int64))
-        return model.register_rv(rv, name, dims=EDGE_DIMS, initval=init)
+        var = model.register_rv(rv, name, dims=EDGE_DIMS, initval=init)
+        _add_imputed(model, name, var.owner.op, cells)
+        return var
 
 
 def _initial_dag(initval: Any, data: DiscreteData | ContinuousData, constraints: Any, score: Score, prior: StructurePrior,

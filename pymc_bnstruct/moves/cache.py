@@ -177,6 +177,27 @@ class ScoreCache:
             raise ValueError("graph is cyclic: " + " -> ".join(self.names[i] for i in cycle))
         return float(_cache.graph_score(self.engine, parent_bitsets(adj)))
 
+    def use_columns(self, columns: np.ndarray) -> None:
+        """Read the data from ``columns`` from now on: an array of the engine's layout (the
+        data's :meth:`~pymc_bnstruct.scores.Score.engine_inputs`) that its owner rewrites in
+        place (imputed missing cells, :class:`pymc_bnstruct.missing.MissingCells`), calling
+        :meth:`forget` after each change. The stored values are dropped."""
+        old = self.engine.columns
+        if columns.shape != old.shape or columns.dtype != old.dtype or not columns.flags.c_contiguous:
+            raise ValueError(f"columns must be a C-contiguous {old.dtype} array of shape {old.shape}")
+        self.engine = self.engine._replace(columns=columns)
+        self.forget(np.ones(self.n_vars, dtype=bool))
+
+    def forget(self, changed: np.ndarray) -> int:
+        """Drop the stored values of every family that holds a variable flagged in ``changed``
+        (bool, one per variable), as child or parent: for data whose columns were rewritten in
+        place (imputed missing cells, :mod:`pymc_bnstruct.missing`). Returns how many were dropped."""
+        flags = np.asarray(changed, dtype=bool)
+        bits = np.zeros(self.n_words, dtype=np.uint64)
+        for j in np.flatnonzero(flags):
+            bits[j >> 6] |= np.uint64(1) << np.uint64(j & 63)
+        return int(_cache.forget_families(self.engine, bits))
+
     def __repr__(self) -> str:
         return (
             f"ScoreCache({self.n_vars} variables, score={self.score!r}, prior={self.prior!r}, "

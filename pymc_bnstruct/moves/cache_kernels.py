@@ -176,3 +176,26 @@ def many_family_scores(E, children, bitsets, out):
     """``out[f] = family_score(children[f], bitsets[f])`` for every row."""
     for f in range(children.shape[0]):
         out[f] = family_score(E, children[f], bitsets[f])
+
+
+@nb.njit(cache=True)
+def forget_families(E, changed_bits):
+    """Empty every slot whose family holds a variable of the bitset ``changed_bits`` (as child
+    or parent): after those columns of ``E.columns`` were rewritten (imputed cells), the
+    next lookup recomputes them. Returns the number of slots emptied."""
+    slot_child, slot_bits = E.slot_child, E.slot_bits
+    n_words = changed_bits.shape[0]
+    emptied = 0
+    for s in range(slot_child.shape[0]):
+        c = slot_child[s]
+        if c < 0:
+            continue
+        hit = (changed_bits[c >> 6] >> np.uint64(c & 63)) & _ONE
+        for w in range(n_words):
+            if slot_bits[s, w] & changed_bits[w]:
+                hit = _ONE
+        if hit:
+            slot_child[s] = -1
+            emptied += 1
+    E.stats[STAT_FILLED] -= emptied
+    return emptied

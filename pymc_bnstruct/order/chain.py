@@ -118,6 +118,12 @@ class OrderChain:
         state["_cache"] = None
         return state
 
+    def forget_terms(self) -> None:
+        """Drop the cached node terms: the scorer's scores changed in place (``scorer.refresh()``,
+        imputed missing cells). :meth:`load` the state again to rescore it."""
+        self._cache = None
+        self._families = Families.of(self.scorer)
+
     def load(self, value: Any, what: str = "the chain") -> None:
         """Make ``value`` (a permutation of node indices) the current order and score it from scratch."""
         s = self.scorer

@@ -16,7 +16,7 @@ from pytensor.graph.basic import Apply
 from pytensor.link.numba.dispatch import numba_funcify
 
 from ..jit import empty, inlined
-from ..scores.ops import FeatureOp, ScorerOp, structure_input
+from ..scores.ops import FeatureOp, ScorerOp, scorer_inputs, structure_input
 from . import kernels as _kernels
 from .scorer import OrderScorer
 
@@ -28,7 +28,7 @@ def _order_input(op: ScorerOp, order) -> pt.TensorVariable:
 
 
 def _scorer_consts(s: OrderScorer) -> list:
-    return [pt.constant(a) for a in (s.offsets, s.bits, s.log_scores, s.parent_sets, s.cutoffs)]
+    return scorer_inputs(s, (s.offsets, s.bits, s.log_scores, s.parent_sets, s.cutoffs))
 
 
 class OrderLogScore(ScorerOp):

@@ -33,7 +33,7 @@ import xarray as xr
 from ..contract import LOG_SCORE, check_feature, dag_draws, feature_dataarray
 from ..rng import RandomSeed
 from ..scores.table import ScoreTable
-from ..validation import read_only
+from ..validation import read_only, write_in_place
 from . import kernels as _kernels
 from .sampling import sample_dags_given_orders
 
@@ -154,6 +154,23 @@ class OrderScorer:
         self.children = read_only(np.repeat(np.arange(n, dtype=np.int64), sizes))
         self.cutoffs = read_only(LSE_MARGIN + np.log(np.maximum(sizes, 1)).astype(np.float64))
 
+    def refresh(self) -> None:
+        """Read the table's scores again after :meth:`ScoreTable.rescore` (imputed missing
+        cells): the kept families stay (the cut is made once, on the first completion), each
+        node's are sorted best first again. The arrays are rewritten **in place**, so the
+        score and feature Ops built on this scorer (which hold them as shared inputs) and the
+        chains read the new values; a chain's cached node terms must be dropped
+        (:meth:`~pymc_bnstruct.order.chain.OrderChain.forget_terms`)."""
+        table = self.table
+        sel = np.array(self.table_rows)
+        for i in range(self.n_vars):
+            lo, hi = int(self.offsets[i]), int(self.offsets[i + 1])
+            rows = sel[lo:hi]
+            sel[lo:hi] = rows[np.argsort(-table.log_scores[rows], kind="stable")]
+        for name, new in (("table_rows", sel), ("bits", table.bitsets[sel]), ("log_scores", table.log_scores[sel]),
+                          ("parent_sets", table.parent_sets[sel]), ("n_parents", table.n_parents[sel])):
+            write_in_place(getattr(self, name), new)
+
     # ---------------------------------------------------------------- basics
     @property
     def n_families(self) -> int:
@@ -273,10 +290,14 @@ class OrderScorer:
             raise ValueError(f"draws must be an int >= 0, got {draws!r}")
         if draws == 0:
             return dag_draws(np.zeros((0, self.n_vars, self.n_vars)), self.names)
-        seed = int(np.random.default_rng(random_seed).integers(2**32))
-        dags = sample_dags_given_orders(self.children, self.parent_sets, self.log_scores, self.n_vars,
-                                        o[None, :], int(draws), seed)
-        return dag_draws(dags, self.names)
+        return dag_draws(self.draw_dags(o, int(draws), int(np.random.default_rng(random_seed).integers(2**32))),
+                         self.names)
+
+    def draw_dags(self, order: np.ndarray, draws: int, seed: int) -> np.ndarray:
+        """:meth:`sample_dags` as a bare ``(draws, n, n)`` uint8 array, for a valid int64
+        order and a seed in ``[0, 2**32)`` (the per-draw path of the imputation step)."""
+        return sample_dags_given_orders(self.children, self.parent_sets, self.log_scores, self.n_vars,
+                                        order[None, :], draws, seed)
 
     # ---------------------------------------------------------------- export
     def to_frame(self) -> pd.DataFrame:

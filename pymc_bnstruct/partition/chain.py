@@ -133,6 +133,12 @@ class PartitionChain:
         state["_cache"] = None
         return state
 
+    def forget_terms(self) -> None:
+        """Drop the cached node terms: the scorer's scores changed in place (``scorer.refresh()``,
+        imputed missing cells). :meth:`load` the state again to rescore it."""
+        self._cache = None
+        self._families = Families.of(self.scorer)
+
     @property
     def state(self) -> PartitionState:
         """The current partition and its node terms, as the kernel updates them in place."""

@@ -3,7 +3,8 @@ log-probability) and the per-partition features (edge and Markov-blanket probabi
 
 Both take an int vector ``layer`` (``layer[v]`` = layer of node ``v``) and hold a
 :class:`~pymc_bnstruct.partition.PartitionScorer`; its arrays enter the graph as constant
-inputs, so the same numba kernels run in the default mode and in ``mode="NUMBA"``.
+inputs (shared variables when the scores change in place: :func:`~pymc_bnstruct.scores.ops.scorer_inputs`),
+so the same numba kernels run in the default mode and in ``mode="NUMBA"``.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import pytensor.tensor as pt
 from pytensor.graph.basic import Apply
 from pytensor.link.numba.dispatch import numba_funcify
 
-from ..scores.ops import FeatureOp, ScorerOp, structure_input
+from ..scores.ops import FeatureOp, ScorerOp, scorer_inputs, structure_input
 from . import kernels as _kernels
 from .scorer import PartitionScorer
 
@@ -26,7 +27,7 @@ def _layer_input(op: ScorerOp, layer) -> pt.TensorVariable:
 
 
 def _consts(s: PartitionScorer) -> list:
-    return [pt.constant(a) for a in (s.offsets, s.bits, s.log_scores, s.parent_sets, s.cutoffs, s.roots)]
+    return scorer_inputs(s, (s.offsets, s.bits, s.log_scores, s.parent_sets, s.cutoffs, s.roots))
 
 
 class PartitionLogScore(ScorerOp):

@@ -17,7 +17,7 @@ from ..contract import dag_draws
 from ..order.scorer import OrderScorer
 from ..rng import RandomSeed
 from ..scores.table import ScoreTable
-from ..validation import read_only
+from ..validation import read_only, write_in_place
 from . import kernels as _kernels
 
 __all__ = ["PartitionScorer"]
@@ -84,6 +84,12 @@ class PartitionScorer:
         self.offsets, self.bits, self.log_scores = fam.offsets, fam.bits, fam.log_scores
         self.parent_sets, self.cutoffs, self.children = fam.parent_sets, fam.cutoffs, fam.children
         self.roots = read_only(_kernels.root_scores(fam.offsets, fam.bits, fam.log_scores))
+
+    def refresh(self) -> None:
+        """Read the table's scores again after :meth:`~pymc_bnstruct.ScoreTable.rescore`
+        (see :meth:`OrderScorer.refresh`; the arrays, root scores included, change in place)."""
+        self.families.refresh()
+        write_in_place(self.roots, _kernels.root_scores(self.offsets, self.bits, self.log_scores))
 
     @property
     def n_words(self) -> int:
@@ -183,9 +189,14 @@ class PartitionScorer:
             raise ValueError(f"draws must be an int >= 0, got {draws!r}")
         if draws == 0:
             return dag_draws(np.zeros((0, self.n_vars, self.n_vars)), self.names)
-        seed = int(np.random.default_rng(random_seed).integers(2**32))
+        return dag_draws(self.draw_dags(p, int(draws), int(np.random.default_rng(random_seed).integers(2**32))),
+                         self.names)
+
+    def draw_dags(self, partition: np.ndarray, draws: int, seed: int) -> np.ndarray:
+        """:meth:`sample_dags` as a bare ``(draws, n, n)`` array, for a valid int64 labelled
+        partition and a seed in ``[0, 2**32)`` (the per-draw path of the imputation step)."""
         dags, bad, _ = _kernels.sample_dags_given_partitions(self.offsets, self.parent_sets, self.log_scores,
-                                                             p[None, :], int(draws), seed)
+                                                             partition[None, :], draws, seed)
         if bad >= 0:
             raise ValueError("no compatible family for some node under this partition")
-        return dag_draws(dags, self.names)
+        return dags

@@ -91,8 +91,12 @@ class Score:
         ------
         TypeError
             If ``data`` is not of the kind this score scores (e.g. continuous data for BDeu).
+        ValueError
+            If cells of ``data`` are missing: a score counts complete rows only; the model
+            variables and :func:`pymc_bnstruct.learn` model the gaps (``docs/missing.md``).
         """
         self.check_data(data)
+        data.require_complete(f"the score {self!r}")
         return data.engine_columns, data.arities
 
     def check_data(self, data: Any) -> None:
@@ -390,6 +394,7 @@ class BGe(Score):
         """The BGe statistics (:func:`~pymc_bnstruct.scores.kernels.bge_statistics`) and a
         placeholder for the arities (the kernels read only the first array)."""
         self.check_data(data)
+        data.require_complete(f"the score {self!r}")
         stats = _kernels.bge_statistics(data.scatter, data.means, data.n_samples, self.am, self.aw_for(data.n_vars))
         return stats, np.zeros(data.n_vars, dtype=np.int64)
 

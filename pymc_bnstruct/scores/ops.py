@@ -24,6 +24,7 @@ from typing import Any
 
 import numba as nb
 import numpy as np
+import pytensor
 import pytensor.tensor as pt
 from pytensor.graph.basic import Apply
 from pytensor.graph.op import Op
@@ -34,7 +35,17 @@ from ..validation import adjacency_shape_error
 from . import kernels
 from .table import ScoreTable
 
-__all__ = ["DAGLogScore", "StructureOp", "ScorerOp", "FeatureOp", "structure_input"]
+__all__ = ["DAGLogScore", "scorer_inputs", "StructureOp", "ScorerOp", "FeatureOp", "structure_input"]
+
+
+def scorer_inputs(scorer: Any, arrays: tuple) -> list:
+    """A scorer's arrays as graph inputs of its Ops: constants, or, when the scorer's
+    ``mutable`` attribute is True (its scores are rewritten in place during sampling:
+    imputed missing cells, :meth:`pymc_bnstruct.OrderScorer.refresh`), shared variables
+    holding the arrays themselves (``borrow=True``), since numba would freeze constants."""
+    if getattr(scorer, "mutable", False):
+        return [pytensor.shared(a, borrow=True) for a in arrays]
+    return [pt.constant(a) for a in arrays]
 
 
 def structure_input(x: Any, *, who: str, ndim: int, what: str, n: int | None, bool_ok: bool = False) -> Any:

@@ -392,6 +392,28 @@ class ScoreTable:
     def _log_priors(self, children: np.ndarray, parent_sets: np.ndarray, n_parents: np.ndarray) -> np.ndarray:
         return self.prior.log_families(self.n_vars, children, parent_sets, n_parents)
 
+    def rescore(self, data: DiscreteData | ContinuousData, changed: np.ndarray) -> int:
+        """Rescore, on ``data`` (the same variables and rows, some columns rewritten: imputed
+        missing cells), every family that holds a variable flagged in ``changed`` as child or
+        parent; the others keep their scores. ``data`` becomes the table's data.
+
+        Returns the number of families rescored. ``local_scores`` and ``log_scores`` are
+        replaced by new read-only arrays.
+        """
+        flags = np.asarray(changed, dtype=bool)
+        if data.names != self.data.names or data.n_samples != self.data.n_samples:
+            raise ValueError("rescore needs data over the table's variables and rows")
+        padded = np.concatenate([flags, [False]])  # index -1 (padding) reads False
+        rows = np.flatnonzero(flags[self.children] | padded[self.parent_sets].any(axis=1))
+        self.data = data
+        if len(rows):
+            local = np.array(self.local_scores)
+            local[rows] = self.score.family_scores(data, self.children[rows], self.parent_sets[rows],
+                                                   self.n_parents[rows])
+            self.local_scores = read_only(local)
+            self.log_scores = read_only(local + self.log_priors)
+        return int(len(rows))
+
     # ----------------------------------------------------------------- access
     @property
     def n_families(self) -> int:

@@ -67,7 +67,7 @@ from pymc.step_methods.state import dataclass_state
 from pymc.util import get_random_generator, get_value_vars_from_user_vars
 from pytensor.graph.traversal import ancestors
 
-from ..contract import ACCEPT_RATE, LOG_SCORE, accept_rate_name
+from ..contract import ACCEPT_RATE, LOG_SCORE, accept_rate_name, imputed_name
 from ..validation import check_int
 
 __all__ = ["StructureStep", "StructureStepState", "register", "registry", "rate", "move_stats",
@@ -384,6 +384,7 @@ class StructureStep(BlockedStep):
         return int(self.rng.integers(0, 2**63 - 1))
 
     def step(self, point: dict) -> tuple[dict, list[dict]]:
+        self._sync_imputed(point)
         value = np.asarray(point[self.var_name])
         new_value, stats = self._draw(value, self._seed())
         self.fresh = False
@@ -396,6 +397,26 @@ class StructureStep(BlockedStep):
         """Whether the chain must load ``value`` before moving: in a chain's first draw, or when
         ``value`` is not the state the chain holds (``current``; another step changed it)."""
         return self.fresh or current is None or value.shape != current.shape or not np.array_equal(value, current)
+
+    def _sync_imputed(self, point: dict) -> None:
+        """Data with missing cells: make the point's imputed cells the data the chain scores
+        (``bns.ImputeMissing`` changes them between draws; a new chain starts from its own),
+        rescoring the families of the columns that changed (:meth:`_rescored`)."""
+        op = self.rv.owner.op
+        cells = getattr(op, "imputed", None)
+        if cells is None:
+            return
+        cells.load(point[imputed_name(self.var_name)])
+        op.sync_scores()
+        seen = getattr(self, "_imputed_version", 0)
+        if cells.version != seen:
+            self._rescored(cells.completed(), cells.changed_since(seen))
+            self._imputed_version = cells.version
+
+    def _rescored(self, data: Any, changed: np.ndarray) -> None:
+        """The columns flagged in ``changed`` of the completed data ``data`` changed (imputed
+        cells) and the variable's Op rescored its families: bring the chain up to date."""
+        raise NotImplementedError(f"{type(self).__name__} does not sample from data with missing cells")
 
     @abstractmethod
     def _draw(self, value: np.ndarray, seed: int) -> tuple[np.ndarray, dict[str, Any]]:

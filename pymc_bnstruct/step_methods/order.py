@@ -95,6 +95,11 @@ class OrderMetropolis(StructureStep):
         self.excluded = ExcludedRecorder(self.scorer, excluded_every, excluded_max_families)
         self.declare_stats({**self.stats_dtypes_shapes, **self.excluded.dtypes()})
 
+    def _rescored(self, data: Any, changed: np.ndarray) -> None:
+        self.chain.forget_terms()
+        if self.chain.order is not None:
+            self.chain.load(self.chain.order, repr(self.var_name))
+
     def _draw(self, value: np.ndarray, seed: int) -> tuple[np.ndarray, dict[str, Any]]:
         chain = self.chain
         if self._needs_load(value, chain.order):

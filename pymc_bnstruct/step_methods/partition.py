@@ -128,6 +128,14 @@ class PartitionMetropolis(StructureStep):
                                          lower_bound=not whole)
         self.declare_stats({**self.stats_dtypes_shapes, **self.excluded.dtypes()})
 
+    def _rescored(self, data: Any, changed: np.ndarray) -> None:
+        if not isinstance(self.chain, PartitionChain):
+            raise NotImplementedError("tempered partition chains (temperatures=) do not sample from data with "
+                                      "missing cells yet; leave temperatures=None")
+        self.chain.forget_terms()
+        if self.chain.layer is not None:
+            self.chain.load(self.chain.layer, repr(self.var_name))
+
     def _draw(self, value: np.ndarray, seed: int) -> tuple[np.ndarray, dict[str, Any]]:
         chain = self.chain
         if self._needs_load(value, chain.layer):

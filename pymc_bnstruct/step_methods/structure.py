@@ -149,6 +149,9 @@ class StructureMetropolis(StructureStep):
         default = self._default_start is not None and np.array_equal(start, self._default_start)
         return DEFAULT_ANNEAL_MOVES if default else 0
 
+    def _rescored(self, data: Any, changed: np.ndarray) -> None:
+        self.chain.rescored(data, changed)
+
     def _draw(self, value: np.ndarray, seed: int) -> tuple[np.ndarray, dict[str, Any]]:
         chain = self.chain
         if self._needs_load(value, chain.adj):

@@ -149,6 +149,7 @@ class StructureChain:
         else:
             self.move_probs = check_structure_move_probs(move_probs)
         self.rev_table: ScoreTable | None = None
+        self.rev_prune = rev_prune
         self.families = FamilyTable.empty(cache.n_words)
         if self.move_probs[3] > 0:
             c = constraints
@@ -175,6 +176,16 @@ class StructureChain:
     def run(self, n_moves: int, seed: int) -> dict[str, np.ndarray]:
         """Run ``n_moves`` moves; return ``{"proposed", "accepted"}`` counts per kind (:data:`MOVE_KINDS`)."""
         return self._run(n_moves, seed, 1.0, 1.0)
+
+    def rescored(self, data: Any, changed: np.ndarray) -> None:
+        """The data's columns flagged in ``changed`` were rewritten (imputed missing cells; the
+        cache already forgot their families): rescore REV's table on ``data`` and rebuild the
+        families it draws from, then rescore the current graph."""
+        if self.rev_table is not None:
+            self.rev_table.rescore(data, changed)
+            self.families = FamilyTable.from_score_table(self.rev_table, prune_nats=self.rev_prune)
+        if self.state is not None:
+            self._run(0, 0, 1.0, 1.0)
 
     def anneal(self, n_moves: int, seed: int) -> dict[str, np.ndarray]:
         """Simulated annealing from the current graph: ``n_moves`` moves whose inverse

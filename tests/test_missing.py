@@ -1,0 +1,129 @@
+"""Missing cells modelled inside ``pm.sample``: every default sampler against the exact
+posterior summed over the completions, a broken imputation step told apart, the imputed
+cells as draws, and ``bns.learn``'s handling of incomplete data."""
+
+import logging
+
+import numba as nb
+import numpy as np
+import pymc as pm
+import pytest
+from conftest import recompiled
+from test_missing_kernels import PROBLEMS, problem
+
+import pymc_bnstruct as bns
+import pymc_bnstruct.missing.cells as cells_module
+from pymc_bnstruct.missing.kernels import gibbs_sweep
+
+#: The structure prior each sampler targets, as the enumeration names it.
+MODULARITY = {"structure": "dag", "order": "order", "partition": "dag"}
+#: Short runs: a tiny problem needs few moves per draw; the draws average the imputed cells.
+RUN = {"structure": dict(moves_per_draw=100, anneal_moves=20_000, draws=4000),
+       "order": dict(moves_per_draw=20, draws=3000), "partition": dict(moves_per_draw=20, draws=3000)}
+
+
+def _sampled_edges(data, method, seed=1, **overrides):
+    kwargs = {**RUN[method], **overrides}
+    idata = bns.learn(data, method=method, chains=2, tune=200, random_seed=seed, progressbar=False,
+                      candidates="full", max_parents=2, **kwargs)
+    return bns.edge_probabilities(idata).values
+
+
+def _exact_edges(data, method):
+    return bns.exact.enumerate_posterior(data, modularity=MODULARITY[method], max_parents=2).edge_probabilities.values
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("method", ["structure", "order", "partition"])
+def test_each_default_sampler_matches_the_enumeration_over_completions(method):
+    for args in PROBLEMS:
+        data = problem(*args)
+        err = np.abs(_sampled_edges(data, method) - _exact_edges(data, method)).max()
+        assert err < 0.02, f"{method} on problem {args}: max edge error {err:.3f}"
+
+
+@nb.njit
+def _no_children(*args):
+    return 0.0
+
+
+def test_an_imputation_that_ignores_the_children_fails_the_same_check(monkeypatch):
+    data = problem(*PROBLEMS[0])  # MAR: the cells of v0, whose children see them
+    exact = _exact_edges(data, "order")
+    good = np.abs(_sampled_edges(data, "order", draws=1500) - exact).max()
+    monkeypatch.setattr(cells_module, "gibbs_sweep", recompiled(gibbs_sweep, children_term=_no_children))
+    bad = np.abs(_sampled_edges(data, "order", draws=1500) - exact).max()
+    assert good < 0.02 < bad
+
+
+def test_imputed_cells_are_draws_of_a_model_variable():
+    data = problem(*PROBLEMS[1])
+    frame = data.to_frame()
+    with pm.Model():
+        dag = bns.DAG("dag", frame, max_parents=2)
+        idata = pm.sample(draws=30, tune=5, chains=1, cores=1, random_seed=3, progressbar=False,
+                          compute_convergence_checks=False, step=bns.StructureMetropolis([dag], moves_per_draw=50))
+    imputed = idata.posterior["dag_imputed"]
+    rows, cols = data.missing_cells()
+    assert imputed.shape == (1, 30, data.n_missing)
+    assert imputed.coords["dag_cell"].values[0] == f"{rows[0]}:{data.names[cols[0]]}"
+    assert set(np.unique(imputed.values)) <= {0, 1} and 0 < float(idata.sample_stats["imputed_changed"].mean()) < 1
+    assert frame.isna().sum().sum() == data.n_missing  # the frame passed in keeps its gaps
+
+
+def test_learn_models_missing_cells_by_default_and_says_so(caplog):
+    data = problem(*PROBLEMS[3])
+    with caplog.at_level(logging.INFO, logger="pymc_bnstruct"):
+        idata = bns.learn(data, chains=1, draws=50, tune=10, random_seed=1, progressbar=False)
+    assert "modelling 6 missing cells (3.0%) in 6 rows, column v0, assumed missing at random" in caplog.text
+    post = idata["posterior"]
+    assert post.attrs["bnstruct_missing_cells"] == 6 and "order_imputed" in post
+    assert post.attrs["bnstruct_missing_fraction"] == pytest.approx(6 / 200)
+    quiet = bns.learn(data, chains=1, draws=20, tune=5, random_seed=1, progressbar=False, record_imputed=False)
+    assert "order_imputed" not in quiet["posterior"] and "order_edge_prob" in quiet["posterior"]
+    dropped = bns.learn(data, method="hc", missing="drop-rows")
+    assert dropped.n_edges >= 0
+    with pytest.raises(ValueError, match="missing must be one of 'model', 'drop-rows', 'error'"):
+        bns.learn(data, missing="impute")
+    with pytest.raises(ValueError, match="needs complete data"):
+        bns.learn(data, missing="error")
+    with pytest.raises(ValueError, match=r"bns.learn\(method='hc'\) needs complete data.*method='order'"):
+        bns.learn(data, method="hc")
+    with pytest.raises(ValueError, match="BIC"):
+        bns.learn(data, score=bns.BIC())
+
+
+@pytest.mark.slow
+def test_continuous_cells_under_bge_agree_with_a_long_reference_run():
+    from test_missing_kernels import gaussian_problem
+
+    data, adj, _, _ = gaussian_problem(seed=2, n_rows=200)
+    assert 0.08 < data.n_missing / (4 * 200) < 0.12
+    reference = bns.edge_probabilities(bns.learn(data, chains=2, draws=6000, tune=300, random_seed=11,
+                                                 progressbar=False, moves_per_draw=20)).values
+    short = bns.edge_probabilities(bns.learn(data, chains=2, draws=1500, tune=200, random_seed=12,
+                                             progressbar=False, moves_per_draw=20)).values
+    assert np.abs(short - reference).max() < 0.05
+
+
+def test_the_command_line_models_missing_cells_and_reports_the_share(tmp_path, monkeypatch, capsys):
+    import json
+
+    from pymc_bnstruct.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    df = bns.datasets.load_network("cancer").sample(80, random_seed=4).astype(str)
+    df.loc[[2, 7], "Smoker"] = "?"
+    df.loc[5, "Xray"] = ""
+    df.to_csv("q.csv", index=False)
+    assert main(["learn", "q.csv", "--method", "order", "--chains", "2", "--draws", "40", "--tune", "10",
+                 "--seed", "1", "--out", "q.nc", "--report", "q.html"]) == 0
+    err = capsys.readouterr().err
+    assert "3 missing cells in 3 rows (columns: 'Smoker' (2), 'Xray' (1))" in err and "missing at random" in err
+    assert main(["summary", "q.nc", "--format", "json"]) == 0
+    facts = json.loads(capsys.readouterr().out)["facts"]
+    assert facts["missing_cells"] == 3 and facts["fraction_imputed"] == pytest.approx(3 / 400, abs=1e-4)
+    assert "cells imputed" in (tmp_path / "q.html").read_text()
+    with pytest.raises(SystemExit) as exc:
+        main(["learn", "q.csv", "--missing", "guess", "--out", "r.nc"])
+    assert exc.value.code == 2 and "invalid choice: 'guess'" in capsys.readouterr().err
