@@ -12,9 +12,12 @@ Typical use::
 # ruff: noqa: F405  (the names of __all__ load on first use, see __getattr__)
 from __future__ import annotations
 
+import ast
+import functools
 import importlib
 import importlib.util
 import logging
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # for type checkers and IDEs; at run time names load on first use
@@ -34,115 +37,36 @@ if not logging.root.handlers and not _log.handlers:
     _log.setLevel(logging.INFO)
     _log.addHandler(logging.StreamHandler())
 
-__all__ = [
-    "DiscreteData",
-    "ContinuousData",
-    "MixedData",
-    "as_data",
-    "as_discrete_data",
-    "ScoreTable",
-    "StructureConstraints",
-    "constraints",
-    "contract",
-    "model",
-    "results",
-    "validation",
-    "BDeu",
-    "K2",
-    "BIC",
-    "BGe",
-    "CG",
-    "network_score",
-    "brai",
-    "datasets",
-    "exact",
-    "graph",
-    "DAGLogScore",
-    "CachedDAGLogScore",
-    "priors",
-    "scores",
-    "moves",
-    "structure",
-    "search",
-    "search_space",
-    "learn",
-    "learning",
-    "SearchSpace",
-    "NodeOrder",
-    "NodePartition",
-    "PartitionMetropolis",
-    "partition",
-    "DAG",
-    "StructureMetropolis",
-    "ImputeMissing",
-    "missing",
-    "ForeignStepError",
-    "SAMC",
-    "samc",
-    "samc_diagnostics",
-    "plot_samc",
-    "OrderMetropolis",
-    "OrderScorer",
-    "order",
-    "step_methods",
-    "SearchResult",
-    "ExactPosterior",
-    "GraphGenerativeTree",
-    "StructureResult",
-    "map_dag",
-    "posterior_dags",
-    "edge_probabilities",
-    "markov_blanket_probabilities",
-    "path_probabilities",
-    "order_names",
-    "summary",
-    "excluded_mass",
-    "excluded_edges",
-    "chain_agreement",
-    "ChainAgreement",
-    "convergence_verdict",
-    "Verdict",
-    "plot_score_trace",
-    "plot_chain_agreement",
-    "to_networkx",
-    "from_networkx",
-    "to_pgmpy",
-    "to_dot",
-    "to_adjacency_frame",
-    "from_adjacency_frame",
-    "compare",
-    "Comparison",
-    "roc_curve",
-    "pr_curve",
-    "RocCurve",
-    "PrCurve",
-    "plot_network",
-    "plot_edge_heatmap",
-    "plot_roc",
-    "questions",
-    "fit_parameters",
-    "causal_effect", "predict", "average_effect",
-    "network_model",
-    "networks",
-    "__version__",
-]
 
 
 def __getattr__(name: str) -> Any:
     # PEP 562: the first lookup of a public name imports the whole package (see _exports). A
     # subpackage name imports that subpackage only: `from .. import exact` inside the package
     # asks for it while the package is still loading.
+    if name == "__all__":  # `from pymc_bnstruct import *`: every public name, so everything loads
+        return [*_load_exports().__all__, "__version__"]
     if name.startswith("_"):  # dunders and private names (the import system probes these) load nothing
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     if importlib.util.find_spec(f"{__name__}.{name}") is not None:
         return importlib.import_module(f"{__name__}.{name}")
-    _exports = importlib.import_module(f"{__name__}._exports")
     namespace = globals()
-    namespace.update((k, v) for k, v in vars(_exports).items() if not k.startswith("_"))
+    namespace.update((k, getattr(_load_exports(), k)) for k in _load_exports().__all__)
     if name in namespace:
         return namespace[name]
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+def _load_exports() -> Any:
+    return importlib.import_module(f"{__name__}._exports")
+
+
+@functools.cache
+def _public_names() -> frozenset[str]:
+    """The names ``_exports`` imports, read from its source (tab completion loads nothing)."""
+    tree = ast.parse(Path(__file__).with_name("_exports.py").read_text())
+    return frozenset(a.asname or a.name for node in tree.body if isinstance(node, ast.ImportFrom)
+                     for a in node.names if not a.name.startswith("_"))
+
+
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+    return sorted(set(globals()) | _public_names())

@@ -1,5 +1,8 @@
 """Everything the package exports, loaded at once on the first use of a name of the package.
 
+A public name is one import here: the package root serves every name this module imports
+(its ``__all__`` is this module's).
+
 The package root (``pymc_bnstruct/__init__.py``) imports nothing heavy, so ``import
 pymc_bnstruct`` and ``bnstruct --help`` are fast; the first attribute looked up on it imports
 this module. Loading everything together keeps one behaviour: the step methods are
@@ -88,3 +91,6 @@ from .step_methods import (
     PartitionMetropolis,
     StructureMetropolis,
 )
+
+#: The package's public names: everything imported above (the package root's ``__all__``).
+__all__ = sorted(name for name in dir() if not name.startswith("_"))
