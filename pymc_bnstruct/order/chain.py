@@ -18,7 +18,7 @@ from .mcmc import Families, OrderState, order_metropolis
 from .scorer import OrderScorer
 from .tables import TABLE_BYTES, SubsetTables, build_subset_tables
 
-__all__ = ["OrderChain", "NodeTermCache", "MOVE_KINDS"]
+__all__ = ["OrderChain", "TermCacheChain", "NodeTermCache", "MOVE_KINDS"]
 
 #: Move kinds of order MCMC, in the order of the kernel's counters.
 MOVE_KINDS = ("adjacent", "swap", "cut")
@@ -60,7 +60,27 @@ class NodeTermCache(NamedTuple):
                    np.zeros((n, slots), dtype=np.bool_), 64 - int(np.log2(slots)), tables)
 
 
-class OrderChain:
+class TermCacheChain:
+    """What the order and partition chains share: the scorer's :class:`Families` and a
+    :class:`NodeTermCache` allocated at the first run, never pickled to a worker."""
+
+    scorer: Any
+    _families: Families
+    _cache: NodeTermCache | None
+
+    def __getstate__(self) -> dict:
+        state = self.__dict__.copy()
+        state["_cache"] = None
+        return state
+
+    def forget_terms(self) -> None:
+        """Drop the cached node terms: the scorer's scores changed in place (``scorer.refresh()``,
+        imputed missing cells). Load the state again to rescore it."""
+        self._cache = None
+        self._families = Families.of(self.scorer)
+
+
+class OrderChain(TermCacheChain):
     """Metropolis sampling over node orders: adjacent transpositions, flips and deck cuts.
 
     Parameters
@@ -112,17 +132,6 @@ class OrderChain:
         self.log_score = -math.inf
         self._families = Families.of(scorer)
         self._cache: NodeTermCache | None = None  # allocated at the first run (not pickled to workers)
-
-    def __getstate__(self) -> dict:
-        state = self.__dict__.copy()
-        state["_cache"] = None
-        return state
-
-    def forget_terms(self) -> None:
-        """Drop the cached node terms: the scorer's scores changed in place (``scorer.refresh()``,
-        imputed missing cells). :meth:`load` the state again to rescore it."""
-        self._cache = None
-        self._families = Families.of(self.scorer)
 
     def load(self, value: Any, what: str = "the chain") -> None:
         """Make ``value`` (a permutation of node indices) the current order and score it from scratch."""

@@ -131,10 +131,9 @@ class ExcludedFamilies:
     empty : bool
         Nothing is left out: every ``out_v`` is 0 (no candidate restriction, no cut).
 
-    References
-    ----------
-    .. [1] Friedman & Koller (2003), "Being Bayesian about network structure", Mach. Learn. 50, 95-125.
-    .. [2] Kuipers, Suter & Moffa (2022), "Efficient sampling and structure learning of Bayesian networks", JCGS 31, 639-650.
+    See Also
+    --------
+    pymc_bnstruct.excluded_mass : the estimate these families feed, with its references.
 
     Examples
     --------

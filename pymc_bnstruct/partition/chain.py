@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ..order.chain import NodeTermCache
+from ..order.chain import NodeTermCache, TermCacheChain
 from ..order.excluded import ExcludedFamilies
 from ..order.mcmc import Families
 from ..order.tables import TABLE_BYTES
@@ -74,7 +74,7 @@ def partition_evaluation(families: ExcludedFamilies, space: Any, layer: np.ndarr
     return ratios, families.unrestricted_edges(in_edge, out_edge, ratios)
 
 
-class PartitionChain:
+class PartitionChain(TermCacheChain):
     """Metropolis–Hastings sampling over labelled partitions.
 
     Parameters
@@ -127,17 +127,6 @@ class PartitionChain:
         self.log_score = -math.inf
         self._families = Families.of(scorer)
         self._cache: NodeTermCache | None = None
-
-    def __getstate__(self) -> dict:
-        state = self.__dict__.copy()
-        state["_cache"] = None
-        return state
-
-    def forget_terms(self) -> None:
-        """Drop the cached node terms: the scorer's scores changed in place (``scorer.refresh()``,
-        imputed missing cells). :meth:`load` the state again to rescore it."""
-        self._cache = None
-        self._families = Families.of(self.scorer)
 
     @property
     def state(self) -> PartitionState:
