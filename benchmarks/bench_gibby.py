@@ -57,7 +57,7 @@ import numpy as np
 
 import pymc_bnstruct as bns
 from pymc_bnstruct.moves import ScoreCache, StructureConstraints
-from pymc_bnstruct.moves.state import GraphState, KernelConstraints
+from pymc_bnstruct.moves.state import KernelConstraints
 from pymc_bnstruct.structure.chain import StructureChain
 from pymc_bnstruct.structure.jump import pair_jump_metropolis
 
@@ -88,42 +88,18 @@ class Trace:
         return (self.sums[last] - self.sums[first]) / n_draws, self.counts[last]
 
 
-def run_ours(data, max_parents: int, seconds: float, seed: int, chunk: int) -> tuple[Trace, dict]:
-    """One default structure chain from the empty graph for ``seconds`` (clock from the score cache on)."""
+def run_chain(data, max_parents: int, seconds: float, seed: int, jump: tuple[int, int] | None,
+              chunk: int) -> tuple[Trace, dict]:
+    """One chain of ours from the empty graph for ``seconds`` (clock from the score cache on),
+    one recorded DAG per call. ``jump`` None: the default :class:`StructureChain`, ``chunk``
+    moves per call; ``(steps, n_rev)``: the optional rejection-free path
+    (:func:`pymc_bnstruct.structure.jump.pair_jump_metropolis`), ``steps`` single-edge steps
+    and ``n_rev`` REV moves per call."""
     t0 = time.perf_counter()
     cache = ScoreCache(data, prior=bns.priors.FamilyCount())
     c = StructureConstraints(data.names, max_parents=max_parents)
-    chain = StructureChain(cache, c)
+    chain = StructureChain(cache, c)  # the jump path borrows its REV family table
     chain.load(c.empty_graph())
-    trace = Trace(data.n_vars)
-    total = np.zeros((data.n_vars, data.n_vars))
-    proposed = np.zeros(4, np.int64)
-    accepted = np.zeros(4, np.int64)
-    k = 0
-    while True:
-        counts = chain.run(chunk, seed * 1_000_003 + k)
-        proposed += counts["proposed"]
-        accepted += counts["accepted"]
-        total += chain.adj
-        k += 1
-        t = time.perf_counter() - t0
-        trace.add(t, k, total)
-        if t >= seconds:
-            break
-    single = proposed[:3].sum()
-    return trace, {"steps_per_s": single / t, "accept": accepted[:3].sum() / max(single, 1),
-                   "moves_per_s": proposed.sum() / t, "rev_accept": accepted[3] / max(proposed[3], 1)}
-
-
-def run_jump(data, max_parents: int, seconds: float, seed: int, steps: int, n_rev: int) -> tuple[Trace, dict]:
-    """The optional rejection-free path (:func:`pymc_bnstruct.structure.jump.pair_jump_metropolis`)
-    from the empty graph for ``seconds``: ``steps`` single-edge steps and ``n_rev`` REV moves per
-    recorded DAG (clock from the score cache on)."""
-    t0 = time.perf_counter()
-    cache = ScoreCache(data, prior=bns.priors.FamilyCount())
-    c = StructureConstraints(data.names, max_parents=max_parents)
-    chain = StructureChain(cache, c)  # for its REV family table
-    state = GraphState.from_graph(c.empty_graph(), c)
     limits = KernelConstraints.of(c)
     trace = Trace(data.n_vars)
     total = np.zeros((data.n_vars, data.n_vars))
@@ -131,17 +107,25 @@ def run_jump(data, max_parents: int, seconds: float, seed: int, steps: int, n_re
     accepted = np.zeros(4, np.int64)
     k = 0
     while True:
-        state, info = pair_jump_metropolis(state, cache.engine, limits, steps, seed * 1_000_003 + k, chain.families,
-                                           n_rev)
-        proposed += info.proposed
-        accepted += info.accepted
-        total += state.adj
+        if jump is None:
+            counts = chain.run(chunk, seed * 1_000_003 + k)
+            proposed += counts["proposed"]
+            accepted += counts["accepted"]
+        else:
+            chain.state, info = pair_jump_metropolis(chain.state, cache.engine, limits, jump[0], seed * 1_000_003 + k,
+                                                     chain.families, jump[1])
+            proposed += info.proposed
+            accepted += info.accepted
+        total += chain.adj
         k += 1
         t = time.perf_counter() - t0
         trace.add(t, k, total)
         if t >= seconds:
             break
-    return trace, {"steps_per_s": steps * k / t, "moved_per_s": accepted[:3].sum() / t,
+    single = proposed[:3].sum()
+    steps = single if jump is None else jump[0] * k
+    return trace, {"steps_per_s": steps / t, "accept": accepted[:3].sum() / max(steps, 1),
+                   "moved_per_s": accepted[:3].sum() / t, "moves_per_s": proposed.sum() / t,
                    "rev_accept": accepted[3] / max(proposed[3], 1)}
 
 
@@ -233,8 +217,8 @@ def main() -> None:
     gibby = gibby_binary()
     # compile the kernels (cached on disk) outside every clock
     warm = bns.DiscreteData.from_frame(bns.datasets.load_network("asia").sample(100, random_seed=1))
-    run_ours(warm, 2, 0.0, 1, 10)
-    run_jump(warm, 2, 0.0, 1, 10, 1)
+    run_chain(warm, 2, 0.0, 1, None, 10)
+    run_chain(warm, 2, 0.0, 1, (10, 1), 10)
     print(f"max |edge probability - reference|, median of {args.seeds} chains; {args.rows} rows, BDeu ess 1, "
           f"FamilyCount prior, <= {args.max_parents} parents, one chain, one thread ({time.strftime('%Y-%m-%d')}; "
           "2 shared cores: timings under contention)")
@@ -249,7 +233,7 @@ def main() -> None:
             reference = np.asarray(bns.edge_probabilities(exact), float)
             ref_label = "exact DP"
         else:
-            tr, _ = run_ours(data, args.max_parents, args.reference_seconds, 1000, args.chunk)
+            tr, _ = run_chain(data, args.max_parents, args.reference_seconds, 1000, None, args.chunk)
             parts = [tr.estimate(np.inf)[0]]
             if gibby:
                 tg, _ = run_gibby(gibby, data, args.max_parents, args.reference_seconds, 1000, every)
@@ -265,10 +249,9 @@ def main() -> None:
         rates: dict[str, list[dict]] = {k: [] for k in labels}
         for seed in range(1, args.seeds + 1):
             for label in labels:
-                if label == "ours":
-                    trace, rate = run_ours(data, args.max_parents, max(budgets), seed, args.chunk)
-                elif label == "jump":
-                    trace, rate = run_jump(data, args.max_parents, max(budgets), seed, args.jump_steps, args.jump_rev)
+                if label != "Gibby":
+                    jump = (args.jump_steps, args.jump_rev) if label == "jump" else None
+                    trace, rate = run_chain(data, args.max_parents, max(budgets), seed, jump, args.chunk)
                 else:
                     trace, rate = run_gibby(gibby, data, args.max_parents, max(budgets), seed, every)
                 rates[label].append(rate)

@@ -50,7 +50,7 @@ from ..moves.kernels import (
     has_bit,
     move_delta,
 )
-from ..moves.proposals import REV, accept, edge_list, rev_accept, rev_propose, rev_workspace_indexed
+from ..moves.proposals import REV, accept, edge_list, rev_accept, rev_propose, rev_workspace_of
 from ..rng import seed_state, uniform
 
 __all__ = ["pair_jump_metropolis"]
@@ -215,11 +215,7 @@ def pair_jump_metropolis(graph, E, limits, n_steps, seed, families, n_rev):
             _refresh_family(adj, pbits, npar, E, allowed, required, max_parents, a, rows, u, old_u, tmp)
     if n_rev > 0:
         offsets, fbits, fscores = families.offsets, families.bitsets, families.log_scores
-        max_rows = np.int64(0)
-        for x in range(offsets.shape[0] - 1):
-            max_rows = max(max_rows, offsets[x + 1] - offsets[x])
-        W = rev_workspace_indexed(n, pbits.shape[1], max_rows, families.local, families.slots, families.binom,
-                                  families.full_offsets, families.kept, families.weights, families.log_scale)
+        W = rev_workspace_of(families, n, pbits.shape[1], True)
         for _ in range(n_rev):
             proposed[REV] += 1
             legal, i, j, delta, log_h = rev_propose(adj, pbits, eu, ev, m, E, offsets, fbits, fscores, W, rng)
