@@ -241,6 +241,9 @@ def main() -> None:
             reference = np.mean(parts, axis=0)
             ref_label = f"pooled long runs ({' + '.join(['ours', 'Gibby'][:len(parts)])}, " \
                         f"{args.reference_seconds:.0f} s each)"
+            if len(parts) == 2:
+                gap = np.abs(parts[0] - parts[1])[~np.eye(n, dtype=bool)].max()
+                ref_label += f"; the two long runs differ by up to {gap:.3f}"
         print(f"\n{name} ({n} variables), reference: {ref_label} ({time.perf_counter() - t0:.0f} s)")
         off = ~np.eye(n, dtype=bool)
         labels = ["ours", "jump"] + (["Gibby"] if gibby else [])
