@@ -40,15 +40,15 @@ import numba as nb
 import numpy as np
 
 from ..jit import MoveInfo, empty, zeros
-from ..moves.cache_kernels import graph_score
+from ..moves.cache_kernels import family_score, graph_score
 from ..moves.kernels import (
     ADD,
     DELETE,
     REVERSE,
     can_add,
     can_reverse,
+    flip_bit,
     has_bit,
-    move_delta,
 )
 from ..moves.proposals import REV, accept, edge_list, rev_accept, rev_propose, rev_workspace_of
 from ..rng import seed_state, uniform
@@ -67,9 +67,10 @@ def _pair_move(adj, i, j):
 
 
 @nb.njit(cache=True)
-def _pair_weight(adj, pbits, npar, E, allowed, required, max_parents, i, j, tmp):
+def _pair_weight(adj, pbits, npar, E, allowed, required, max_parents, cur, i, j, tmp):
     """``min(1, exp(delta))`` of the move of the pair ``(i, j)``; 0 when it breaks the
-    in-degree bound or the lists (acyclicity is left to the draw)."""
+    in-degree bound or the lists (acyclicity is left to the draw). ``cur[x]`` is the value
+    of the current family of ``x``: one look-up per pair (two for a reversal)."""
     kind, u, v = _pair_move(adj, i, j)
     if kind == DELETE:
         if required[u, v]:
@@ -79,25 +80,33 @@ def _pair_weight(adj, pbits, npar, E, allowed, required, max_parents, i, j, tmp)
             return 0.0
     elif not allowed[u, v] or npar[v] >= max_parents:
         return 0.0
-    d = move_delta(E, pbits, kind, u, v, tmp)
+    for w in range(tmp.shape[0]):
+        tmp[w] = pbits[j, w]
+    flip_bit(tmp, i)  # Pa(j) with i added (add, reversal) or removed (delete)
+    d = family_score(E, j, tmp) - cur[j]
+    if kind == REVERSE:
+        for w in range(tmp.shape[0]):
+            tmp[w] = pbits[i, w]
+        flip_bit(tmp, j)  # Pa(i) without j
+        d += family_score(E, i, tmp) - cur[i]
     return 1.0 if d >= 0.0 else math.exp(d)
 
 
 @nb.njit(cache=True)
-def _refresh_row(adj, pbits, npar, E, allowed, required, max_parents, a, rows, j, tmp):
+def _refresh_row(adj, pbits, npar, E, allowed, required, max_parents, cur, a, rows, j, tmp):
     n = adj.shape[0]
     s = 0.0
     for i in range(n):
-        w = 0.0 if i == j else _pair_weight(adj, pbits, npar, E, allowed, required, max_parents, i, j, tmp)
+        w = 0.0 if i == j else _pair_weight(adj, pbits, npar, E, allowed, required, max_parents, cur, i, j, tmp)
         a[j, i] = w
         s += w
     rows[j] = s
 
 
 @nb.njit(cache=True)
-def _refresh_entry(adj, pbits, npar, E, allowed, required, max_parents, a, rows, v, x, tmp):
+def _refresh_entry(adj, pbits, npar, E, allowed, required, max_parents, cur, a, rows, v, x, tmp):
     """Recompute ``a[v, x]`` (the pair ``(x, v)``) and the sum of row ``v``."""
-    a[v, x] = _pair_weight(adj, pbits, npar, E, allowed, required, max_parents, x, v, tmp)
+    a[v, x] = _pair_weight(adj, pbits, npar, E, allowed, required, max_parents, cur, x, v, tmp)
     s = 0.0
     for i in range(adj.shape[0]):
         s += a[v, i]
@@ -105,12 +114,14 @@ def _refresh_entry(adj, pbits, npar, E, allowed, required, max_parents, a, rows,
 
 
 @nb.njit(cache=True)
-def _refresh_family(adj, pbits, npar, E, allowed, required, max_parents, a, rows, x, old, tmp):
-    """The weights that depend on ``Pa(x)`` after it changed from the bitset ``old``."""
-    _refresh_row(adj, pbits, npar, E, allowed, required, max_parents, a, rows, x, tmp)
+def _refresh_family(adj, pbits, npar, E, allowed, required, max_parents, cur, a, rows, x, old, tmp):
+    """The weights that depend on ``Pa(x)`` after it changed from the bitset ``old``
+    (``cur[x]`` first)."""
+    cur[x] = family_score(E, x, pbits[x])
+    _refresh_row(adj, pbits, npar, E, allowed, required, max_parents, cur, a, rows, x, tmp)
     for v in range(adj.shape[0]):
         if v != x and (adj[v, x] != 0 or has_bit(old, v)):
-            _refresh_entry(adj, pbits, npar, E, allowed, required, max_parents, a, rows, v, x, tmp)
+            _refresh_entry(adj, pbits, npar, E, allowed, required, max_parents, cur, a, rows, v, x, tmp)
 
 
 @nb.njit(cache=True)
@@ -170,8 +181,11 @@ def pair_jump_metropolis(graph, E, limits, n_steps, seed, families, n_rev):
     a = zeros((n, n), np.float64)
     rows = zeros(n, np.float64)
     q = 1.0 / (n * (n - 1)) if n > 1 else 0.0
+    cur = zeros(n, np.float64)
+    for x in range(n):
+        cur[x] = family_score(E, x, pbits[x])
     for j in range(n):
-        _refresh_row(adj, pbits, npar, E, allowed, required, max_parents, a, rows, j, tmp)
+        _refresh_row(adj, pbits, npar, E, allowed, required, max_parents, cur, a, rows, j, tmp)
     t = np.int64(n_steps)
     while t > 0:
         total = 0.0
@@ -210,9 +224,12 @@ def pair_jump_metropolis(graph, E, limits, n_steps, seed, families, n_rev):
             old_u[w] = pbits[u, w]
             old_v[w] = pbits[v, w]
         m = accept(adj, pbits, npar, desc, eu, ev, pos, m, order_buf, kind, u, v)
-        _refresh_family(adj, pbits, npar, E, allowed, required, max_parents, a, rows, v, old_v, tmp)
-        if kind == REVERSE:
-            _refresh_family(adj, pbits, npar, E, allowed, required, max_parents, a, rows, u, old_u, tmp)
+        if kind == REVERSE:  # both values first: each family's entries read the other's
+            cur[u] = family_score(E, u, pbits[u])
+            _refresh_family(adj, pbits, npar, E, allowed, required, max_parents, cur, a, rows, v, old_v, tmp)
+            _refresh_family(adj, pbits, npar, E, allowed, required, max_parents, cur, a, rows, u, old_u, tmp)
+        else:
+            _refresh_family(adj, pbits, npar, E, allowed, required, max_parents, cur, a, rows, v, old_v, tmp)
     if n_rev > 0:
         offsets, fbits, fscores = families.offsets, families.bitsets, families.log_scores
         W = rev_workspace_of(families, n, pbits.shape[1], True)
