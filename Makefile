@@ -117,6 +117,11 @@ bench-order: $(STAMP)
 bench-structure: $(STAMP)
 	$(PY) benchmarks/bench_structure_mcmc.py
 
+# structure MCMC beside Gibby (BNSTRUCT_GIBBY=path of its binary; without it, ours alone)
+.PHONY: bench-gibby
+bench-gibby: $(STAMP)
+	$(PY) benchmarks/bench_gibby.py
+
 .PHONY: bench-samc bench-samc-error bench-exact bench-partition
 bench-samc: $(STAMP)
 	$(PY) benchmarks/bench_samc.py

@@ -134,6 +134,7 @@ JIT_ONLY_MODULES: dict[str, str] = {
     "test_search.py": TOO_SLOW_AS_PYTHON,
     "test_search_space.py": TOO_SLOW_AS_PYTHON,
     "test_structure_kernels.py": TOO_SLOW_AS_PYTHON,
+    "test_structure_jump.py": TOO_SLOW_AS_PYTHON,  # 20,000 chains per test, as test_structure_kernels.py
     "test_structure_mcmc.py": TOO_SLOW_AS_PYTHON,
     # added with issue 26, by analogy with the modules above (not measured alone as plain
     # Python): learned search spaces, exact DPs and order chains on 8-27 variables
@@ -179,7 +180,8 @@ KERNEL_MODULES = frozenset({
     "test_brai.py", "test_brai_quality.py", "test_enumerate.py", "test_exact_dp.py", "test_graph.py",
     "test_jit.py", "test_mixed.py", "test_moves.py", "test_order_kernels.py", "test_partition_kernels.py", "test_sampling.py",
     "test_scores.py", "test_scores_golden.py", "test_search.py", "test_search_space.py",
-    "test_structure_kernels.py", "test_table.py", "test_table_executor.py", "test_missing_kernels.py",
+    "test_structure_jump.py", "test_structure_kernels.py", "test_table.py", "test_table_executor.py",
+    "test_missing_kernels.py",
 })
 _PYMC_LIBRARIES = ("pymc", "arviz", "pytensor")
 # the package's entry points that run PyMC or build ArviZ objects

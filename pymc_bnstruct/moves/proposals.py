@@ -212,6 +212,19 @@ def rev_workspace(n, n_words, max_rows):
                                  zeros(0, np.float64), zeros(0, np.float64))
 
 
+@nb.njit(cache=True)
+def rev_workspace_of(families, n, n_words, used):
+    """:func:`rev_workspace_indexed` for the :class:`~pymc_bnstruct.moves.state.FamilyTable`
+    ``families`` (rows sized for its largest child when ``used``, else for none)."""
+    offsets = families.offsets
+    max_rows = np.int64(0)  # typed, not the literal 0: one specialisation of rev_workspace_indexed
+    if used:
+        for x in range(offsets.shape[0] - 1):
+            max_rows = max(max_rows, offsets[x + 1] - offsets[x])
+    return rev_workspace_indexed(n, n_words, max_rows, families.local, families.slots, families.binom,
+                                 families.full_offsets, families.kept, families.weights, families.log_scale)
+
+
 @inner
 def _mark_descendants(adj, start, mark, stack):
     """``mark[x]`` = x is reachable from ``start`` by a directed path of length >= 1."""

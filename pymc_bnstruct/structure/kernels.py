@@ -29,7 +29,7 @@ from ..moves.proposals import (
     propose,
     rev_accept,
     rev_propose,
-    rev_workspace_indexed,
+    rev_workspace_of,
 )
 from ..rng import seed_state, uniform
 
@@ -86,12 +86,7 @@ def structure_metropolis(graph, E, limits, probs, n_moves, seed, families, beta_
     for k in range(3):
         single[k] = probs[k] / (1.0 - p_rev) if p_rev < 1.0 else 1.0 / 3.0
     offsets, fbits, fscores = families.offsets, families.bitsets, families.log_scores
-    max_rows = np.int64(0)  # typed, not the literal 0: one specialisation of rev_workspace_indexed
-    if p_rev > 0.0:
-        for x in range(offsets.shape[0] - 1):
-            max_rows = max(max_rows, offsets[x + 1] - offsets[x])
-    W = rev_workspace_indexed(n, pbits.shape[1], max_rows, families.local, families.slots, families.binom,
-                              families.full_offsets, families.kept, families.weights, families.log_scale)
+    W = rev_workspace_of(families, n, pbits.shape[1], p_rev > 0.0)
     m = edge_list(adj, eu, ev, pos)
     beta_step = (beta_to - beta_from) / n_moves if n_moves > 0 else 0.0
     for t in range(n_moves):
