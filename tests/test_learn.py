@@ -358,3 +358,23 @@ def test_a_budget_too_short_warns_before_sampling(asia):
         with pytest.raises(UserWarning, match="too short"):
             bns.learn(asia, random_seed=1, cores=1, budget=0.5, chains=2, draws=1000, moves_per_draw=10_000,
                       progressbar=False)
+
+
+def test_the_verdict_of_a_short_run_says_what_would_get_there(asia):
+    """A learn run too short to converge: the verdict fails and names a budget twice the run's
+    time and the other sampler; the same draws without learn's record give no such advice."""
+    df = asia
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        idata = bns.learn(df, method="order", random_seed=1, progressbar=False, draws=30, tune=5,
+                          moves_per_draw=1)
+        verdict = bns.convergence_verdict(idata)
+    assert verdict.level == "failed"
+    seconds = float(get_group(idata, "posterior").attrs["bnstruct_seconds"])
+    advice = verdict.advice
+    assert advice in str(verdict) and advice.startswith("with bns.learn: this order run took")
+    assert f"budget='{max(2 * seconds, 10):.0f}s'" in advice and "method='partition'" in advice
+    get_group(idata, "posterior").attrs.pop("bnstruct_method")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert bns.convergence_verdict(idata).advice == ""

@@ -496,7 +496,8 @@ def cmd_summary(args: argparse.Namespace) -> int:
         return code
     if args.format == "json":
         doc = {"verdict": None if verdict is None else {"level": verdict.level, "ok": verdict.ok,
-                                                         "problems": verdict.problems, "numbers": verdict.numbers},
+                                                         "problems": verdict.problems, "numbers": verdict.numbers,
+                                                         "advice": verdict.advice},
                "facts": t.facts, "settings": result.settings, "edges": _records(t.edges),
                "convergence": _records(t.convergence, "quantity"), "samc": _records(t.samc, "chain")}
         print(json.dumps(_clean(doc), indent=1))

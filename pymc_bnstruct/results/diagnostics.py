@@ -325,9 +325,13 @@ class Verdict:
         What was measured: ``max_r_hat``, ``log_score_r_hat``, ``min_ess_bulk``,
         ``max_chain_difference``, ``kish_ess`` (SAMC), ``chains``, ``draws`` (each when
         it applies; ``inf`` for R-hat of chains stuck at different values).
+    advice : str
+        For a run of :func:`pymc_bnstruct.learn` that is not good: what would get it there in
+        ``learn``'s own terms (a budget twice this run's time; for a failed run also the other
+        sampler and a smaller space). Empty otherwise.
 
-    ``ok`` is ``level == "good"``; ``str(verdict)`` is one line per problem, or one line
-    saying that the run converged with its numbers.
+    ``ok`` is ``level == "good"``; ``str(verdict)`` is one line per problem (then the advice),
+    or one line saying that the run converged with its numbers.
 
     References
     ----------
@@ -343,6 +347,7 @@ class Verdict:
     level: str
     problems: list[str] = field(default_factory=list)
     numbers: dict[str, float] = field(default_factory=dict)
+    advice: str = ""
 
     @property
     def ok(self) -> bool:
@@ -350,7 +355,7 @@ class Verdict:
 
     def __str__(self) -> str:
         if self.problems:
-            return "\n".join(self.problems)
+            return "\n".join([*self.problems, *([self.advice] if self.advice else [])])
         return "converged: " + _describe(self.numbers)
 
 
@@ -466,7 +471,27 @@ def _judge(df: pd.DataFrame, values: np.ndarray, w: np.ndarray | None, kinds: li
             for reason in samc_diagnostics(idata, burn_in=burn_in).reasons:
                 failed.append(f"did not converge: SAMC {reason}")
     level = "failed" if failed else "usable" if rough else "good"
-    return Verdict(level, failed + rough, numbers)
+    advice = _learn_advice(idata, failed=bool(failed)) if failed or rough else None
+    return Verdict(level, failed + rough, numbers, advice or "")
+
+
+def _learn_advice(idata: Any, *, failed: bool) -> str | None:
+    """For a run of :func:`pymc_bnstruct.learn`: what would get it to a good verdict, in its
+    own terms (a budget twice this run's time; for a failed run, also the other sampler and
+    a smaller space). None for other sampler output."""
+    attrs = get_group(idata, "posterior").attrs if has_group(idata, "posterior") else {}
+    method, seconds = attrs.get("bnstruct_method"), attrs.get("bnstruct_seconds")
+    if method is None or seconds is None or not np.isfinite(float(seconds)):
+        return None
+    seconds = float(seconds)
+    text = (f"with bns.learn: this {method} run took {seconds:,.0f} s; budget='{max(2 * seconds, 10):.0f}s' "
+            "gives its chains about twice the moves")
+    if failed:
+        if method == "order":
+            text += "; method='partition' samples the DAG posterior with different moves"
+        if attrs.get("bnstruct_search_space", "full") != "full":
+            text += "; a smaller learned space (max_candidates=) makes each move cheaper"
+    return text
 
 
 def convergence_verdict(result: Any, *, var_name: str | None = None, burn_in: int = 0) -> Verdict:
