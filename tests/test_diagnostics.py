@@ -310,6 +310,7 @@ def test_verdict_chains_stuck_in_different_graphs_failed_with_infinite_r_hat():
     assert "did not converge: R-hat is infinite for 3 quantities" in text and "edge[a->b]" in text
     assert "the chains disagree by up to 1.00" in text and "nan" not in text.lower()
     assert all(p.startswith(("did not converge: ", "not fully converged: ")) for p in verdict.problems)
+    assert verdict.advice == ""  # not a run of bns.learn: no advice in its terms
     # bns.summary carries the same verdict
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -362,7 +362,7 @@ def test_a_budget_too_short_warns_before_sampling(asia):
 
 def test_the_verdict_of_a_short_run_says_what_would_get_there(asia):
     """A learn run too short to converge: the verdict fails and names a budget twice the run's
-    time and the other sampler; the same draws without learn's record give no such advice."""
+    time and the other sampler (draws that learn did not make get none: tests/test_diagnostics.py)."""
     df = asia
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -374,7 +374,3 @@ def test_the_verdict_of_a_short_run_says_what_would_get_there(asia):
     advice = verdict.advice
     assert advice in str(verdict) and advice.startswith("with bns.learn: this order run took")
     assert f"budget='{max(2 * seconds, 10):.0f}s'" in advice and "method='partition'" in advice
-    get_group(idata, "posterior").attrs.pop("bnstruct_method")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        assert bns.convergence_verdict(idata).advice == ""
