@@ -53,7 +53,9 @@ lint: $(STAMP)
 # there whose own code names pymc, arviz, pytensor or calls learn / to_inference_data /
 # summary). make test runs everything; make test-pymc6 runs what is not `kernel` (the
 # kernels are the same code on both lines; PyMC, ArviZ and PyTensor are what differ);
-# make test-nojit runs only the `kernel` tests, as plain Python.
+# make test-nojit runs only the `kernel` tests, as plain Python. `docs` marks the docs pages'
+# and the examples' code (tests/test_docs.py): it calls the public API that the suite tests on
+# both lines, so it runs once, in make test.
 test: lint
 	$(PY) -m pytest -q -m "not slow"
 	$(PY) -m pytest -q -m slow
@@ -94,8 +96,8 @@ $(STAMP6): pyproject.toml | $(PY6)
 
 test-pymc6: $(STAMP6)
 	$(VENV6)/bin/ruff check .
-	$(PY6) -m pytest -q -m "not slow and not kernel"
-	$(PY6) -m pytest -q -m "slow and not kernel"
+	$(PY6) -m pytest -q -m "not slow and not kernel and not docs"
+	$(PY6) -m pytest -q -m "slow and not kernel and not docs"
 
 $(VENV)/.bench: $(STAMP)
 	$(PY) -m pip install --quiet -e ".[test,bench]"

@@ -218,6 +218,11 @@ def _touches_pymc(item: pytest.Item) -> bool:
     return False
 
 
+#: The documentation's own code (every docs page's blocks, every example script): it calls the
+#: public API that the rest of the suite tests on both lines, so it runs on one line, make test.
+DOCS_MODULE = "test_docs.py"
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         reason = _jit_only_reason(item)
@@ -225,3 +230,5 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.jit_only(reason=reason))
         if item.path.name in KERNEL_MODULES and not _touches_pymc(item):
             item.add_marker(pytest.mark.kernel)
+        if item.path.name == DOCS_MODULE:
+            item.add_marker(pytest.mark.docs)
