@@ -51,8 +51,10 @@ lint: $(STAMP)
 # Who runs what (markers set in tests/conftest.py): `kernel` marks the tests of the numba
 # kernels that touch no PyMC, ArviZ or PyTensor (the modules in KERNEL_MODULES, less any test
 # there whose own code names pymc, arviz, pytensor or calls learn / to_inference_data /
-# summary). make test runs everything; make test-pymc6 runs what is not `kernel` (the
-# kernels are the same code on both lines; PyMC, ArviZ and PyTensor are what differ);
+# summary). make test runs everything; make test-pymc6 runs the fast tests that are not
+# `kernel` (the kernels are the same code on both lines; PyMC, ArviZ and PyTensor are what
+# differ, and the fast tests cover every path through them; the `slow` statistical checks of
+# the samplers' posteriors run once, in make test);
 # make test-nojit runs only the `kernel` tests, as plain Python. `docs` marks the docs pages'
 # and the examples' code (tests/test_docs.py): it calls the public API that the suite tests on
 # both lines, so it runs once, in make test.
@@ -97,7 +99,6 @@ $(STAMP6): pyproject.toml | $(PY6)
 test-pymc6: $(STAMP6)
 	$(VENV6)/bin/ruff check .
 	$(PY6) -m pytest -q -m "not slow and not kernel and not docs"
-	$(PY6) -m pytest -q -m "slow and not kernel and not docs"
 
 $(VENV)/.bench: $(STAMP)
 	$(PY) -m pip install --quiet -e ".[test,bench]"
