@@ -87,7 +87,7 @@ def recompiled(kernel, **helpers):
 
     import numba as nb
 
-    f = kernel.py_func
+    f = getattr(kernel, "py_func", kernel)  # a plain function under NUMBA_DISABLE_JIT=1
     scope = dict(f.__globals__, **helpers)
     return nb.njit(types.FunctionType(f.__code__, scope, f.__name__, f.__defaults__, f.__closure__))
 
@@ -150,6 +150,9 @@ JIT_ONLY_TESTS: dict[str, str] = {
     "test_order_kernels.py::test_ops_in_pytensor_default_and_numba_modes": NEEDS_NUMBA_LINKER,
     "test_partition_mcmc.py::test_ops_in_numba_mode_match_python": NEEDS_NUMBA_LINKER,
     "test_continuous.py::test_ops_score_continuous_dags": NEEDS_NUMBA_LINKER,
+    # measured as plain Python: 115 s and 81 s (every completion's DAGs; thousands of sweeps)
+    "test_missing_kernels.py::test_exact_posterior_over_completions": TOO_SLOW_AS_PYTHON,
+    "test_missing_kernels.py::test_continuous_cells_follow_the_true_conditional_gaussian": TOO_SLOW_AS_PYTHON,
 }
 
 
