@@ -64,7 +64,7 @@ import math
 import numba as nb
 import numpy as np
 
-from ..jit import inlined, inner, zeros
+from ..jit import empty, inlined, inner, zeros
 from ..rng import randint, uniform
 from .cache_kernels import family_score
 from .kernels import (
@@ -90,6 +90,19 @@ NO_NODE = np.int64(-1)
 # propose's delta, inlined: only propose needs it in structure MCMC, and a call would compile
 # it on its own first (see _jit.inlined)
 _move_delta_inline = inlined(move_delta)
+
+
+@nb.njit(cache=True)
+def edge_workspace(adj, n_words):
+    """The scratch arrays of a chain over single-edge moves on ``adj``: the edge list ``eu``,
+    ``ev`` and ``pos`` filled by :func:`edge_list` (returned as ``m``, the number of edges), a
+    topological-order buffer and a parent bitset; ``(eu, ev, pos, order_buf, tmp, m)``."""
+    n = adj.shape[0]
+    eu = empty(n * n, np.int64)
+    ev = empty(n * n, np.int64)
+    pos = empty((n, n), np.int64)
+    m = edge_list(adj, eu, ev, pos)
+    return eu, ev, pos, empty(n, np.int64), zeros(n_words, np.uint64), m
 
 
 @nb.njit(cache=True)

@@ -39,7 +39,7 @@ import math
 import numba as nb
 import numpy as np
 
-from ..jit import MoveInfo, empty, zeros
+from ..jit import MoveInfo, zeros
 from ..moves.cache_kernels import family_score, graph_score
 from ..moves.kernels import (
     ADD,
@@ -50,7 +50,7 @@ from ..moves.kernels import (
     flip_bit,
     has_bit,
 )
-from ..moves.proposals import REV, accept, edge_list, rev_accept, rev_propose, rev_workspace_of
+from ..moves.proposals import REV, accept, edge_workspace, rev_accept, rev_propose, rev_workspace_of
 from ..rng import seed_state, uniform
 
 __all__ = ["pair_jump_metropolis"]
@@ -170,14 +170,9 @@ def pair_jump_metropolis(graph, E, limits, n_steps, seed, families, n_rev):
     n = adj.shape[0]
     proposed = zeros(4, np.int64)
     accepted = zeros(4, np.int64)
-    eu = empty(n * n, np.int64)
-    ev = empty(n * n, np.int64)
-    pos = empty((n, n), np.int64)
-    order_buf = empty(n, np.int64)
-    tmp = zeros(pbits.shape[1], np.uint64)
+    eu, ev, pos, order_buf, tmp, m = edge_workspace(adj, pbits.shape[1])
     old_u = zeros(pbits.shape[1], np.uint64)
     old_v = zeros(pbits.shape[1], np.uint64)
-    m = edge_list(adj, eu, ev, pos)
     a = zeros((n, n), np.float64)
     rows = zeros(n, np.float64)
     q = 1.0 / (n * (n - 1)) if n > 1 else 0.0

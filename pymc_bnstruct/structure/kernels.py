@@ -20,12 +20,12 @@ import math
 import numba as nb
 import numpy as np
 
-from ..jit import MoveInfo, empty, inlined, zeros
+from ..jit import MoveInfo, inlined, zeros
 from ..moves.cache_kernels import graph_score
 from ..moves.proposals import (
     REV,
     accept,
-    edge_list,
+    edge_workspace,
     propose,
     rev_accept,
     rev_propose,
@@ -76,18 +76,13 @@ def structure_metropolis(graph, E, limits, probs, n_moves, seed, families, beta_
     n = adj.shape[0]
     proposed = zeros(4, np.int64)
     accepted = zeros(4, np.int64)
-    eu = empty(n * n, np.int64)
-    ev = empty(n * n, np.int64)
-    pos = empty((n, n), np.int64)
-    order_buf = empty(n, np.int64)
-    tmp = zeros(pbits.shape[1], np.uint64)
+    eu, ev, pos, order_buf, tmp, m = edge_workspace(adj, pbits.shape[1])
     p_rev = probs[REV]
     single = zeros(3, np.float64)  # add / delete / reverse given "not REV"
     for k in range(3):
         single[k] = probs[k] / (1.0 - p_rev) if p_rev < 1.0 else 1.0 / 3.0
     offsets, fbits, fscores = families.offsets, families.bitsets, families.log_scores
     W = rev_workspace_of(families, n, pbits.shape[1], p_rev > 0.0)
-    m = edge_list(adj, eu, ev, pos)
     beta_step = (beta_to - beta_from) / n_moves if n_moves > 0 else 0.0
     for t in range(n_moves):
         beta = beta_from + beta_step * t
