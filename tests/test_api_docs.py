@@ -41,6 +41,27 @@ def test_public_name_has_a_docstring(name, obj):
     assert doc and len(doc.split()) >= 3, f"{name} has no docstring (or one of fewer than three words)"
 
 
+def test_shared_parameter_entries_are_filled_in():
+    """``pymc_bnstruct._docs.fill_doc`` writes a shared entry where its placeholder stood,
+    indented as the placeholder; no public docstring keeps a placeholder."""
+    from pymc_bnstruct._docs import PARAMETERS, fill_doc
+
+    def f():
+        """Summary.
+
+        Parameters
+        ----------
+        {score}
+            More.
+        """
+
+    doc = inspect.getdoc(fill_doc(f))
+    assert "score : Score, optional\n    Default: BDeu" in doc and doc.endswith("default_score`).\n    More.")
+    placeholder = re.compile(r"^\s*\{(" + "|".join(PARAMETERS) + r")\}\s*$", re.M)
+    left = [name for name, obj in PUBLIC if placeholder.search(inspect.getdoc(obj) or "")]
+    assert not left, f"unfilled placeholders (decorate with fill_doc): {left}"
+
+
 def test_every_top_level_name_is_in_the_api_reference():
     top = {name for name in bns.__all__
            if not name.startswith("__") and not isinstance(getattr(bns, name), types.ModuleType)}

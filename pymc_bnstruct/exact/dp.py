@@ -30,6 +30,7 @@ from typing import Any, Literal
 import numpy as np
 import xarray as xr
 
+from .._docs import fill_doc
 from ..constraints import DEFAULT_MAX_PARENTS
 from ..contract import check_feature, dag_draws, feature_dataarray
 from ..data import ContinuousData, DiscreteData, as_data
@@ -589,6 +590,7 @@ def _check_count(n: Any) -> int:
     return check_int(n, "draws (the number of draws)", minimum=1)
 
 
+@fill_doc
 def posterior(
     data: DiscreteData | ContinuousData | Any,
     *,
@@ -608,9 +610,7 @@ def posterior(
     Parameters
     ----------
     data : DiscreteData, ContinuousData or pandas.DataFrame
-    score : Score, optional
-        Default: BDeu (``ess=1``) for discrete data, BGe for continuous data
-        (:func:`~pymc_bnstruct.scores.default_score`).
+    {score}
     prior : StructurePrior, default ``Uniform()``
         Modular prior ``q_i(Pa_i)``; under ``"order"`` it is the prior of a DAG given an
         order.

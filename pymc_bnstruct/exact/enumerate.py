@@ -29,6 +29,7 @@ import numba
 import numpy as np
 import xarray as xr
 
+from .._docs import fill_doc
 from ..constraints import DEFAULT_MAX_PARENTS
 from ..contract import check_feature, feature_dataarray
 from ..data import ContinuousData, DiscreteData, as_data
@@ -412,6 +413,7 @@ def _check_size(n: int) -> None:
         )
 
 
+@fill_doc
 def enumerate_posterior(
     data: DiscreteData | ContinuousData | Any,
     *,
@@ -440,9 +442,7 @@ def enumerate_posterior(
         ``P(X_obs | G) = Σ_c P(X_obs, X_mis = c | G)``, which is the posterior given the
         observed cells under missing at random (``docs/missing.md``); at most
         :data:`MAX_COMPLETIONS` completions (14 binary cells).
-    score : Score, optional
-        Default: BDeu (``ess=1``) for discrete data, BGe for continuous data
-        (:func:`~pymc_bnstruct.scores.default_score`).
+    {score}
     prior : StructurePrior, default ``Uniform()``
     max_parents : int or None, default 3
         In-degree bound; None means no bound; an int outside ``0..n-1`` is an error (as

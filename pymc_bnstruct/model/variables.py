@@ -54,6 +54,7 @@ from pymc.logprob.abstract import _logprob
 from pytensor.tensor.random.op import RandomVariable
 
 from .. import step_methods  # noqa: F401 — registers the step methods pm.sample assigns to these variables
+from .._docs import fill_doc
 from ..constraints import DEFAULT_MAX_PARENTS, StructureConstraints
 from ..contract import (
     EDGE_DIMS,
@@ -311,6 +312,7 @@ class _ScoredStructure:
         raise NotImplementedError
 
 
+@fill_doc
 class NodeOrder(_ScoredStructure):
     """A node order as a free PyMC variable, scored by summing over consistent DAGs.
 
@@ -323,9 +325,7 @@ class NodeOrder(_ScoredStructure):
         Name of the variable.
     data : DiscreteData, ContinuousData or pandas.DataFrame
         The data.
-    score : Score, optional
-        Default: BDeu (``ess=1``) for discrete data, BGe for continuous data
-        (:func:`~pymc_bnstruct.scores.default_score`).
+    {score}
     prior : StructurePrior, default ``Uniform()``
         Modular prior ``q_i`` of the DAGs consistent with an order.
     max_parents : int or None, default 3
@@ -606,6 +606,7 @@ def _dag_support_point(op: DAGRV, rv, *inputs):
     return pt.as_tensor_variable(op.constraints.empty_graph().astype(np.int64))
 
 
+@fill_doc
 class DAG:
     """A DAG as a free PyMC variable, scored by ``log P(G) + log P(D | G)``.
 
@@ -618,9 +619,7 @@ class DAG:
     ----------
     name : str
     data : DiscreteData, ContinuousData or pandas.DataFrame
-    score : Score, optional
-        Default: BDeu (``ess=1``) for discrete data, BGe for continuous data
-        (:func:`~pymc_bnstruct.scores.default_score`).
+    {score}
     prior : StructurePrior, default ``Uniform()``
         A size-based modular prior (``Uniform``, ``FamilyCount``, ``EdgePenalty``, with any
         power), ``EdgeBeliefs`` or a product of these; family values are computed on demand by a
@@ -771,6 +770,7 @@ def _node_partition_support_point(op: NodePartitionRV, rv, *inputs):
     return pt.as_tensor_variable(op.scorer.from_dag(op.scorer.table.constraints.empty_graph()))
 
 
+@fill_doc
 class NodePartition(_ScoredStructure):
     """A labelled partition of the nodes as a free PyMC variable (Kuipers & Moffa 2017),
     scored by summing over its compatible DAGs.
@@ -790,9 +790,7 @@ class NodePartition(_ScoredStructure):
     ----------
     name : str
     data : DiscreteData, ContinuousData or pandas.DataFrame
-    score : Score, optional
-        Default: BDeu (``ess=1``) for discrete data, BGe for continuous data
-        (:func:`~pymc_bnstruct.scores.default_score`).
+    {score}
     prior : StructurePrior, default ``Uniform()``
         Modular prior ``q_i`` over DAGs.
     max_parents : int or None, default 3

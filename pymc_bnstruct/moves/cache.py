@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from .._docs import fill_doc
 from ..data import ContinuousData, DiscreteData, as_data
 from ..graph import find_cycle, to_adjacency
 from ..priors import StructurePrior, Uniform
@@ -36,6 +37,7 @@ def _pow2_ceil(x: int) -> int:
     return 1 << (max(int(x), 1) - 1).bit_length()
 
 
+@fill_doc
 class ScoreCache:
     """Hashed cache of family values ``local score + log prior``, computed on demand.
 
@@ -43,9 +45,7 @@ class ScoreCache:
     ----------
     data : DiscreteData, ContinuousData or pandas.DataFrame
         The data whose families are scored (a frame is read with :func:`~pymc_bnstruct.as_data`).
-    score : Score, optional
-        Default: BDeu (``ess=1``) for discrete data, BGe for continuous data
-        (:func:`~pymc_bnstruct.scores.default_score`).
+    {score}
         Continuous data need ``BGe()``.
     prior : StructurePrior, default ``Uniform()``
         A size-based prior (``Uniform``, ``FamilyCount``, ``EdgePenalty``, with any

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._docs import fill_doc
 from ..constraints import DEFAULT_MAX_PARENTS, StructureConstraints
 from ..contract import LOG_SCORE
 from ..data import ContinuousData, DiscreteData, as_data
@@ -156,6 +157,7 @@ def _blocks(n_families: int, block_size: int) -> list[tuple[int, int]]:
     return list(zip(edges[:-1], edges[1:]))
 
 
+@fill_doc
 class ScoreTable:
     """All allowed families ``(child, parent set)`` with ``local score + log prior``.
 
@@ -163,9 +165,7 @@ class ScoreTable:
     ----------
     data : DiscreteData, ContinuousData or pandas.DataFrame
         A frame is read with :func:`~pymc_bnstruct.as_data`.
-    score : Score, optional
-        Default: BDeu (``ess=1``) for discrete data, BGe for continuous data
-        (:func:`~pymc_bnstruct.scores.default_score`).
+    {score}
         Continuous data need ``BGe()``.
     prior : StructurePrior, default ``Uniform()``
     max_parents : int or None, default 3

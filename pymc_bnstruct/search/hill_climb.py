@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from .._docs import fill_doc
 from ..constraints import DEFAULT_MAX_PARENTS
 from ..data import ContinuousData, DiscreteData, as_data
 from ..graph import adjacency_dataarray
@@ -87,6 +88,7 @@ def _greedy(climber: Climber, max_steps: int | None, skeleton_every: int | None,
             return  # converged and the operator does not help
 
 
+@fill_doc
 def hill_climb(
     data: DiscreteData | ContinuousData | Any,
     *,
@@ -115,9 +117,7 @@ def hill_climb(
     Parameters
     ----------
     data : DiscreteData, ContinuousData or pandas.DataFrame
-    score : Score, optional
-        Default: BDeu (``ess=1``) for discrete data, BGe for continuous data
-        (:func:`~pymc_bnstruct.scores.default_score`).
+    {score}
     prior : StructurePrior, default ``Uniform()``
         A size-based prior (``Uniform``, ``FamilyCount``, ``EdgePenalty``),
         ``EdgeBeliefs`` or a product of these (see :class:`~pymc_bnstruct.moves.ScoreCache`).

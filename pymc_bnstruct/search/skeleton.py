@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import xarray as xr
 
+from .._docs import fill_doc
 from ..constraints import DEFAULT_MAX_PARENTS
 from ..data import ContinuousData, DiscreteData, as_data
 from ..graph import adjacency_dataarray, to_adjacency
@@ -81,6 +82,7 @@ def _perm(n: int, random_seed: RandomSeed) -> np.ndarray:
     return np.random.default_rng(random_seed).permutation(n).astype(np.int64)
 
 
+@fill_doc
 def skeleton_operator(
     dag: Any,
     data: DiscreteData | ContinuousData | Any,
@@ -125,9 +127,7 @@ def skeleton_operator(
     dag : graph
         A DAG over ``data``'s variables that satisfies the constraints.
     data : DiscreteData, ContinuousData or pandas.DataFrame
-    score : Score, optional
-        Default: BDeu (``ess=1``) for discrete data, BGe for continuous data
-        (:func:`~pymc_bnstruct.scores.default_score`).
+    {score}
     gamma : float, default 9.0
         Threshold ``> 1``; Steck uses ``sqrt(gamma) = 3``, i.e. ``log(gamma) ≈ 2.2``.
     prior : StructurePrior, default ``Uniform()`` (as in :func:`hill_climb`)
@@ -224,6 +224,7 @@ def collider_scores(
     return ColliderScores(float(left), float(right), float(fork))
 
 
+@fill_doc
 def skeleton_search(
     data: DiscreteData | ContinuousData | Any,
     *,
@@ -256,9 +257,7 @@ def skeleton_search(
     Parameters
     ----------
     data : DiscreteData, ContinuousData or pandas.DataFrame
-    score : Score, optional
-        Default: BDeu (``ess=1``) for discrete data, BGe for continuous data
-        (:func:`~pymc_bnstruct.scores.default_score`).
+    {score}
         The package-wide default; Steck (2000) used ``BIC()`` (pass it to reproduce the paper).
     gamma : float, default 9.0
         Threshold ``> 1`` for colliders and forward inclusion.
