@@ -586,16 +586,16 @@ class ContinuousData(_Variables):
         Parameters
         ----------
         values : array_like
-            ``(n_samples, n_vars)`` real numbers. Copied, never modified.
+            ``(n_samples, n_vars)`` real numbers (integers are read as numbers); never modified.
         names : sequence of str, optional
             Variable names; default ``X0, X1, ...``.
         interventions : None
-            Not supported for continuous data yet (the BGe score of interventional data is
-            not implemented): anything but None raises ``NotImplementedError``.
+            As in :meth:`from_frame`.
 
         Returns
         -------
         ContinuousData
+            Over a float64 copy of ``values``.
 
         Raises
         ------

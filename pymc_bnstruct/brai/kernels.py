@@ -25,14 +25,15 @@ from ..graph import kahn_placed
 from ..jit import empty, inner, wrapping_add, wrapping_mul, zeros
 from ..scores.kernels import family_keys, histogram, renumber
 
-G_SQUARE = 0
-PLUGIN_CMI = 1
-BIAS_CMI = 2
+# the test a kernel runs (``kind``): one per test class of :mod:`.ci_tests`
+G_SQUARE = 0  # GSquare: G² against the χ² quantile of its degrees of freedom
+PLUGIN_CMI = 1  # PluginCMI: plug-in conditional mutual information against a threshold
+BIAS_CMI = 2  # CorrectedCMI: the CMI less its leading bias, against a threshold
 
 # cached outcomes
 _DEPENDENT = np.int8(0)
 _INDEPENDENT = np.int8(1)
-_UNSUPPORTED = np.int8(2)
+_UNSUPPORTED = np.int8(2)  # fewer than min_rows rows per degree of freedom: not tested
 
 _KEY = types.UniTuple(types.uint64, 2)
 

@@ -69,7 +69,7 @@ def linear_gaussian(
     References
     ----------
     .. [1] Kalisch & Bühlmann (2007), "Estimating high-dimensional directed acyclic graphs with the
-       PC-algorithm", JMLR 8, 613-636 (random linear-Gaussian DAGs).
+       PC-algorithm", JMLR 8, 613-636 (linear-Gaussian networks with random edge weights).
 
     Examples
     --------
@@ -142,7 +142,7 @@ def random_linear_gaussian(
     edge with probability ``2 · mean_in_degree / (n − 1)`` (Erdős–Rényi, as Kalisch &
     Bühlmann 2007), so the expected number of edges is ``n · mean_in_degree``; with
     ``max_in_degree`` a node keeps a random subset of that many of its parents. Weights are
-    drawn as in :func:`linear_gaussian`. Variables are named ``x0, x1, …``.
+    drawn as in :func:`linear_gaussian`.
 
     Parameters
     ----------
@@ -160,6 +160,7 @@ def random_linear_gaussian(
     Returns
     -------
     LinearGaussianNetwork
+        Variables named ``x0, x1, …``.
 
     Raises
     ------

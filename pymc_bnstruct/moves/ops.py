@@ -34,7 +34,8 @@ class CachedDAGLogScore(StructureOp):
 
     Returns ``Σ_i [score(X_i | Pa_i) + log q_i(Pa_i)]``, or ``-inf`` for an adjacency that
     is not 0/1, has a self-loop or a cycle, or breaks ``max_parents`` / the black or white
-    list. The model variable of :class:`pymc_bnstruct.DAG` uses it as its log-probability.
+    list. The model variable of :class:`pymc_bnstruct.DAG` uses it as its log-probability:
+    the target of structure MCMC (Madigan & York 1995).
 
     The cache's arrays are extra inputs of the node (shared variables that hold the very
     arrays of ``cache.engine``), so the default mode (``perform``) and ``mode="NUMBA"`` run
@@ -43,6 +44,7 @@ class CachedDAGLogScore(StructureOp):
     References
     ----------
     .. [1] Heckerman et al. (1995), "Learning Bayesian networks: the combination of knowledge...", Mach. Learn. 20, 197-243.
+    .. [2] Madigan & York (1995), "Bayesian graphical models for discrete data", Int. Stat. Rev. 63, 215-232.
 
     Examples
     --------

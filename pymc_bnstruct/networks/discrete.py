@@ -434,7 +434,7 @@ class BayesianNetwork(Network):
         Parameters
         ----------
         name : str or int
-            Variable name (or its index in :attr:`names`).
+            As in :meth:`cpt`.
 
         Returns
         -------

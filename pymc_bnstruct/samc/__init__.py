@@ -18,11 +18,4 @@ from .bounds import AutomaticBounds, automatic_bounds
 from .partition import EnergyPartition, desired_distribution
 from .sampler import MOVE_KINDS, SAMCChain
 
-__all__ = [
-    "EnergyPartition",
-    "desired_distribution",
-    "AutomaticBounds",
-    "automatic_bounds",
-    "SAMCChain",
-    "MOVE_KINDS",
-]
+__all__ = ["EnergyPartition", "desired_distribution", "AutomaticBounds", "automatic_bounds", "SAMCChain", "MOVE_KINDS"]
