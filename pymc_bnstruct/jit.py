@@ -51,7 +51,7 @@ from numba.core import config
 from numba.core.registry import CPUDispatcher
 
 __all__ = ["SourceTreeCacheLocator", "register_source_tree", "source_stamp", "DISABLE_JIT", "InnerDispatcher", "inner",
-           "inlined", "empty", "zeros", "wrapping_mul", "wrapping_add", "MoveInfo"]
+           "inlined", "empty", "zeros", "wrapping_mul", "wrapping_add", "MoveInfo", "move_counts"]
 
 DISABLE_JIT: bool = bool(config.DISABLE_JIT)
 """Whether numba compiles nothing (``NUMBA_DISABLE_JIT=1`` when the package was imported)."""
@@ -262,3 +262,9 @@ else:
         """``np.zeros(shape, dtype)`` inside a kernel (``dtype`` required), compiled in place."""
         sig = _alloc_signature(shape, dtype)
         return None if sig is None else (sig, _alloc_codegen(True))
+
+
+@nb.njit(cache=True, inline="always")
+def move_counts(k):
+    """Zeroed ``(proposed, accepted)`` counts of ``k`` move kinds, as a :class:`MoveInfo` reports them."""
+    return zeros(k, np.int64), zeros(k, np.int64)

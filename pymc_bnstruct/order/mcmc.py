@@ -29,7 +29,7 @@ from typing import Any, NamedTuple
 import numba as nb
 import numpy as np
 
-from ..jit import MoveInfo, empty, zeros
+from ..jit import MoveInfo, empty, move_counts
 from ..rng import randint, seed_state, uniform
 from .kernels import cached_node_scores, cached_rescore_range
 
@@ -86,8 +86,7 @@ def order_metropolis(state, families, cache, n_moves, p_adjacent, p_swap, seed):
                                              cache.tables)
     n = order.shape[0]
     rng = seed_state(seed)
-    proposed = zeros(N_KINDS, np.int64)
-    accepted = zeros(N_KINDS, np.int64)
+    proposed, accepted = move_counts(N_KINDS)
     notpred = empty(bits.shape[1], np.uint64)
     new_terms = empty(n, np.float64)
     rotated = empty(n, np.int64)

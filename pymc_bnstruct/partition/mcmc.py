@@ -67,7 +67,7 @@ from typing import NamedTuple
 import numba as nb
 import numpy as np
 
-from ..jit import MoveInfo, empty, inner, zeros
+from ..jit import MoveInfo, empty, inner, move_counts, zeros
 from ..moves.cache_kernels import same_row
 from ..moves.proposals import edge_list, rev_draw, rev_workspace
 from ..rng import randint, seed_state, uniform
@@ -91,7 +91,7 @@ class PartitionState(NamedTuple):
     prev: np.ndarray
 
 
-@nb.njit(cache=True)
+@inner
 def layout(layer, sizes, order, start):
     """Counting sort of the nodes by layer: ``order[start[j]:start[j+1]]`` = ``L_j``; returns ``m``."""
     n = layer.shape[0]
@@ -428,8 +428,7 @@ def partition_metropolis(state, families, cache, n_moves, probs, seed, beta):
     n = layer.shape[0]
     n_words = bits.shape[1]
     rng = seed_state(seed)
-    proposed = zeros(N_KINDS, np.int64)
-    accepted = zeros(N_KINDS, np.int64)
+    proposed, accepted = move_counts(N_KINDS)
     sizes = zeros(n + 1, np.int64)
     order = empty(n, np.int64)
     start = zeros(n + 1, np.int64)

@@ -51,7 +51,7 @@ from typing import Any, NamedTuple
 import numba as nb
 import numpy as np
 
-from ..jit import MoveInfo, empty, inner, zeros
+from ..jit import MoveInfo, empty, inner, move_counts, zeros
 from ..moves.kernels import REVERSE
 from ..moves.proposals import accept, edge_list, propose
 from ..rng import seed_state, uniform
@@ -372,8 +372,7 @@ def samc_run(state, E, limits, kind_probs, pu, pv, settings, n_moves, seed, trac
     """
     graph, weights, counters, order = state.graph, state.weights, state.counters, state.order
     adj, pbits, npar, desc = graph.adj, graph.pbits, graph.npar, graph.desc
-    proposed = zeros(N_KINDS, np.int64)
-    n_accepted = zeros(N_KINDS, np.int64)
+    proposed, n_accepted = move_counts(N_KINDS)
     allowed, required, max_parents = limits.allowed, limits.required, limits.max_parents
     rng = seed_state(seed)
     m = weights.phi.shape[0]

@@ -363,8 +363,9 @@ class Skeleton(NamedTuple):
     rank: np.ndarray
 
 
-@nb.njit(cache=True)
+@inner
 def _skeleton(adj_in, perm):
+    """The :class:`Skeleton` of ``adj_in`` (its edges, undirected) with priority order ``perm``."""
     n = adj_in.shape[0]
     rank = empty(n, np.int64)
     for t in range(n):

@@ -39,7 +39,7 @@ import math
 import numba as nb
 import numpy as np
 
-from ..jit import MoveInfo, zeros
+from ..jit import MoveInfo, move_counts, zeros
 from ..moves.cache_kernels import family_score, graph_score
 from ..moves.kernels import (
     ADD,
@@ -168,8 +168,7 @@ def pair_jump_metropolis(graph, E, limits, n_steps, seed, families, n_rev):
     allowed, required, max_parents = limits.allowed, limits.required, limits.max_parents
     rng = seed_state(seed)
     n = adj.shape[0]
-    proposed = zeros(4, np.int64)
-    accepted = zeros(4, np.int64)
+    proposed, accepted = move_counts(4)
     eu, ev, pos, order_buf, tmp, m = edge_workspace(adj, pbits.shape[1])
     old_u = zeros(pbits.shape[1], np.uint64)
     old_v = zeros(pbits.shape[1], np.uint64)

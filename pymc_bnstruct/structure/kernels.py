@@ -20,7 +20,7 @@ import math
 import numba as nb
 import numpy as np
 
-from ..jit import MoveInfo, inlined, zeros
+from ..jit import MoveInfo, inlined, move_counts, zeros
 from ..moves.cache_kernels import graph_score
 from ..moves.proposals import (
     REV,
@@ -73,16 +73,14 @@ def structure_metropolis(graph, E, limits, probs, n_moves, seed, families, beta_
     adj, pbits, npar, desc = graph.adj, graph.pbits, graph.npar, graph.desc
     allowed, required, max_parents = limits.allowed, limits.required, limits.max_parents
     rng = seed_state(seed)
-    n = adj.shape[0]
-    proposed = zeros(4, np.int64)
-    accepted = zeros(4, np.int64)
+    proposed, accepted = move_counts(4)
     eu, ev, pos, order_buf, tmp, m = edge_workspace(adj, pbits.shape[1])
     p_rev = probs[REV]
     single = zeros(3, np.float64)  # add / delete / reverse given "not REV"
     for k in range(3):
         single[k] = probs[k] / (1.0 - p_rev) if p_rev < 1.0 else 1.0 / 3.0
     offsets, fbits, fscores = families.offsets, families.bitsets, families.log_scores
-    W = rev_workspace_of(families, n, pbits.shape[1], p_rev > 0.0)
+    W = rev_workspace_of(families, adj.shape[0], pbits.shape[1], p_rev > 0.0)
     beta_step = (beta_to - beta_from) / n_moves if n_moves > 0 else 0.0
     for t in range(n_moves):
         beta = beta_from + beta_step * t
