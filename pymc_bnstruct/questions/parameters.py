@@ -7,18 +7,24 @@ intervention mask honoured, the hyperparameters of the BDeu / K2 scores).
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import numpy as np
 
 from ..data import DiscreteData, as_discrete_data
 from ..graph import adjacency_dataarray, find_cycle, to_adjacency
-from ..networks import BayesianNetwork, bayesian_estimate
+from ..networks import BayesianNetwork, bayesian_estimate, parameter_prior
 from ..results.convert import is_learned_result, map_dag
 from ..results.interop import Structure, as_structure
+from ..rng import RandomSeed
 from ..scores import Score
+from ..validation import check_int
+from .completions import IMPUTATIONS, IMPUTE_BURN_IN, IMPUTE_SWEEPS, impute_given_dags
 
 __all__ = ["fit_parameters"]
+
+_log = logging.getLogger(__name__)
 
 
 def _dag(graph: Any, names: list[str]) -> np.ndarray:
@@ -49,7 +55,9 @@ def _dag(graph: Any, names: list[str]) -> np.ndarray:
     return adj
 
 
-def fit_parameters(data: DiscreteData | Any, graph: Any, *, score: Score | None = None) -> BayesianNetwork:
+def fit_parameters(data: DiscreteData | Any, graph: Any, *, score: Score | None = None,
+                   imputations: int = IMPUTATIONS, impute_burn_in: int = IMPUTE_BURN_IN,
+                   impute_sweeps: int = IMPUTE_SWEEPS, random_seed: RandomSeed = None) -> BayesianNetwork:
     """The conjugate Dirichlet posterior of every conditional table of a DAG.
 
     Parameters
@@ -102,4 +110,22 @@ def fit_parameters(data: DiscreteData | Any, graph: Any, *, score: Score | None 
     [0.92, 0.08]
     """
     data = as_discrete_data(data, who="fit_parameters")
-    return bayesian_estimate(data, _dag(graph, list(data.names)), score=score)
+    adj = _dag(graph, list(data.names))
+    if not data.has_missing:
+        return bayesian_estimate(data, adj, score=score)
+    return _fit_completions(data, adj, score, imputations, impute_burn_in, impute_sweeps, random_seed)
+
+
+def _fit_completions(data: DiscreteData, adj: np.ndarray, score: Score | None, imputations: Any, burn_in: Any,
+                     sweeps: Any, random_seed: RandomSeed) -> BayesianNetwork:
+    """The mixture over completions drawn by the collapsed Gibbs sweep given the DAG, fitted by
+    :func:`bayesian_estimate` (one Dirichlet posterior per completion)."""
+    imputations = check_int(imputations, "imputations", minimum=1)
+    parameter_prior(score)  # a bad score fails before any work
+    dags = np.broadcast_to(adj, (imputations, *adj.shape))
+    fills = impute_given_dags(data, dags, score, np.random.default_rng(random_seed), burn_in=burn_in,
+                              sweeps=sweeps)
+    _log.info("fit_parameters: %d missing cells; the parameters' posterior is a mixture over %d completions "
+              "drawn given the DAG by the collapsed Gibbs sweep (%s sweeps of burn-in, %s between completions)",
+              data.n_missing, imputations, burn_in, sweeps)
+    return bayesian_estimate(data, adj, score=score, completions=fills)
