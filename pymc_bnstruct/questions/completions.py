@@ -21,16 +21,28 @@ posterior draw with a completion of the data:
   completion is used, then :data:`IMPUTE_SWEEPS` sweeps given each draw's DAG before its
   completion is taken.
 
+Exact results: an enumeration summed over the completions
+(:func:`pymc_bnstruct.exact.enumerate_posterior` on data with gaps) draws its DAGs exactly
+from ``P(G | X_obs)`` but keeps no completions, so its answers are exact in the DAGs and
+take the completions from the sweep given each DAG, as a point estimate does. Orders and
+partitions: the DAG of a draw is sampled given the drawn order (partition) from the family
+table recorded with the output, whose scores are those of the chain's last completion,
+not of the draw's own; the completion paired with it is the draw's own.
+
 Why those numbers: the sweep is an exact Gibbs kernel of ``P(X_mis | G, X_obs)`` (the
 parameters integrated out), so any number of sweeps keeps that target and only the start
-matters. A cell's full conditional depends on the other cells through family counts over
-all rows, so one cell barely moves the others and a sweep decorrelates quickly: on the
-test problems of ``tests/test_missing_questions.py`` (10-40 % of a column missing) the
-autocorrelation of the imputed cells is negligible after 2-3 sweeps. Twenty sweeps of
-burn-in forget the mode start; five sweeps per draw let a completion follow a change of
-DAG between two draws (the previous draw's completion is a completion under another DAG)
-and keep consecutive draws of one DAG nearly independent. Both are keyword arguments of
-the questions (``impute_burn_in=``, ``impute_sweeps=``) for data whose cells mix slower.
+and the correlation between completions matter. A cell's full conditional depends on the
+other cells only through family counts over all rows, so a sweep decorrelates quickly.
+Measured with one sweep between completions (the average over cells of the
+autocorrelation of the imputed codes): 0.005 at lag 1 on the 3-variable problem of
+``tests/test_missing_questions.py`` (12 cells); 0.04 at lag 1 and 0.01 at lag 5 on asia
+(1,000 rows, 10 % of the cells missing at random, 800 cells); from the column modes the
+imputed cells' mean settles within 4 sweeps on both. Twenty sweeps of burn-in are five
+times that; five sweeps per draw keep consecutive completions nearly independent and let
+a completion follow a change of DAG between two draws (the previous completion was drawn
+under another DAG). Both are keyword arguments of the questions (``impute_burn_in=``,
+``impute_sweeps=``) for data whose cells mix slower (many cells of one row missing
+together, strongly dependent variables).
 """
 
 from __future__ import annotations

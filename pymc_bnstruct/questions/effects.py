@@ -7,7 +7,9 @@ parameters ``θ_s`` from their Dirichlet posterior given ``G_s`` and the data
 the network ``(G_s, θ_s)`` by variable elimination
 (:mod:`pymc_bnstruct.questions.inference`). The mean over draws is the Bayesian model
 average; the spread is the posterior uncertainty of the answer, structure and parameters
-together.
+together. On data with missing cells each draw also takes a completion of the cells
+(:mod:`.completions`), and its parameters come from their posterior given that completion:
+the spread then includes the cells too.
 
 DAGs come from every method's result through the results layer
 (:func:`pymc_bnstruct.posterior_dags`): the output of :func:`pymc_bnstruct.learn` for any
@@ -160,7 +162,14 @@ def causal_effect(result: Any, data: Any, *, treatment: str, outcome: str, draws
         adjacency, a ``BayesianNetwork``, an edge list or array over the data's columns),
         drawn DAGs, an exact posterior or a B-RAI tree (:func:`pymc_bnstruct.posterior_dags`).
     data : DiscreteData or pandas.DataFrame
-        The data the parameters are learned from (discrete).
+        The data the parameters are learned from (discrete). With missing cells, each draw
+        also takes a completion of the cells and its parameters from their posterior given
+        that completion, so the spread includes what the cells leave unknown: the
+        completion the chain recorded at the same draw when ``result`` is sampler output of
+        :func:`pymc_bnstruct.learn` that kept the imputed cells (the default), else one
+        drawn given the draw's DAG by the samplers' collapsed Gibbs sweep
+        (:mod:`pymc_bnstruct.questions.completions`). Pass the very data the result was
+        learned from.
     treatment, outcome : str
         Variable names (different).
     draws : int, default 1000
@@ -173,25 +182,32 @@ def causal_effect(result: Any, data: Any, *, treatment: str, outcome: str, draws
         Which structure variable of sampler output.
     burn_in : int, default 0
         Leading draws per chain of sampler output to drop.
+    impute_burn_in, impute_sweeps : int, default 20 and 5
+        Data with missing cells and a result without recorded completions: Gibbs sweeps
+        given the first DAG before the first completion, and given each draw's DAG before
+        its completion (:mod:`pymc_bnstruct.questions.completions` says why these numbers).
 
     Returns
     -------
     xarray.DataArray
         dims ``("sample", "do", "outcome")``, coords the state labels of the treatment
         (``do``) and the outcome; each ``(sample, do)`` row sums to one. Attributes name the
-        treatment and the outcome. ``az.hdi`` works on it (over ``sample``), and
+        treatment and the outcome, and for data with missing cells their number
+        (``missing_cells``) and where the completions came from (``completions``:
+        ``"recorded"`` or ``"gibbs"``). ``az.hdi`` works on it (over ``sample``), and
         :func:`average_effect` summarises a contrast.
 
     Raises
     ------
     ValueError, TypeError
         For unknown variables, ``treatment == outcome``, a graph with a cycle, ``draws < 1``,
-        continuous data.
+        continuous data, recorded imputed cells that are not the data's missing cells.
 
     References
     ----------
     .. [1] Pearl (2009), "Causality: models, reasoning, and inference", 2nd ed., Cambridge University Press, ch. 3.
     .. [2] Heckerman et al. (1995), "Learning Bayesian networks: the combination of knowledge...", Mach. Learn. 20, 197-243.
+    .. [3] Tanner & Wong (1987), "The calculation of posterior distributions by data augmentation", JASA 82, 528-540.
 
     Examples
     --------
@@ -236,8 +252,8 @@ def predict(result: Any, data: Any, *, evidence: Mapping[str, Any], target: str,
 
     Parameters
     ----------
-    result, data, draws, random_seed, score, var_name, burn_in
-        As in :func:`causal_effect`.
+    result, data, draws, random_seed, score, var_name, burn_in, impute_burn_in, impute_sweeps
+        As in :func:`causal_effect` (data with missing cells included).
     evidence : mapping
         ``{variable: state label}``, the observed values (may be empty).
     target : str
@@ -247,6 +263,7 @@ def predict(result: Any, data: Any, *, evidence: Mapping[str, Any], target: str,
     -------
     xarray.DataArray
         dims ``("sample", target)``, coords the target's state labels; rows sum to one.
+        Attributes as in :func:`causal_effect`.
 
     Raises
     ------

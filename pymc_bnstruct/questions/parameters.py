@@ -76,6 +76,15 @@ def fit_parameters(data: DiscreteData | Any, graph: Any, *, score: Score | None 
         The parameters' Dirichlet prior, named by the score whose marginal likelihood
         integrates over it (:func:`~pymc_bnstruct.questions.posterior_concentration`);
         default ``BDeu(ess=1.0)``.
+    imputations : int, default 200
+        Data with missing cells only: how many completions the posterior mixes
+        (:data:`~pymc_bnstruct.questions.completions.IMPUTATIONS`).
+    impute_burn_in, impute_sweeps : int, default 20 and 5
+        Data with missing cells only: collapsed Gibbs sweeps given the DAG before the first
+        completion, and between two completions
+        (:mod:`pymc_bnstruct.questions.completions` says why these numbers).
+    random_seed : int, numpy.random.Generator or None
+        Seeds the sweeps (data with missing cells; complete data draw nothing).
 
     Returns
     -------
@@ -87,17 +96,33 @@ def fit_parameters(data: DiscreteData | Any, graph: Any, *, score: Score | None 
         :meth:`~pymc_bnstruct.networks.BayesianNetwork.sample_parameters`). With an
         intervention mask, the rows that intervened on a node are left out of its own table.
 
+        Data with missing cells: the posterior given the observed cells is not one
+        Dirichlet but the mixture over the completions of the cells,
+        ``Σ_c P(c | G, X_obs) Dirichlet(N(c) + α)``. ``imputations`` completions are drawn
+        given the DAG by the samplers' collapsed Gibbs sweep
+        (:class:`~pymc_bnstruct.missing.MissingCells`, multiple imputation), each fitted by
+        :func:`~pymc_bnstruct.networks.bayesian_estimate`; the tables are the mean of their
+        posterior means (the mixture's mean),
+        :meth:`~pymc_bnstruct.networks.BayesianNetwork.sample_parameters` draws from the
+        mixture (one completion per draw),
+        :meth:`~pymc_bnstruct.networks.BayesianNetwork.component_concentrations` gives the
+        components, and :meth:`~pymc_bnstruct.networks.BayesianNetwork.concentration` (one
+        Dirichlet) raises. Nothing is dropped or
+        filled with a mode; the cells are assumed missing at random (``docs/missing.md``).
+
     Raises
     ------
     ValueError
         For a cyclic graph (the cycle is named), variables not in the data (named), edge
-        probabilities.
+        probabilities, ``imputations < 1``.
     TypeError
         For continuous data.
 
     References
     ----------
     .. [1] Heckerman et al. (1995), "Learning Bayesian networks: the combination of knowledge...", Mach. Learn. 20, 197-243.
+    .. [2] Rubin (1987), "Multiple imputation for nonresponse in surveys", Wiley.
+    .. [3] Tanner & Wong (1987), "The calculation of posterior distributions by data augmentation", JASA 82, 528-540.
 
     Examples
     --------
@@ -108,6 +133,12 @@ def fit_parameters(data: DiscreteData | Any, graph: Any, *, score: Score | None 
     BayesianNetwork('fitted', 5 variables, 4 edges, prior=BDeu(ess=1))
     >>> fitted.cpt("Xray").round(2).values.tolist()[0]     # P(Xray | Cancer=True)
     [0.92, 0.08]
+    >>> gaps = df.mask(np.random.default_rng(0).random(df.shape) < 0.1)   # 10 % of the cells blanked
+    >>> mixed = bns.fit_parameters(gaps, net, random_seed=0)
+    >>> mixed.n_components
+    200
+    >>> mixed.cpt("Xray").round(2).values.tolist()[0]
+    [0.91, 0.09]
     """
     data = as_discrete_data(data, who="fit_parameters")
     adj = _dag(graph, list(data.names))
