@@ -26,7 +26,7 @@ Exact results: an enumeration summed over the completions
 from ``P(G | X_obs)`` but keeps no completions, so its answers are exact in the DAGs and
 take the completions from the sweep given each DAG, as a point estimate does. Orders and
 partitions: the DAG of a draw is sampled given the drawn order (partition) from the family
-table recorded with the output, whose scores are those of the chain's last completion,
+table recorded with the output, whose scores are those of one completion of the chain,
 not of the draw's own; the completion paired with it is the draw's own.
 
 Why those numbers: the sweep is an exact Gibbs kernel of ``P(X_mis | G, X_obs)`` (the
