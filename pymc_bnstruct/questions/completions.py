@@ -71,6 +71,9 @@ IMPUTE_BURN_IN = 20
 #: Sweeps given each draw's DAG before its completion is taken.
 IMPUTE_SWEEPS = 5
 #: Completions :func:`pymc_bnstruct.fit_parameters` averages over on data with missing cells.
+#: The tables' Monte Carlo error is about the spread of the completions' posterior means
+#: over ``sqrt(200)``, a fourteenth of it (0.003 on the test problem, whose spread between
+#: completions is a fifth of the posterior sd); ``imputations=`` asks for more.
 IMPUTATIONS = 200
 
 
