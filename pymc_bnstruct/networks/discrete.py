@@ -47,6 +47,9 @@ PRIORS = ("bdeu", "k2")
 #: as a coordinate.
 PARAMETER_PREFIX = "theta_"
 
+#: Dim of the Dirichlet components of a mixture posterior (:meth:`BayesianNetwork.component_concentrations`).
+COMPONENT = "component"
+
 
 def parameter_name(v: str) -> str:
     """The name of node ``v``'s conditional table among draws and model variables: ``theta_<v>``.
@@ -107,6 +110,13 @@ class BayesianNetwork(Network):
         The parameter prior of ``concentrations`` (required with them).
     ess : float, optional
         Its equivalent sample size (required with them).
+    mixture : bool, default False
+        Whether ``concentrations`` hold a leading axis of ``M`` equally weighted
+        components: the posterior is then a mixture of ``M`` Dirichlet posteriors (what
+        :func:`~pymc_bnstruct.fit_parameters` sets for data with missing cells, one
+        component per completion), the tables must be its mean, and
+        :meth:`sample_parameters` draws from the mixture; :meth:`concentration` (one
+        Dirichlet) refuses it and :meth:`component_concentrations` gives the components.
 
     Raises
     ------
@@ -141,6 +151,7 @@ class BayesianNetwork(Network):
         "_conc",
         "_prior",
         "_ess",
+        "_mixture",
     )
 
     def __init__(
@@ -153,6 +164,7 @@ class BayesianNetwork(Network):
         concentrations: Mapping[str, Any] | None = None,
         prior: str | None = None,
         ess: float | None = None,
+        mixture: bool = False,
     ) -> None:
         self._name = str(name)
         names = tuple(str(v) for v in states)
@@ -202,6 +214,7 @@ class BayesianNetwork(Network):
                 raise ValueError(f"no probability table for variable '{v}'")
             tables.append(self._check_table(i, cpts[v]))
         self._cpts = tuple(tables)
+        self._mixture = bool(mixture)
         self._conc, self._prior, self._ess = self._check_posterior(concentrations, prior, ess)
 
         self._order = self._toposort()
@@ -266,13 +279,20 @@ class BayesianNetwork(Network):
         if unknown:
             raise ValueError(f"concentrations given for unknown variable(s) {sorted(unknown)}")
         out = []
+        components = None
         for i, v in enumerate(self._names):
             if v not in concentrations:
                 raise ValueError(f"no concentrations for variable '{v}'")
             a = np.array(concentrations[v], dtype=np.float64)
-            if a.shape != self._table_shape(i):
+            if self._mixture:  # (M, *table): every variable the same M components
+                if a.ndim < 1 or a.shape[0] < 1 or (components is not None and a.shape[0] != components):
+                    raise ValueError(f"variable '{v}': mixture=True needs concentrations with one leading "
+                                     f"component axis of the same length for every variable, got {a.shape}")
+                components = a.shape[0]
+            expected = (a.shape[:1] if self._mixture else ()) + self._table_shape(i)
+            if a.shape != expected:
                 raise ValueError(f"variable '{v}': concentrations have shape {a.shape}, "
-                                 f"expected {self._table_shape(i)} (its table's)")
+                                 f"expected {expected} (its table's)")
             if not np.all(np.isfinite(a) & (a > 0)):
                 raise ValueError(f"variable '{v}': concentrations must be positive and finite")
             out.append(read_only(a))
@@ -455,11 +475,65 @@ class BayesianNetwork(Network):
         True
         """
         conc = self._require_posterior("concentration")
+        if self._mixture:
+            raise ValueError(
+                f"network {self._name!r} was fitted to data with missing cells: its parameters' posterior is a "
+                f"mixture of {self.n_components} Dirichlet posteriors (one per completion of the cells), not one "
+                "Dirichlet; draw from it with sample_parameters, or read the components with "
+                "component_concentrations")
         i = self._var_index(name)
         return self._label(i, conc[i])
 
+    @property
+    def n_components(self) -> int | None:
+        """Number of Dirichlet components of the parameters' posterior: 1 for complete data,
+        the number of completions for data with missing cells; None when not fitted."""
+        if self._conc is None:
+            return None
+        return int(self._conc[0].shape[0]) if self._mixture else 1
+
+    def component_concentrations(self, name: str | int) -> xr.DataArray:
+        """The concentrations of every Dirichlet component of one variable's table posterior.
+
+        Complete data give one component (:meth:`concentration`); data with missing cells
+        one per completion (:func:`~pymc_bnstruct.fit_parameters`), equally weighted: the
+        posterior given the observed cells is their mixture, and :meth:`cpt` its mean.
+
+        Parameters
+        ----------
+        name : str or int
+            The variable whose table it is: its name, or its position in :attr:`names`.
+
+        Returns
+        -------
+        xarray.DataArray
+            dims ``("component", *parents, v)``: one Dirichlet concentration per component.
+
+        Raises
+        ------
+        ValueError
+            For a network with tables only (not fitted to data).
+
+        Examples
+        --------
+        >>> net = bns.datasets.load_network("cancer")
+        >>> gaps = net.sample(200, random_seed=1).mask(np.random.default_rng(0).random((200, 5)) < 0.05)
+        >>> fitted = bns.fit_parameters(gaps, net, imputations=50, random_seed=0)
+        >>> fitted.n_components, fitted.component_concentrations("Smoker").dims
+        (50, ('component', 'Smoker'))
+        """
+        conc = self._require_posterior("component_concentrations")
+        i = self._var_index(name)
+        a = conc[i] if self._mixture else conc[i][None]
+        check_free_names(self._names, COMPONENT)
+        return self._label(i, a, (COMPONENT,))
+
     def sample_parameters(self, draws: int, random_seed: RandomSeed = None) -> xr.Dataset:
         """``draws`` draws of every table from its Dirichlet posterior.
+
+        For a network fitted to data with missing cells the posterior is a mixture over
+        completions (:attr:`n_components`): each draw picks one completion, uniformly, and
+        draws every table from that completion's Dirichlet posterior.
 
         Parameters
         ----------
@@ -494,10 +568,12 @@ class BayesianNetwork(Network):
         draws = check_int(draws, "draws", minimum=1)
         check_free_names(self._names, SAMPLE)
         rng = np.random.default_rng(random_seed)
+        # a mixture: each draw picks one component (a completion) for every table together
+        pick = rng.integers(0, self.n_components, size=draws) if self._mixture else None
         out = {}
         for i, v in enumerate(self._names):
             a = conc[i]
-            g = rng.standard_gamma(np.broadcast_to(a, (draws, *a.shape)))
+            g = rng.standard_gamma(a[pick] if self._mixture else np.broadcast_to(a, (draws, *a.shape)))
             out[parameter_name(v)] = self._label(i, g / g.sum(axis=-1, keepdims=True), (SAMPLE,))
         return xr.Dataset(out, coords={SAMPLE: np.arange(draws)}, attrs={"prior": self._prior, "ess": self._ess})
 
@@ -709,6 +785,8 @@ class BayesianNetwork(Network):
         fitted = ""
         if self._prior is not None:
             fitted = f", prior={'BDeu(ess=' + format(self._ess, 'g') + ')' if self._prior == 'bdeu' else 'K2'}"
+            if self._mixture:
+                fitted += f", mixture over {self.n_components} completions"
         return f"BayesianNetwork({self._name!r}, {v} variable{'s' * (v != 1)}, {e} edge{'s' * (e != 1)}{fitted})"
 
 

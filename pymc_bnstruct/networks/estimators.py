@@ -236,7 +236,7 @@ def posterior_concentration(data: DiscreteData | Any, child: int | str, parents:
 
 
 def bayesian_estimate(data: DiscreteData | Any, dag: Any, *, score: Score | None = None,
-                      name: str = "fitted") -> BayesianNetwork:
+                      name: str = "fitted", completions: Any = None) -> BayesianNetwork:
     """The network on ``dag`` whose tables are the posterior means given ``data``.
 
     Every family is counted once (:func:`family_counts`, the intervention mask honoured);
@@ -259,6 +259,13 @@ def bayesian_estimate(data: DiscreteData | Any, dag: Any, *, score: Score | None
         ``α_ijk = 1``. Default ``BDeu(ess=1.0)``.
     name : str, default "fitted"
         The network's name.
+    completions : array_like of int, optional
+        For data with missing cells: ``(M, n_missing)`` codes, one completion of the cells
+        (in ``data.missing_cells()`` order) per row. The tables are then counted on every
+        completion, and the network's posterior is the equally weighted mixture of the
+        ``M`` Dirichlet posteriors (``mixture=True``): its tables are the mean of the
+        completions' posterior means. :func:`pymc_bnstruct.fit_parameters` draws the
+        completions given the DAG.
 
     Returns
     -------
@@ -269,7 +276,8 @@ def bayesian_estimate(data: DiscreteData | Any, dag: Any, *, score: Score | None
     Raises
     ------
     ValueError
-        For a cyclic graph (the cycle is named) or unknown variables.
+        For a cyclic graph (the cycle is named) or unknown variables; for data with missing
+        cells without ``completions`` (or completions of the wrong shape or states).
     TypeError
         For continuous data, or a score other than BDeu / K2.
 
@@ -293,6 +301,23 @@ def bayesian_estimate(data: DiscreteData | Any, dag: Any, *, score: Score | None
     if cycle is not None:
         raise ValueError("the graph is not a DAG: it has the cycle " + " -> ".join(names[i] for i in cycle)
                          + " (a CPDAG's undirected edges count as 2-cycles: orient them first)")
+    states = {v: [str(s) for s in data.states[v]] for v in names}
+    if completions is None:
+        data.require_complete("bayesian_estimate", "bns.fit_parameters (which imputes them given the DAG)")
+        parents, cpts, conc = _posterior_tables(data, adj, prior, ess)
+        return BayesianNetwork(states, parents, cpts, name=name, concentrations=conc, prior=prior, ess=ess)
+    fills = _check_completions(data, completions)
+    fits = [_posterior_tables(data.completed(fill), adj, prior, ess) for fill in fills]
+    parents = fits[0][0]
+    cpts = {v: np.mean([fit[1][v] for fit in fits], axis=0) for v in names}
+    conc = {v: np.stack([fit[2][v] for fit in fits]) for v in names}
+    return BayesianNetwork(states, parents, cpts, name=name, concentrations=conc, prior=prior, ess=ess, mixture=True)
+
+
+def _posterior_tables(data: DiscreteData, adj: np.ndarray, prior: str,
+                      ess: float) -> tuple[dict[str, list[str]], dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """Parents, posterior-mean tables and concentrations of every family of ``adj`` (complete data)."""
+    names = list(data.names)
     parents, cpts, conc = {}, {}, {}
     for i, v in enumerate(names):
         pa = np.flatnonzero(adj[:, i]).astype(np.int64)
@@ -301,5 +326,20 @@ def bayesian_estimate(data: DiscreteData | Any, dag: Any, *, score: Score | None
         parents[v] = [names[p] for p in pa]
         conc[v] = counts + a_jk
         cpts[v] = conc[v] / (counts.sum(axis=-1, keepdims=True) + a_j)
-    states = {v: [str(s) for s in data.states[v]] for v in names}
-    return BayesianNetwork(states, parents, cpts, name=name, concentrations=conc, prior=prior, ess=ess)
+    return parents, cpts, conc
+
+
+def _check_completions(data: DiscreteData, completions: Any) -> np.ndarray:
+    """``completions`` as int codes ``(M, n_missing)`` within the states of their cells' variables."""
+    if not data.has_missing:
+        raise ValueError("completions= completes missing cells, but the data have none")
+    fills = np.asarray(completions)
+    if fills.ndim != 2 or fills.shape[1] != data.n_missing or fills.shape[0] < 1:
+        raise ValueError(f"completions must have shape (M >= 1, {data.n_missing}): one code per missing cell "
+                         f"and completion, got {fills.shape}")
+    if not np.issubdtype(fills.dtype, np.integer):
+        raise TypeError(f"completions must be integer codes, got dtype {fills.dtype}")
+    limit = np.asarray(data.arities)[data.missing_cells()[1]]
+    if np.any(fills < 0) or np.any(fills >= limit):
+        raise ValueError("completions hold a code outside the states of its cell's variable")
+    return fills.astype(np.int64)

@@ -8,7 +8,8 @@ backend) and below :func:`pymc_bnstruct.learn` and the command line.
 __stage__ = "questions"  # where this unit sits in the pipeline (tests/test_layout.py)
 
 from ..networks import parameter_name, posterior_concentration
-from .effects import average_effect, causal_effect, posterior_dags, predict
+from ..results.convert import posterior_dags
+from .effects import average_effect, causal_effect, predict
 from .inference import conditional_distribution, interventional_distribution, network_tables
 from .network_model import do_states, network_model, state_dim
 from .parameters import fit_parameters

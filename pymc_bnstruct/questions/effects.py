@@ -7,7 +7,9 @@ parameters ``θ_s`` from their Dirichlet posterior given ``G_s`` and the data
 the network ``(G_s, θ_s)`` by variable elimination
 (:mod:`pymc_bnstruct.questions.inference`). The mean over draws is the Bayesian model
 average; the spread is the posterior uncertainty of the answer, structure and parameters
-together.
+together. On data with missing cells each draw also takes a completion of the cells
+(:mod:`.completions`), and its parameters come from their posterior given that completion:
+the spread then includes the cells too.
 
 DAGs come from every method's result through the results layer
 (:func:`pymc_bnstruct.posterior_dags`): the output of :func:`pymc_bnstruct.learn` for any
@@ -26,10 +28,10 @@ import xarray as xr
 from ..data import DiscreteData, as_data, as_discrete_data
 from ..graph import find_cycle
 from ..networks import SAMPLE, parameter_prior, posterior_concentration
-from ..results.convert import posterior_dags
 from ..rng import RandomSeed
 from ..scores import Score
 from ..validation import check_int, check_probability
+from .completions import IMPUTE_BURN_IN, IMPUTE_SWEEPS, dags_and_completions
 from .inference import _ancestors, conditional_distribution, interventional_distribution
 
 __all__ = ["causal_effect", "predict", "average_effect"]
@@ -40,12 +42,15 @@ OUTCOME = "outcome"
 
 # ------------------------------------------------------------------------- the engine
 def _answer(dags: np.ndarray, data: DiscreteData, query: list[int], cut: frozenset[int], ask: Any,
-            shape: tuple[int, ...], rng: np.random.Generator, score: Any) -> np.ndarray:
+            shape: tuple[int, ...], rng: np.random.Generator, score: Any,
+            fills: np.ndarray | None = None) -> np.ndarray:
     """Per draw: parameters from their posterior given the draw's DAG, then ``ask(parents, cpts)``
     on the sub-network of the query's ancestors (every other node is barren).
 
     Draws whose relevant families agree are answered together (one batched elimination), and
-    each family's concentration is computed once.
+    each family's concentration is computed once. With ``fills`` (data with missing cells:
+    the codes of the cells per draw, :mod:`.completions`), draw ``s`` counts on its own
+    completion in the families that hold a column with a missing cell.
     """
     out = np.empty((dags.shape[0], *shape))
     groups: dict[tuple, list[int]] = {}
@@ -63,6 +68,14 @@ def _answer(dags: np.ndarray, data: DiscreteData, query: list[int], cut: frozens
             by_graph[g.tobytes()] = key
         groups.setdefault(key, []).append(s)
     alphas: dict[tuple, np.ndarray] = {}
+    gaps = frozenset() if fills is None else frozenset(int(j) for j in np.flatnonzero(data.missing.any(axis=0)))
+    completed: dict[int, DiscreteData] = {}
+
+    def completion(s: int) -> DiscreteData:
+        if s not in completed:
+            completed[s] = data.completed(fills[s])
+        return completed[s]
+
     for key, rows in groups.items():
         m = len(rows)
         local = {v: i for i, (v, _) in enumerate(key)}
@@ -73,21 +86,27 @@ def _answer(dags: np.ndarray, data: DiscreteData, query: list[int], cut: frozens
             if v in cut:  # the intervened variable's table is never read
                 cpts.append(np.full(r, 1.0 / r))
                 continue
+            if gaps.intersection((v, *pa)):  # each draw's own completion
+                stacked = np.stack([posterior_concentration(completion(s), v, pa, score=score) for s in rows])
+                cpts.append(_dirichlet(stacked, m, rng, stacked=True))
+                continue
             alpha = alphas.get((v, pa))
             if alpha is None:
-                alpha = alphas[(v, pa)] = posterior_concentration(data, v, pa, score=score)
+                alpha = alphas[(v, pa)] = posterior_concentration(
+                    data if fills is None else completion(rows[0]), v, pa, score=score)
             cpts.append(_dirichlet(alpha, m, rng))
         out[rows] = ask(sub_parents, cpts, local)
     return out
 
 
-def _dirichlet(alpha: np.ndarray, m: int, rng: np.random.Generator) -> np.ndarray:
-    """``m`` draws of independent Dirichlet rows (last axis), shape ``(m, *alpha.shape)``.
+def _dirichlet(alpha: np.ndarray, m: int, rng: np.random.Generator, stacked: bool = False) -> np.ndarray:
+    """``m`` draws of independent Dirichlet rows (last axis), shape ``(m, *alpha.shape)``
+    (``stacked``: ``alpha`` holds one concentration per draw already, ``(m, ...)``).
 
     In log space: ``Gamma(a) = Gamma(a + 1) U^(1/a)``, so that rows with tiny concentrations
     (BDeu's ``ess / (q r)`` on unseen parent configurations) do not underflow to 0/0.
     """
-    size = (m, *alpha.shape)
+    size = alpha.shape if stacked else (m, *alpha.shape)
     log_g = np.log(rng.gamma(alpha + 1.0, size=size)) + np.log(rng.random(size)) / alpha
     log_g -= log_g.max(axis=-1, keepdims=True)
     theta = np.exp(log_g)
@@ -99,6 +118,13 @@ def _setup(data: Any, draws: Any, score: Any, who: str) -> tuple[DiscreteData, i
     draws = check_int(draws, "draws", minimum=1)
     parameter_prior(score)  # a bad score fails before any work
     return data, draws, score
+
+
+def _gap_attrs(data: DiscreteData, how: str) -> dict[str, Any]:
+    """The answer's record of the missing cells: how many, and where the completions came from."""
+    if not data.has_missing:
+        return {}
+    return {"missing_cells": data.n_missing, "completions": how}
 
 
 def _variable(data: DiscreteData, var: Any, what: str) -> int:
@@ -120,7 +146,8 @@ def _state(data: DiscreteData, v: int, value: Any, what: str) -> int:
 
 def causal_effect(result: Any, data: Any, *, treatment: str, outcome: str, draws: int = 1000,
                   random_seed: RandomSeed = None, score: Score | None = None, var_name: str | None = None,
-                  burn_in: int = 0) -> xr.DataArray:
+                  burn_in: int = 0, impute_burn_in: int = IMPUTE_BURN_IN,
+                  impute_sweeps: int = IMPUTE_SWEEPS) -> xr.DataArray:
     """``P(outcome = y | do(treatment = x))`` for every ``x`` and ``y``, per posterior draw.
 
     Draw ``s`` takes a DAG from ``result`` (see :func:`pymc_bnstruct.posterior_dags`) and the tables from
@@ -135,7 +162,14 @@ def causal_effect(result: Any, data: Any, *, treatment: str, outcome: str, draws
         adjacency, a ``BayesianNetwork``, an edge list or array over the data's columns),
         drawn DAGs, an exact posterior or a B-RAI tree (:func:`pymc_bnstruct.posterior_dags`).
     data : DiscreteData or pandas.DataFrame
-        The data the parameters are learned from (discrete).
+        The data the parameters are learned from (discrete). With missing cells, each draw
+        also takes a completion of the cells and its parameters from their posterior given
+        that completion, so the spread includes what the cells leave unknown: the
+        completion the chain recorded at the same draw when ``result`` is sampler output of
+        :func:`pymc_bnstruct.learn` that kept the imputed cells (the default), else one
+        drawn given the draw's DAG by the samplers' collapsed Gibbs sweep
+        (:mod:`pymc_bnstruct.questions.completions`). Pass the very data the result was
+        learned from.
     treatment, outcome : str
         Variable names (different).
     draws : int, default 1000
@@ -148,25 +182,32 @@ def causal_effect(result: Any, data: Any, *, treatment: str, outcome: str, draws
         Which structure variable of sampler output.
     burn_in : int, default 0
         Leading draws per chain of sampler output to drop.
+    impute_burn_in, impute_sweeps : int, default 20 and 5
+        Data with missing cells and a result without recorded completions: Gibbs sweeps
+        given the first DAG before the first completion, and given each draw's DAG before
+        its completion (:mod:`pymc_bnstruct.questions.completions` says why these numbers).
 
     Returns
     -------
     xarray.DataArray
         dims ``("sample", "do", "outcome")``, coords the state labels of the treatment
         (``do``) and the outcome; each ``(sample, do)`` row sums to one. Attributes name the
-        treatment and the outcome. ``az.hdi`` works on it (over ``sample``), and
+        treatment and the outcome, and for data with missing cells their number
+        (``missing_cells``) and where the completions came from (``completions``:
+        ``"recorded"`` or ``"gibbs"``). ``az.hdi`` works on it (over ``sample``), and
         :func:`average_effect` summarises a contrast.
 
     Raises
     ------
     ValueError, TypeError
         For unknown variables, ``treatment == outcome``, a graph with a cycle, ``draws < 1``,
-        continuous data.
+        continuous data, recorded imputed cells that are not the data's missing cells.
 
     References
     ----------
     .. [1] Pearl (2009), "Causality: models, reasoning, and inference", 2nd ed., Cambridge University Press, ch. 3.
     .. [2] Heckerman et al. (1995), "Learning Bayesian networks: the combination of knowledge...", Mach. Learn. 20, 197-243.
+    .. [3] Tanner & Wong (1987), "The calculation of posterior distributions by data augmentation", JASA 82, 528-540.
 
     Examples
     --------
@@ -185,23 +226,25 @@ def causal_effect(result: Any, data: Any, *, treatment: str, outcome: str, draws
     if t == y:
         raise ValueError(f"the treatment and the outcome are the same variable ({treatment!r})")
     rng = np.random.default_rng(random_seed)
-    dags = posterior_dags(result, draws, names=data.names, random_seed=rng, var_name=var_name,
-                          burn_in=burn_in).values
+    dags, fills, how = dags_and_completions(result, data, draws, rng, var_name=var_name, burn_in=burn_in,
+                                            score=score, impute_burn_in=impute_burn_in,
+                                            impute_sweeps=impute_sweeps)
     shape = (int(data.arities[t]), int(data.arities[y]))
 
     def ask(parents, cpts, local):
         return interventional_distribution(parents, cpts, local[t], local[y])
 
-    values = _answer(dags, data, [y], frozenset([t]), ask, shape, rng, score)
+    values = _answer(dags, data, [y], frozenset([t]), ask, shape, rng, score, fills)
     return xr.DataArray(
         values, dims=(SAMPLE, DO, OUTCOME),
         coords={DO: list(data.states[treatment]), OUTCOME: list(data.states[outcome])},
-        name=f"P({outcome} | do({treatment}))", attrs={"treatment": treatment, "outcome": outcome})
+        name=f"P({outcome} | do({treatment}))",
+        attrs={"treatment": treatment, "outcome": outcome, **_gap_attrs(data, how)})
 
 
 def predict(result: Any, data: Any, *, evidence: Mapping[str, Any], target: str, draws: int = 1000,
             random_seed: RandomSeed = None, score: Score | None = None, var_name: str | None = None,
-            burn_in: int = 0) -> xr.DataArray:
+            burn_in: int = 0, impute_burn_in: int = IMPUTE_BURN_IN, impute_sweeps: int = IMPUTE_SWEEPS) -> xr.DataArray:
     """``P(target | evidence)`` per posterior draw of (DAG, parameters): an observational query.
 
     The same draws as :func:`causal_effect`, with the query answered by conditioning instead of
@@ -209,8 +252,8 @@ def predict(result: Any, data: Any, *, evidence: Mapping[str, Any], target: str,
 
     Parameters
     ----------
-    result, data, draws, random_seed, score, var_name, burn_in
-        As in :func:`causal_effect`.
+    result, data, draws, random_seed, score, var_name, burn_in, impute_burn_in, impute_sweeps
+        As in :func:`causal_effect` (data with missing cells included).
     evidence : mapping
         ``{variable: state label}``, the observed values (may be empty).
     target : str
@@ -220,6 +263,7 @@ def predict(result: Any, data: Any, *, evidence: Mapping[str, Any], target: str,
     -------
     xarray.DataArray
         dims ``("sample", target)``, coords the target's state labels; rows sum to one.
+        Attributes as in :func:`causal_effect`.
 
     Raises
     ------
@@ -254,17 +298,18 @@ def predict(result: Any, data: Any, *, evidence: Mapping[str, Any], target: str,
             raise ValueError(f"the target {target!r} is also in the evidence")
         ev[v] = _state(data, v, value, "evidence")
     rng = np.random.default_rng(random_seed)
-    dags = posterior_dags(result, draws, names=data.names, random_seed=rng, var_name=var_name,
-                          burn_in=burn_in).values
+    dags, fills, how = dags_and_completions(result, data, draws, rng, var_name=var_name, burn_in=burn_in,
+                                            score=score, impute_burn_in=impute_burn_in,
+                                            impute_sweeps=impute_sweeps)
 
     def ask(parents, cpts, local):
         return conditional_distribution(parents, cpts, local[y], {local[v]: s for v, s in ev.items()})
 
-    values = _answer(dags, data, [y, *ev], frozenset(), ask, (int(data.arities[y]),), rng, score)
+    values = _answer(dags, data, [y, *ev], frozenset(), ask, (int(data.arities[y]),), rng, score, fills)
     shown = ", ".join(f"{k}={v}" for k, v in evidence.items())
     return xr.DataArray(values, dims=(SAMPLE, target), coords={target: list(data.states[target])},
                         name=f"P({target} | {shown})" if shown else f"P({target})",
-                        attrs={"target": target, "evidence": shown})
+                        attrs={"target": target, "evidence": shown, **_gap_attrs(data, how)})
 
 
 def average_effect(effect: xr.DataArray, *, treated: Any, control: Any, outcome_state: Any,

@@ -7,18 +7,24 @@ intervention mask honoured, the hyperparameters of the BDeu / K2 scores).
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import numpy as np
 
 from ..data import DiscreteData, as_discrete_data
 from ..graph import adjacency_dataarray, find_cycle, to_adjacency
-from ..networks import BayesianNetwork, bayesian_estimate
+from ..networks import BayesianNetwork, bayesian_estimate, parameter_prior
 from ..results.convert import is_learned_result, map_dag
 from ..results.interop import Structure, as_structure
+from ..rng import RandomSeed
 from ..scores import Score
+from ..validation import check_int
+from .completions import IMPUTATIONS, IMPUTE_BURN_IN, IMPUTE_SWEEPS, impute_given_dags
 
 __all__ = ["fit_parameters"]
+
+_log = logging.getLogger(__name__)
 
 
 def _dag(graph: Any, names: list[str]) -> np.ndarray:
@@ -49,7 +55,9 @@ def _dag(graph: Any, names: list[str]) -> np.ndarray:
     return adj
 
 
-def fit_parameters(data: DiscreteData | Any, graph: Any, *, score: Score | None = None) -> BayesianNetwork:
+def fit_parameters(data: DiscreteData | Any, graph: Any, *, score: Score | None = None,
+                   imputations: int = IMPUTATIONS, impute_burn_in: int = IMPUTE_BURN_IN,
+                   impute_sweeps: int = IMPUTE_SWEEPS, random_seed: RandomSeed = None) -> BayesianNetwork:
     """The conjugate Dirichlet posterior of every conditional table of a DAG.
 
     Parameters
@@ -68,6 +76,15 @@ def fit_parameters(data: DiscreteData | Any, graph: Any, *, score: Score | None 
         The parameters' Dirichlet prior, named by the score whose marginal likelihood
         integrates over it (:func:`~pymc_bnstruct.questions.posterior_concentration`);
         default ``BDeu(ess=1.0)``.
+    imputations : int, default 200
+        Data with missing cells only: how many completions the posterior mixes
+        (:data:`~pymc_bnstruct.questions.completions.IMPUTATIONS`).
+    impute_burn_in, impute_sweeps : int, default 20 and 5
+        Data with missing cells only: collapsed Gibbs sweeps given the DAG before the first
+        completion, and between two completions
+        (:mod:`pymc_bnstruct.questions.completions` says why these numbers).
+    random_seed : int, numpy.random.Generator or None
+        Seeds the sweeps (data with missing cells; complete data draw nothing).
 
     Returns
     -------
@@ -79,17 +96,33 @@ def fit_parameters(data: DiscreteData | Any, graph: Any, *, score: Score | None 
         :meth:`~pymc_bnstruct.networks.BayesianNetwork.sample_parameters`). With an
         intervention mask, the rows that intervened on a node are left out of its own table.
 
+        Data with missing cells: the posterior given the observed cells is not one
+        Dirichlet but the mixture over the completions of the cells,
+        ``Σ_c P(c | G, X_obs) Dirichlet(N(c) + α)``. ``imputations`` completions are drawn
+        given the DAG by the samplers' collapsed Gibbs sweep
+        (:class:`~pymc_bnstruct.missing.MissingCells`, multiple imputation), each fitted by
+        :func:`~pymc_bnstruct.networks.bayesian_estimate`; the tables are the mean of their
+        posterior means (the mixture's mean),
+        :meth:`~pymc_bnstruct.networks.BayesianNetwork.sample_parameters` draws from the
+        mixture (one completion per draw),
+        :meth:`~pymc_bnstruct.networks.BayesianNetwork.component_concentrations` gives the
+        components, and :meth:`~pymc_bnstruct.networks.BayesianNetwork.concentration` (one
+        Dirichlet) raises. Nothing is dropped or
+        filled with a mode; the cells are assumed missing at random (``docs/missing.md``).
+
     Raises
     ------
     ValueError
         For a cyclic graph (the cycle is named), variables not in the data (named), edge
-        probabilities.
+        probabilities, ``imputations < 1``.
     TypeError
         For continuous data.
 
     References
     ----------
     .. [1] Heckerman et al. (1995), "Learning Bayesian networks: the combination of knowledge...", Mach. Learn. 20, 197-243.
+    .. [2] Rubin (1987), "Multiple imputation for nonresponse in surveys", Wiley.
+    .. [3] Tanner & Wong (1987), "The calculation of posterior distributions by data augmentation", JASA 82, 528-540.
 
     Examples
     --------
@@ -100,6 +133,30 @@ def fit_parameters(data: DiscreteData | Any, graph: Any, *, score: Score | None 
     BayesianNetwork('fitted', 5 variables, 4 edges, prior=BDeu(ess=1))
     >>> fitted.cpt("Xray").round(2).values.tolist()[0]     # P(Xray | Cancer=True)
     [0.92, 0.08]
+    >>> gaps = df.mask(np.random.default_rng(0).random(df.shape) < 0.1)   # 10 % of the cells blanked
+    >>> mixed = bns.fit_parameters(gaps, net, random_seed=0)
+    >>> mixed.n_components
+    200
+    >>> mixed.cpt("Xray").round(2).values.tolist()[0]
+    [0.91, 0.09]
     """
     data = as_discrete_data(data, who="fit_parameters")
-    return bayesian_estimate(data, _dag(graph, list(data.names)), score=score)
+    adj = _dag(graph, list(data.names))
+    if not data.has_missing:
+        return bayesian_estimate(data, adj, score=score)
+    return _fit_completions(data, adj, score, imputations, impute_burn_in, impute_sweeps, random_seed)
+
+
+def _fit_completions(data: DiscreteData, adj: np.ndarray, score: Score | None, imputations: Any, burn_in: Any,
+                     sweeps: Any, random_seed: RandomSeed) -> BayesianNetwork:
+    """The mixture over completions drawn by the collapsed Gibbs sweep given the DAG, fitted by
+    :func:`bayesian_estimate` (one Dirichlet posterior per completion)."""
+    imputations = check_int(imputations, "imputations", minimum=1)
+    parameter_prior(score)  # a bad score fails before any work
+    dags = np.broadcast_to(adj, (imputations, *adj.shape))
+    fills = impute_given_dags(data, dags, score, np.random.default_rng(random_seed), burn_in=burn_in,
+                              sweeps=sweeps)
+    _log.info("fit_parameters: %d missing cells; the parameters' posterior is a mixture over %d completions "
+              "drawn given the DAG by the collapsed Gibbs sweep (%s sweeps of burn-in, %s between completions)",
+              data.n_missing, imputations, burn_in, sweeps)
+    return bayesian_estimate(data, adj, score=score, completions=fills)

@@ -30,7 +30,18 @@ import pandas as pd
 import xarray as xr
 
 from ..brai.tree import GraphGenerativeTree
-from ..contract import CHILD, EDGE_DIMS, LOG_SCORE, PARENT, FeatureBackend, check_feature, dag_draws, feature_dataarray
+from ..contract import (
+    CHILD,
+    EDGE_DIMS,
+    LOG_SCORE,
+    PARENT,
+    FeatureBackend,
+    check_feature,
+    dag_draws,
+    feature_dataarray,
+    imputed_dims,
+    imputed_name,
+)
 from ..data import ContinuousData, DiscreteData
 from ..exact import EnumeratedPosterior, ExactPosterior
 from ..graph import adjacency_dataarray, find_cycle, markov_blankets, to_adjacency, transitive_closure
@@ -256,7 +267,27 @@ class StructureResult:
             raise TypeError(f"{self._label()} answers given an order only: it cannot draw DAGs from a posterior")
         return dag_draws(dags, self.names)
 
-    def _sampler_dags(self, draws: int, rng: np.random.Generator, var_name: str | None, burn_in: int) -> np.ndarray:
+    def dags_and_imputed(self, draws: int = 1000, *, random_seed: RandomSeed = None, var_name: str | None = None,
+                         burn_in: int = 0) -> tuple[xr.DataArray, xr.DataArray | None]:
+        """:meth:`dags`, each with the imputed missing cells of the same posterior draw.
+
+        Sampler output that recorded the imputed cells (``f"{name}_imputed"``,
+        :func:`pymc_bnstruct.learn` on data with gaps) gives draw ``s``'s DAG together with
+        the completion the chain held at that draw (a joint draw of ``P(G, X_mis | X_obs)``):
+        the cells as a DataArray ``("sample", cell)``, the cell labels ``"row:column"``. Every
+        other result (complete data, ``record_imputed=False``, a point estimate, an exact
+        posterior, a tree) gives None for the cells.
+        """
+        if self.kind != "draws":
+            return self.dags(draws, random_seed=random_seed, var_name=var_name, burn_in=burn_in), None
+        draws = check_int(draws, "draws", minimum=1)
+        rng = np.random.default_rng(random_seed)
+        dags, cells = self._sampler_dags(draws, rng, var_name, check_int(burn_in, "burn_in", minimum=0),
+                                         with_imputed=True)
+        return dag_draws(dags, self.names), cells
+
+    def _sampler_dags(self, draws: int, rng: np.random.Generator, var_name: str | None, burn_in: int,
+                      with_imputed: bool = False) -> Any:
         idata = self.source
         src = resolve_source(idata, "path", var_name)  # "path": orders and partitions need their family table
         check_structure_draws(idata, src.name, src.kind)
@@ -266,7 +297,21 @@ class StructureResult:
         da = posterior[var].transpose("chain", "draw", ...)
         c, d = da.sizes["chain"], da.sizes["draw"]
         w = np.ones(c * d) if weights is None else np.asarray(weights.transpose("chain", "draw").values).ravel()
-        values = np.asarray(da.values).reshape((c * d,) + da.shape[2:])[_resample(w, draws, rng)]
+        pick = _resample(w, draws, rng)
+        values = np.asarray(da.values).reshape((c * d,) + da.shape[2:])[pick]
+        if with_imputed:
+            dags = self._sampler_dags_of(idata, src, values, rng)
+            cells = None
+            if imputed_name(src.name) in posterior:
+                imp = posterior[imputed_name(src.name)].transpose("chain", "draw", ...)
+                (dim,) = imputed_dims(src.name)
+                cells = xr.DataArray(np.asarray(imp.values).reshape(c * d, -1)[pick], dims=("sample", dim),
+                                     coords={dim: imp.coords[dim].values} if dim in imp.coords else None)
+            return dags, cells
+        return self._sampler_dags_of(idata, src, values, rng)
+
+    @staticmethod
+    def _sampler_dags_of(idata: Any, src: Any, values: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         if src.kind != "dag":
             return dags_given_draws(idata, src, values, 1, int(rng.integers(0, 2**32))).astype(np.int8)
         if values.size and not np.all((values == 0) | (values == 1)):
