@@ -250,7 +250,8 @@ class MissingCells:
         return True
 
     def sweep(self, dag: Any, seed: int) -> np.ndarray:
-        """One collapsed Gibbs sweep given the DAG ``dag`` (0/1 adjacency, row = parent).
+        """One collapsed Gibbs sweep given the DAG ``dag`` (0/1 adjacency, row = parent; for
+        mixed data a conditional-Gaussian DAG, else ``ValueError``).
 
         Returns the bool per variable: whether one of its cells took a new value.
         """
@@ -260,6 +261,12 @@ class MissingCells:
         data = self.columns if self.kind == "mixed" else self.work  # CG reads the engine's codes and values
         state = SweepState(data, self.arities, self.rows, self.cols)
         if self.kind == "mixed":
+            cont = np.asarray(self.data.continuous)
+            bad = np.argwhere(adj[np.ix_(cont, ~cont)] != 0)
+            if len(bad):  # the constraints never let a sampler reach one; a DAG passed in by hand might
+                p, c = np.flatnonzero(cont)[bad[0, 0]], np.flatnonzero(~cont)[bad[0, 1]]
+                raise ValueError(f"the DAG has the edge {self.data.names[p]} -> {self.data.names[c]} from a continuous "
+                                 "to a discrete variable: not a conditional-Gaussian DAG, which CG cannot score")
             n = cg_sweep(state, adj, float(self.score.ess), self._scale, BGE_STEPS, int(seed), changed)
         elif self.continuous:
             before = self.values
