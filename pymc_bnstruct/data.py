@@ -93,6 +93,10 @@ class _Variables:
         return (f"{cells} missing cell{'s' if cells != 1 else ''} ({100 * cells / total:.1f}%) in {rows} "
                 f"row{'s' if rows != 1 else ''}, column{'s' if len(cols) != 1 else ''} {shown}")
 
+    def _gaps(self) -> str:
+        """The repr's missing-cell suffix (``"; 2 missing cells (25.0%) in 2 rows, columns a, b"``); "" when complete."""
+        return f"; {self._missing_summary()}" if self.has_missing else ""
+
     def _complete_row_mask(self) -> np.ndarray:
         return np.ones(len(self), dtype=bool) if self.missing is None else ~self.missing.any(axis=1)
 
@@ -483,8 +487,7 @@ class DiscreteData(_Variables):
         shown = ", ".join(f"{n}[{r}]" for n, r in zip(self.names[:8], self.arities[:8]))
         more = ", ..." if self.n_vars > 8 else ""
         extra = "" if self.interventions is None else f", {int(self.interventions.any(axis=1).sum())} intervened rows"
-        gaps = f"; {self._missing_summary()}" if self.has_missing else ""
-        return f"DiscreteData({self.n_samples} samples{extra}, {self.n_vars} variables: {shown}{more}{gaps})"
+        return f"DiscreteData({self.n_samples} samples{extra}, {self.n_vars} variables: {shown}{more}{self._gaps()})"
 
 
 class ContinuousData(_Variables):
@@ -664,8 +667,7 @@ class ContinuousData(_Variables):
     def __repr__(self) -> str:
         shown = ", ".join(self.names[:8])
         more = ", ..." if self.n_vars > 8 else ""
-        gaps = f"; {self._missing_summary()}" if self.has_missing else ""
-        return f"ContinuousData({self.n_samples} samples, {self.n_vars} variables: {shown}{more}{gaps})"
+        return f"ContinuousData({self.n_samples} samples, {self.n_vars} variables: {shown}{more}{self._gaps()})"
 
 
 _MIXED_ADVICE = (
@@ -1034,8 +1036,9 @@ def _warn_off_scale(data: ContinuousData) -> None:
     """Warn about continuous columns far from the CG prior's scale (mean 0, scale ``t = am``):
     the prior pulls every configuration's mean towards 0, so a column with a mean of many
     standard deviations pays for each configuration of its discrete parents (docs/mixed.md)."""
-    sd = np.sqrt(np.diag(data.scatter) / max(data.n_samples - 1, 1))
-    off = [f"{n!r} (mean {m:.3g}, sd {s:.3g})" for n, m, s in zip(data.names, data.means, sd)
+    means = np.nanmean(data.values, axis=0)  # the observed cells of columns with gaps
+    sd = np.nanstd(data.values, axis=0, ddof=1)
+    off = [f"{n!r} (mean {m:.3g}, sd {s:.3g})" for n, m, s in zip(data.names, means, sd)
            if abs(m) > OFF_SCALE * s or not 1 / OFF_SCALE <= s <= OFF_SCALE]
     if off:
         warnings.warn(f"continuous column(s) {', '.join(off)} are far from the scale of the CG score's prior "
@@ -1071,6 +1074,11 @@ class MixedData(_Variables):
         continuous ones.
     states : dict
         ``name -> tuple`` of state labels of the discrete variables.
+    missing : numpy.ndarray or None
+        ``(n_samples, n_vars)`` read-only bool mask of the missing cells (code ``-1`` in a
+        discrete column, NaN in :attr:`values` in both kinds), or None when every cell is
+        observed, read and checked as for :class:`DiscreteData` and :class:`ContinuousData`;
+        :func:`pymc_bnstruct.learn` models them under CG (``docs/missing.md``).
     interventions : None
         Mixed data carry no interventions (yet).
     n_samples, n_vars : int
@@ -1097,13 +1105,19 @@ class MixedData(_Variables):
     kind = "mixed"
 
     def __init__(self, codes: np.ndarray, values: np.ndarray, arities: np.ndarray, names: Sequence[str],
-                 kinds: Sequence[str], states: Mapping[str, Sequence[Any]]) -> None:
+                 kinds: Sequence[str], states: Mapping[str, Sequence[Any]], missing: np.ndarray | None = None) -> None:
         self._set_names(names)
-        self._set_missing(None)  # missing cells of mixed data are not modelled yet: from_frame refuses them
+        self._set_missing(missing)
         self.kinds = tuple(kinds)
         self.continuous = read_only(np.array([k == "continuous" for k in self.kinds], dtype=bool))
-        self.codes = read_only(np.asfortranarray(codes, dtype=np.int32))
-        self.values = read_only(np.array(values, dtype=np.float64, order="F"))
+        codes = np.array(codes, dtype=np.int32, order="F")  # copies: callers keep theirs
+        values = np.array(values, dtype=np.float64, order="F")
+        if self.missing is not None:  # a missing cell: code -1 (discrete), NaN in values (both kinds)
+            codes[self.missing & ~self.continuous] = -1
+            codes[self.missing & self.continuous] = 0
+            values[self.missing] = np.nan
+        self.codes = read_only(codes)
+        self.values = read_only(values)
         self.arities = read_only(np.asarray(arities, dtype=np.int64).copy())
         self.states = {n: tuple(states[n]) for n in self.names if n in states}
         self.interventions = None
@@ -1131,8 +1145,9 @@ class MixedData(_Variables):
         ------
         ValueError
             What :meth:`DiscreteData.from_frame` and :meth:`ContinuousData.from_frame` raise
-            for their columns (missing values, a continuous column with one distinct value,
-            a discrete one with one state, ...).
+            for their columns (a column with no observed value, a continuous column with one
+            distinct value, a discrete one with one state, ...). Missing cells (NaN, None,
+            ``pd.NA``) are kept in :attr:`missing`.
 
         Warns
         -----
@@ -1144,12 +1159,8 @@ class MixedData(_Variables):
         names = [str(c) for c in df.columns]
         _check_names(names)
         _check_shape(len(df), len(names))
-        missing = {n: int(k) for n, k in zip(names, df.isna().sum().to_numpy()) if k}
-        if missing:  # the CG score has no model of missing cells yet (docs/missing.md)
-            detail = ", ".join(f"{k!r} ({v} row{'s' if v > 1 else ''})" for k, v in missing.items())
-            raise ValueError(f"missing values in column(s) {detail}; mixed data need complete rows for now: drop "
-                             "them (df.dropna()), or learn from the discrete or the continuous columns alone, "
-                             "whose missing cells are modelled")
+        na = df.isna().to_numpy(dtype=bool)
+        _check_not_empty(names, na)
         col_kinds = column_kinds(df, kinds)
         disc = [j for j, k in enumerate(col_kinds) if k == "discrete"]
         cont = [j for j, k in enumerate(col_kinds) if k == "continuous"]
@@ -1176,7 +1187,7 @@ class MixedData(_Variables):
             c = ContinuousData.from_frame(frame.iloc[:, cont])
             values[:, cont] = c.values
             _warn_off_scale(c)
-        return cls(codes, values, arities, names, col_kinds, all_states)
+        return cls(codes, values, arities, names, col_kinds, all_states, na)
 
     @classmethod
     def of(cls, data: DiscreteData | ContinuousData | MixedData) -> MixedData:
@@ -1193,10 +1204,11 @@ class MixedData(_Variables):
         if isinstance(data, DiscreteData):
             if data.interventions is not None:
                 raise NotImplementedError("interventional data cannot be read as mixed data yet")
-            return cls(data.codes, data.codes, data.arities, data.names, ["discrete"] * data.n_vars, data.states)
+            return cls(data.codes, data.codes, data.arities, data.names, ["discrete"] * data.n_vars, data.states,
+                       data.missing)
         if isinstance(data, ContinuousData):
             return cls(np.zeros(data.values.shape, np.int32), data.values, np.ones(data.n_vars, np.int64),
-                       data.names, ["continuous"] * data.n_vars, {})
+                       data.names, ["continuous"] * data.n_vars, {}, data.missing)
         raise TypeError(f"expected DiscreteData, ContinuousData or MixedData, got {type(data).__name__}")
 
     @property
@@ -1212,13 +1224,49 @@ class MixedData(_Variables):
         """These data themselves (mixed data carry no interventions)."""
         return self
 
+    def _with(self, codes: np.ndarray, values: np.ndarray, missing: np.ndarray | None) -> MixedData:
+        return type(self)(codes, values, self.arities, self.names, self.kinds, self.states, missing)
+
+    def complete_rows(self) -> MixedData:
+        """The rows without a missing cell (listwise deletion); the data themselves when complete
+        (see :meth:`DiscreteData.complete_rows`)."""
+        if self.missing is None:
+            return self
+        keep = self._complete_row_mask()
+        return self._with(self.codes[keep], self.values[keep], None)
+
+    def completed(self, fill: np.ndarray) -> MixedData:
+        """Complete data: these data with the missing cells set to ``fill`` (one number per
+        cell of :meth:`missing_cells`, in that order: a state code for a discrete cell, a value
+        for a continuous one). The observed cells are unchanged.
+
+        Examples
+        --------
+        >>> df = pd.DataFrame({"g": ["a", None, "b", "a"], "x": [0.5, -1.5, np.nan, 1.0]})
+        >>> data = bns.MixedData.from_frame(df)
+        >>> data
+        MixedData(4 samples, 2 variables (1 discrete, 1 continuous): g[2], x~; 2 missing cells (25.0%) in 2 rows, columns g, x)
+        >>> data.completed([1, 0.25]).to_frame().iloc[1:3].values.tolist()
+        [['b', -1.5], ['b', 0.25]]
+        """
+        rows, cols = self.missing_cells()
+        fill = np.asarray(fill, dtype=np.float64).reshape(-1)
+        if fill.shape != rows.shape:
+            raise ValueError(f"expected {len(rows)} values, one per missing cell, got {fill.shape[0]}")
+        codes, values = np.array(self.codes, order="F"), np.array(self.values, order="F")
+        disc = ~self.continuous[cols]
+        codes[rows[disc], cols[disc]] = fill[disc].astype(np.int32)
+        values[rows, cols] = fill
+        return self._with(codes, values, None)
+
     def to_frame(self) -> pd.DataFrame:
-        """The data as a DataFrame: categorical discrete columns, float continuous ones."""
+        """The data as a DataFrame: categorical discrete columns, float continuous ones (NaN
+        where a cell is missing)."""
         cols: dict[str, Any] = {}
         for j, name in enumerate(self.names):
             if self.continuous[j]:
                 cols[name] = np.array(self.values[:, j])
-            else:
+            else:  # a missing cell (code -1) becomes NaN
                 cols[name] = pd.Categorical.from_codes(self.codes[:, j], categories=list(self.states[name]))
         return pd.DataFrame(cols)
 
@@ -1228,4 +1276,4 @@ class MixedData(_Variables):
         more = ", ..." if self.n_vars > 8 else ""
         n_c = self.n_continuous
         return (f"MixedData({self.n_samples} samples, {self.n_vars} variables ({self.n_vars - n_c} discrete, "
-                f"{n_c} continuous): {shown}{more})")
+                f"{n_c} continuous): {shown}{more}{self._gaps()})")

@@ -32,7 +32,7 @@ import xarray as xr
 from .._docs import fill_doc
 from ..constraints import DEFAULT_MAX_PARENTS
 from ..contract import check_feature, feature_dataarray
-from ..data import ContinuousData, DiscreteData, as_data
+from ..data import ContinuousData, DiscreteData, MixedData, as_data
 from ..graph import adjacency_dataarray, count_linear_extensions, find_cycle, to_adjacency
 from ..jit import zeros
 from ..priors import StructurePrior, Uniform
@@ -436,9 +436,10 @@ def enumerate_posterior(
 
     Parameters
     ----------
-    data : DiscreteData, ContinuousData or pandas.DataFrame
-        At most 6 variables. Discrete data may have missing cells: the marginal likelihood
-        of a DAG is then summed over every completion of them,
+    data : DiscreteData, ContinuousData, MixedData or pandas.DataFrame
+        At most 6 variables. Discrete data, and the discrete columns of mixed data, may have
+        missing cells: the marginal likelihood of a DAG is then summed over every completion
+        of them,
         ``P(X_obs | G) = Σ_c P(X_obs, X_mis = c | G)``, which is the posterior given the
         observed cells under missing at random (``docs/missing.md``); at most
         :data:`MAX_COMPLETIONS` completions (14 binary cells).
@@ -480,8 +481,7 @@ def enumerate_posterior(
     """
     data = as_data(data)
     if data.has_missing:
-        if not isinstance(data, DiscreteData):
-            data.require_complete("enumerate_posterior of continuous data", "discrete data or complete rows")
+        _check_summable(data)
         return _sum_over_completions(data, modularity, score, prior, max_parents, candidates, blacklist,
                                      whitelist, plus1)
     table = exact_score_table(data, modularity, _check_size, score, prior, max_parents, candidates, blacklist,
@@ -489,8 +489,29 @@ def enumerate_posterior(
     return EnumeratedPosterior.from_table(table, modularity)
 
 
-def _sum_over_completions(data: DiscreteData, modularity: Any, *table_args: Any) -> EnumeratedPosterior:
-    """:func:`enumerate_posterior` of discrete data with missing cells: each DAG's log weight is
+def _check_summable(data: DiscreteData | ContinuousData | MixedData) -> None:
+    """Refuse missing continuous cells: their exact reference is an integral over the cells
+    that has no closed form (below), so there is nothing to sum over."""
+    continuous = np.asarray(data.continuous) if isinstance(data, MixedData) else np.full(
+        data.n_vars, isinstance(data, ContinuousData))
+    gaps = np.flatnonzero(continuous & data.missing.any(axis=0))
+    if len(gaps) == 0:
+        return
+    # P(X_obs | G) integrates each missing continuous cell out of every family that holds it: in
+    # its parent-free own family alone that is the family's marginal likelihood without the cell,
+    # but where the variable is a regressor of a child the integrand is a product of Student-t
+    # predictives in which the cell enters both as response and as regressor (no closed form)
+    names = ", ".join(data.names[j] for j in gaps)
+    n_cells = int(data.missing[:, gaps].sum())
+    raise ValueError(
+        f"enumerate_posterior sums over the completions of missing discrete cells only; {n_cells} continuous "
+        f"cell(s) are missing (column(s) {names}), whose exact marginal likelihood is an integral with no closed "
+        "form under every DAG. Sample instead: bns.learn models them (random-walk Metropolis on the BGe / CG "
+        "conditional), or enumerate on the complete rows (data.complete_rows())")
+
+
+def _sum_over_completions(data: DiscreteData | MixedData, modularity: Any, *table_args: Any) -> EnumeratedPosterior:
+    """:func:`enumerate_posterior` of data with missing discrete cells: each DAG's log weight is
     ``log Σ_c exp(log_w_c(G))`` over every completion ``c`` of the missing cells."""
     *table_args, plus1 = table_args
     rows, cols = data.missing_cells()

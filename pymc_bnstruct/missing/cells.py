@@ -1,4 +1,5 @@
-"""``MissingCells``: the imputed cells of discrete data with gaps, as a chain's latent state.
+"""``MissingCells``: the imputed cells of data with gaps (discrete, continuous or mixed), as a
+chain's latent state.
 
 The structure samplers target ``P(G, X_mis | X_obs)`` by alternating two kernels, each of
 which leaves that joint distribution invariant:
@@ -22,12 +23,12 @@ from typing import Any
 
 import numpy as np
 
-from ..data import ContinuousData, DiscreteData
+from ..data import ContinuousData, DiscreteData, MixedData
 from ..rng import RandomSeed
 from ..scores import Score
-from ..scores.kernels import BDEU, BGE, K2
+from ..scores.kernels import BDEU, BGE, CG, K2
 from ..validation import read_only
-from .kernels import SweepState, bge_rows, bge_sweep, family_layout, gibbs_sweep
+from .kernels import SweepState, bge_rows, bge_sweep, cg_sweep, family_layout, gibbs_sweep
 
 __all__ = ["MissingCells", "MAX_COUNT_CELLS", "check_imputable", "BGE_STEPS", "BGE_SCALE"]
 
@@ -43,13 +44,18 @@ BGE_SCALE = 0.5
 
 
 def check_imputable(data: Any, score: Score, who: str) -> None:
-    """Refuse data with gaps that ``who`` cannot model: continuous data (not yet), or a
-    score without a collapsed full conditional (BIC is no marginal likelihood)."""
+    """Refuse data with gaps that ``who`` cannot model: a score without a collapsed full
+    conditional of the data's cells (BIC is no marginal likelihood; continuous cells are
+    imputed under BGe, mixed data's under CG)."""
     if not getattr(data, "has_missing", False):
         return
-    if not isinstance(data, (DiscreteData, ContinuousData)):
+    if not isinstance(data, (DiscreteData, ContinuousData, MixedData)):
         raise NotImplementedError(f"{who}: missing cells of {type(data).__name__} are not modelled yet; drop the "
                                   "incomplete rows (data.complete_rows())")
+    if isinstance(data, MixedData):
+        if score.kind != CG:
+            raise ValueError(f"{who}: missing cells of mixed data are imputed under the CG score, not {score!r}")
+        return
     if isinstance(data, ContinuousData):
         if score.kind != BGE:
             raise ValueError(f"{who}: missing continuous cells are imputed under the BGe score, not {score!r}")
@@ -61,16 +67,34 @@ def check_imputable(data: Any, score: Score, who: str) -> None:
             "(data.complete_rows())")
 
 
-def _start_fill(data: DiscreteData | ContinuousData, cols: np.ndarray) -> np.ndarray:
+def _start_fill(data: DiscreteData | ContinuousData | MixedData, cols: np.ndarray) -> np.ndarray:
     """Each missing cell's start value: its column's most frequent observed state (discrete)
     or observed mean (continuous)."""
     if isinstance(data, ContinuousData):
         return np.nanmean(data.values, axis=0)[cols]
-    modes = np.zeros(data.n_vars, dtype=np.int32)
+    continuous = _continuous_columns(data)
+    start = np.zeros(data.n_vars, dtype=np.float64 if continuous.any() else np.int32)
     for j in np.unique(cols):
-        observed = data.codes[~data.missing[:, j], j]
-        modes[j] = np.bincount(observed, minlength=int(data.arities[j])).argmax()
-    return modes[cols]
+        if continuous[j]:
+            start[j] = np.nanmean(data.values[:, j])
+        else:
+            observed = data.codes[~data.missing[:, j], j]
+            start[j] = np.bincount(observed, minlength=int(data.arities[j])).argmax()
+    return start[cols]
+
+
+def _continuous_columns(data: DiscreteData | ContinuousData | MixedData) -> np.ndarray:
+    """Bool per variable: whether it is continuous."""
+    if isinstance(data, MixedData):
+        return np.asarray(data.continuous)
+    return np.full(data.n_vars, isinstance(data, ContinuousData))
+
+
+def _proposal_scale(data: ContinuousData | MixedData) -> np.ndarray:
+    """The random-walk scale of every variable's cells: :data:`BGE_SCALE` times its observed
+    standard deviation (1 where that is 0; discrete columns of mixed data are never read)."""
+    observed_sd = np.array([np.nanstd(data.values[:, j]) for j in range(data.n_vars)])
+    return BGE_SCALE * np.where(observed_sd > 0, observed_sd, 1.0)
 
 
 class MissingCells:
@@ -78,27 +102,35 @@ class MissingCells:
 
     Parameters
     ----------
-    data : DiscreteData or ContinuousData
+    data : DiscreteData, ContinuousData or MixedData
         Data with missing cells (:attr:`~pymc_bnstruct.DiscreteData.missing`). Not modified.
     score : Score
         Discrete data: BDeu or K2, and the sweep draws each cell from its
         Dirichlet-multinomial full conditional (:func:`~.kernels.gibbs_sweep`). Continuous
         data: BGe, and each cell takes :data:`BGE_STEPS` random-walk Metropolis steps on its
-        full conditional (:func:`~.kernels.bge_sweep`).
+        full conditional (:func:`~.kernels.bge_sweep`). Mixed data: CG, a discrete cell drawn
+        exactly over its states, a continuous one by :data:`BGE_STEPS` random-walk steps, from
+        the CG scores of the families that hold it (:func:`~.kernels.cg_sweep`).
 
     Attributes
     ----------
-    data : DiscreteData
+    data : DiscreteData, ContinuousData or MixedData
         The data with their gaps.
     rows, cols : numpy.ndarray
         The missing cells (``data.missing_cells()``), in the sweep's order.
-    columns : numpy.ndarray
+    columns : numpy.ndarray or MixedColumns
         The completed data as the score engine reads them, written in place: discrete data
         the ``(n_vars, n_samples)`` codes (then the intervention flags where there are
-        any); continuous data the BGe statistics (``T_N`` and the constants).
+        any); continuous data the BGe statistics (``T_N`` and the constants); mixed data the
+        CG engine's :class:`~pymc_bnstruct.scores.kernels.MixedColumns` (codes and values).
     work : numpy.ndarray
         The ``(n_vars, n_samples)`` completed values the sweep draws into (for discrete
-        data the codes rows of :attr:`columns`).
+        data the codes rows of :attr:`columns`, for mixed data its values).
+    kind : str
+        The data's kind: ``"discrete"``, ``"continuous"`` or ``"mixed"``.
+    continuous : bool
+        Whether the imputed cells are float64 values (continuous and mixed data) rather
+        than int64 codes.
     version : int
         Increases whenever a cell changes; :meth:`changed_since` says which columns did.
 
@@ -120,22 +152,30 @@ class MissingCells:
     (False, 6)
     """
 
-    def __init__(self, data: DiscreteData | ContinuousData, score: Score) -> None:
+    def __init__(self, data: DiscreteData | ContinuousData | MixedData, score: Score) -> None:
         if not getattr(data, "has_missing", False):
             raise ValueError("MissingCells needs data with missing cells")
         check_imputable(data, score, "MissingCells")
         self.data, self.score = data, score
         self.rows, self.cols = (read_only(a) for a in data.missing_cells())
         start = data.completed(_start_fill(data, self.cols))
-        self.continuous = isinstance(data, ContinuousData)
-        if self.continuous:
+        self.kind = data.kind
+        self.continuous = self.kind != "discrete"
+        n = data.n_vars
+        if self.kind == "mixed":
+            engine, arities = score.engine_inputs(start)
+            # writable, ours: the sweep writes the cells, the score cache reads them in place
+            self.columns = engine._replace(codes=np.array(engine.codes, order="C"),
+                                           values=np.array(engine.values, order="C"))
+            self.work = self.columns.values
+            self.arities = read_only(np.asarray(arities, dtype=np.int64))
+            self._scale = _proposal_scale(data)
+        elif self.continuous:
             self.columns = np.array(score.engine_inputs(start)[0], dtype=np.float64, order="C")  # writable, ours
             self.work = np.array(start.values.T, order="C")  # writable, ours
-            n = data.n_vars
             self._am = float(score.am)
             self._t = self._am * (score.aw_for(n) - n - 1) / (self._am + 1)
-            observed_sd = np.array([np.nanstd(data.values[:, j]) for j in range(n)])
-            self._scale = BGE_SCALE * np.where(observed_sd > 0, observed_sd, 1.0)
+            self._scale = _proposal_scale(data)
             self.arities = read_only(np.zeros(n, dtype=np.int64))
         else:
             self.columns = np.array(score.engine_inputs(start)[0], dtype=np.int32, order="C")  # writable, ours
@@ -169,7 +209,7 @@ class MissingCells:
         cells = self.work[self.cols, self.rows]
         return cells if self.continuous else cells.astype(np.int64)
 
-    def completed(self) -> DiscreteData | ContinuousData:
+    def completed(self) -> DiscreteData | ContinuousData | MixedData:
         """The completed data now (a snapshot: later sweeps do not change it)."""
         return self.data.completed(self.values)
 
@@ -187,17 +227,22 @@ class MissingCells:
         new = np.asarray(values).reshape(-1)
         if new.shape != (self.n_cells,):
             raise ValueError(f"expected {self.n_cells} imputed cells, got shape {np.shape(values)}")
-        if self.continuous:
-            if not np.all(np.isfinite(new)):
-                raise ValueError("an imputed cell is not a finite number")
-        elif np.any(new < 0) or np.any(new >= self.arities[self.cols]):
+        discrete = ~_continuous_columns(self.data)[self.cols]
+        if self.continuous and not np.all(np.isfinite(new)):
+            raise ValueError("an imputed cell is not a finite number")
+        coded = new[discrete]
+        if (np.any(coded < 0) or np.any(coded >= self.arities[self.cols[discrete]])
+                or np.any(coded != np.round(coded))):
             raise ValueError("an imputed cell holds a code outside its variable's states")
         old = self.values
         diff = new != old
         if not diff.any():
             return False
         self.work[self.cols[diff], self.rows[diff]] = new[diff]
-        if self.continuous:
+        if self.kind == "mixed":
+            codes = diff & discrete
+            self.columns.codes[self.cols[codes], self.rows[codes]] = new[codes].astype(np.int32)
+        elif self.continuous:
             bge_rows(self.work, self.columns, self._am, self._t)
         changed = np.zeros(self.data.n_vars, dtype=bool)
         changed[self.cols[diff]] = True
@@ -205,15 +250,25 @@ class MissingCells:
         return True
 
     def sweep(self, dag: Any, seed: int) -> np.ndarray:
-        """One collapsed Gibbs sweep given the DAG ``dag`` (0/1 adjacency, row = parent).
+        """One collapsed Gibbs sweep given the DAG ``dag`` (0/1 adjacency, row = parent; for
+        mixed data a conditional-Gaussian DAG, else ``ValueError``).
 
         Returns the bool per variable: whether one of its cells took a new value.
         """
         self.check_process()
         adj = np.ascontiguousarray(np.asarray(dag), dtype=np.int64)
         changed = np.zeros(self.data.n_vars, dtype=bool)
-        state = SweepState(self.work, self.arities, self.rows, self.cols)
-        if self.continuous:
+        data = self.columns if self.kind == "mixed" else self.work  # CG reads the engine's codes and values
+        state = SweepState(data, self.arities, self.rows, self.cols)
+        if self.kind == "mixed":
+            cont = np.asarray(self.data.continuous)
+            bad = np.argwhere(adj[np.ix_(cont, ~cont)] != 0)
+            if len(bad):  # the constraints never let a sampler reach one; a DAG passed in by hand might
+                p, c = np.flatnonzero(cont)[bad[0, 0]], np.flatnonzero(~cont)[bad[0, 1]]
+                raise ValueError(f"the DAG has the edge {self.data.names[p]} -> {self.data.names[c]} from a continuous "
+                                 "to a discrete variable: not a conditional-Gaussian DAG, which CG cannot score")
+            n = cg_sweep(state, adj, float(self.score.ess), self._scale, BGE_STEPS, int(seed), changed)
+        elif self.continuous:
             before = self.values
             bge_sweep(state, adj, self.columns, self._am, self._t, self._scale, BGE_STEPS, int(seed), changed)
             n = int(np.sum(before != self.values))

@@ -18,6 +18,16 @@ left out of the intervened node's own family, as in the scores.
 The state is :class:`SweepState`; :func:`gibbs_sweep` writes the drawn codes into
 ``columns`` in place and flags the variables whose column changed.
 
+Mixed data under CG (:func:`cg_sweep`): the full conditional of a cell is proportional to
+the product of the CG scores of the families that hold its variable (every other family
+does not depend on it). A discrete cell is drawn exactly, by Gibbs, over its states: for
+each state the changed families are scored again (its own BDeu family, its discrete
+children's BDeu families and its continuous children's CG families, in which the cell moves
+its row from one configuration's BGe term to another's). A continuous cell has no discrete
+children (the CG constraint) and takes a few random-walk Metropolis steps, accepted with
+the ratio of its own and its continuous children's CG family scores (a symmetric proposal:
+detailed balance holds).
+
 Continuous data under BGe (:func:`bge_sweep`): the full conditional of one cell given the
 DAG and the other cells is proportional to the product of the BGe scores of the families
 that hold it, a ratio of determinants of ``T_N`` sub-matrices that changes with the cell
@@ -37,18 +47,20 @@ import numpy as np
 
 from ..jit import empty, inner, zeros
 from ..rng import seed_state, uniform
-from ..scores.kernels import BDEU, bge_family
+from ..scores.kernels import BDEU, bge_family, cg_family
 
 __all__ = ["SweepState", "gibbs_sweep", "family_layout", "children_term", "bge_sweep", "bge_rows",
-           "children_bge_term"]
+           "children_bge_term", "parent_lists", "draw_state", "cg_sweep", "discrete_children_cg_term",
+           "continuous_children_cg_term"]
 
 
 class SweepState(NamedTuple):
     """What one sweep reads and writes (numba reads the fields by name)."""
 
     #: The completed data, written in place at the missing cells: ``(n_vars, n_samples)``
-    #: int32 codes (then, for interventional data, ``n_vars`` rows of 0/1 flags), or float64
-    #: values for :func:`bge_sweep`.
+    #: int32 codes (then, for interventional data, ``n_vars`` rows of 0/1 flags), float64
+    #: values for :func:`bge_sweep`, or the score engine's
+    #: :class:`~pymc_bnstruct.scores.kernels.MixedColumns` for :func:`cg_sweep`.
     columns: np.ndarray
     #: ``int64`` number of states of every variable.
     arities: np.ndarray
@@ -109,6 +121,22 @@ def children_term(columns, counts, totals, config, stride, offset, totals_offset
             lp += math.log(counts[offset[c] + u * arities[c] + columns[c, r]] + a_cell[c])
             lp -= math.log(totals[totals_offset[c] + u] + a_row[c])
     return lp
+
+
+@inner
+def draw_state(logp, size, top, rng):
+    """A state ``k < size`` drawn with probability ``∝ exp(logp[k])`` (``top`` the largest
+    ``logp[k]``; ``logp`` is overwritten)."""
+    total = 0.0
+    for k in range(size):
+        logp[k] = math.exp(logp[k] - top)
+        total += logp[k]
+    x = uniform(rng) * total
+    for k in range(size):
+        x -= logp[k]
+        if x < 0.0:
+            return k
+    return size - 1
 
 
 @nb.njit(cache=True)
@@ -178,17 +206,7 @@ def gibbs_sweep(state, adj, score_kind, ess, seed, changed):
                                 a_row, r, j, k - old)
             logp[k] = lp
             top = max(top, lp)
-        total = 0.0
-        for k in range(arities[j]):
-            logp[k] = math.exp(logp[k] - top)
-            total += logp[k]
-        x = uniform(rng) * total
-        new = arities[j] - 1
-        for k in range(arities[j]):
-            x -= logp[k]
-            if x < 0.0:
-                new = k
-                break
+        new = draw_state(logp, arities[j], top, rng)
         # put row r back with the new value
         columns[j, r] = new
         for c in range(n):
@@ -257,6 +275,21 @@ def children_bge_term(stats, parents, n_parents, j):
 
 
 @inner
+def parent_lists(adj):
+    """``(parents, n_parents)`` of the DAG ``adj`` (row = parent): ``parents[c, :n_parents[c]]``
+    are ``c``'s parents, in increasing order."""
+    n = adj.shape[0]
+    parents = empty((n, n), np.int64)
+    n_parents = zeros(n, np.int64)
+    for c in range(n):
+        for p in range(n):
+            if adj[p, c] != 0:
+                parents[c, n_parents[c]] = p
+                n_parents[c] += 1
+    return parents, n_parents
+
+
+@inner
 def _normal(rng):
     """A standard normal draw (Box–Muller)."""
     u = 1.0 - uniform(rng)
@@ -274,16 +307,9 @@ def bge_sweep(state, adj, stats, am, t, scale, steps, seed, changed):
     Returns the number of accepted moves; flags ``changed`` as :func:`gibbs_sweep`.
     """
     values = state.columns
-    n = values.shape[0]
     rng = seed_state(seed)
     sums, cross = bge_rows(values, stats, am, t)
-    parents = empty((n, n), np.int64)
-    n_parents = zeros(n, np.int64)
-    for c in range(n):
-        for p in range(n):
-            if adj[p, c] != 0:
-                parents[c, n_parents[c]] = p
-                n_parents[c] += 1
+    parents, n_parents = parent_lists(adj)
     accepted = 0
     for i in range(state.cell_rows.shape[0]):
         r, j = state.cell_rows[i], state.cell_cols[i]
@@ -298,3 +324,101 @@ def bge_sweep(state, adj, stats, am, t, scale, steps, seed, changed):
             else:
                 _move_cell(values, stats, sums, cross, am, t, j, r, old)
     return accepted
+
+
+@inner
+def _children_cg_term(cols, arities, parents, n_parents, j, ess, keys, counts, continuous):
+    """Sum of the CG scores of the families of ``j``'s children of one kind (continuous or not)."""
+    total = 0.0
+    for c in range(parents.shape[0]):
+        if (cols.continuous[c] != 0) == continuous:
+            for s in range(n_parents[c]):
+                if parents[c, s] == j:
+                    total += cg_family(cols, arities, c, parents[c], n_parents[c], ess, keys, counts)
+                    break
+    return total
+
+
+@inner
+def discrete_children_cg_term(cols, arities, parents, n_parents, j, ess, keys, counts):
+    """Sum of the (BDeu) CG scores of the families of ``j``'s discrete children."""
+    return _children_cg_term(cols, arities, parents, n_parents, j, ess, keys, counts, False)
+
+
+@inner
+def continuous_children_cg_term(cols, arities, parents, n_parents, j, ess, keys, counts):
+    """Sum of the CG scores of the families of ``j``'s continuous children (per-configuration BGe terms)."""
+    return _children_cg_term(cols, arities, parents, n_parents, j, ess, keys, counts, True)
+
+
+@nb.njit(cache=True)
+def cg_sweep(state, adj, ess, scale, steps, seed, changed):
+    """One sweep over the missing cells of mixed data given the DAG ``adj``, under CG.
+
+    Parameters
+    ----------
+    state : SweepState
+        ``columns`` the engine's :class:`~pymc_bnstruct.scores.kernels.MixedColumns` of the
+        completed data (a discrete cell is written to both its code and its value);
+        ``arities`` 1 for continuous variables.
+    adj : ndarray of int, shape (n, n)
+        A conditional-Gaussian DAG (row = parent): no continuous parent of a discrete node.
+    ess : float
+        BDeu's equivalent sample size of the CG score (its Gaussian prior is in ``columns.prior``).
+    scale : ndarray of float, shape (n,)
+        Random-walk proposal scale of each continuous variable's cells.
+    steps : int
+        Metropolis steps per continuous cell.
+    seed, changed
+        As for :func:`gibbs_sweep`, whose return value this shares (the number of cells
+        whose value changed).
+
+    A discrete cell is a Gibbs draw from ``P(x = k | ·) ∝ exp(Σ_f score_f(x = k))`` over the
+    families ``f`` that hold its variable (exact); a continuous cell takes ``steps``
+    proposals ``x + scale · z``, accepted with ``exp(Σ_f score_f(x') − score_f(x))``.
+    """
+    cols, arities = state.columns, state.arities
+    codes, values = cols.codes, cols.values
+    n_samples = codes.shape[1]
+    rng = seed_state(seed)
+    parents, n_parents = parent_lists(adj)
+    keys = empty(n_samples, np.int32)
+    counts = empty(1024, np.int64)
+    logp = empty(arities.max(), np.float64)  # the states of a discrete cell
+    n_changed = 0
+    for i in range(state.cell_rows.shape[0]):
+        r, j = state.cell_rows[i], state.cell_cols[i]
+        if cols.continuous[j] == 0:
+            old = codes[j, r]
+            top = -math.inf
+            for k in range(arities[j]):
+                codes[j, r] = k
+                lp = cg_family(cols, arities, j, parents[j], n_parents[j], ess, keys, counts)
+                lp += discrete_children_cg_term(cols, arities, parents, n_parents, j, ess, keys, counts)
+                lp += continuous_children_cg_term(cols, arities, parents, n_parents, j, ess, keys, counts)
+                logp[k] = lp
+                top = max(top, lp)
+            new = draw_state(logp, arities[j], top, rng)
+            codes[j, r] = new
+            values[j, r] = new
+            if new != old:
+                changed[j] = True
+                n_changed += 1
+        else:
+            current = (cg_family(cols, arities, j, parents[j], n_parents[j], ess, keys, counts)
+                       + continuous_children_cg_term(cols, arities, parents, n_parents, j, ess, keys, counts))
+            moved = False
+            for _ in range(steps):
+                old_value = values[j, r]
+                values[j, r] = old_value + scale[j] * _normal(rng)
+                proposed = (cg_family(cols, arities, j, parents[j], n_parents[j], ess, keys, counts)
+                            + continuous_children_cg_term(cols, arities, parents, n_parents, j, ess, keys, counts))
+                if math.log(1.0 - uniform(rng)) < proposed - current:
+                    current = proposed
+                    moved = True
+                else:
+                    values[j, r] = old_value
+            if moved:
+                changed[j] = True
+                n_changed += 1
+    return n_changed

@@ -183,7 +183,11 @@ class ScoreCache:
         place (imputed missing cells, :class:`pymc_bnstruct.missing.MissingCells`), calling
         :meth:`forget` after each change. The stored values are dropped."""
         old = self.engine.columns
-        if columns.shape != old.shape or columns.dtype != old.dtype or not columns.flags.c_contiguous:
+        if isinstance(old, tuple):  # MixedColumns (CG): every array as the engine's
+            if not isinstance(columns, type(old)) or not all(
+                    _same_layout(a, b) for a, b in zip(columns, old)):
+                raise ValueError(f"columns must be a {type(old).__name__} of the engine's arrays' shapes and dtypes")
+        elif not _same_layout(columns, old):
             raise ValueError(f"columns must be a C-contiguous {old.dtype} array of shape {old.shape}")
         self.engine = self.engine._replace(columns=columns)
         self.forget(np.ones(self.n_vars, dtype=bool))
@@ -204,3 +208,8 @@ class ScoreCache:
             f"{self.n_stored:,}/{self.capacity:,} slots used, {self.n_evaluations:,} families computed)"
         )
 
+
+def _same_layout(new: np.ndarray, old: np.ndarray) -> bool:
+    """Whether ``new`` can replace the engine's array ``old`` (shape, dtype, C order)."""
+    return (isinstance(new, np.ndarray) and new.shape == old.shape and new.dtype == old.dtype
+            and new.flags.c_contiguous)

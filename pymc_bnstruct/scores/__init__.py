@@ -473,8 +473,11 @@ class CG(Score):
 
     def engine_inputs(self, data: DiscreteData | ContinuousData | MixedData) -> tuple[Any, np.ndarray]:
         """The :class:`~pymc_bnstruct.scores.kernels.MixedColumns` of ``data`` and the arities
-        (1 for continuous variables)."""
+        (1 for continuous variables).
+
+        Raises ``ValueError`` when cells are missing (see :meth:`Score.engine_inputs`)."""
         self.check_data(data)
+        data.require_complete(f"the score {self!r}")
         mixed = MixedData.of(data)
         aw = self._bge.aw_for(mixed.n_continuous)
         cols = _kernels.mixed_columns(mixed.codes, mixed.values, mixed.continuous, self.am, aw)
