@@ -16,7 +16,7 @@ method, one DAG, exact posteriors and a B-RAI tree.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import arviz as az
@@ -30,7 +30,9 @@ from ..results.convert import posterior_dags
 from ..rng import RandomSeed
 from ..scores import Score
 from ..validation import check_int, check_probability
+from .cg_effects import cg_causal_effect, cg_predict, mixed_data
 from .inference import _ancestors, conditional_distribution, interventional_distribution
+from .labels import state_code as _state
 
 __all__ = ["causal_effect", "predict", "average_effect"]
 
@@ -110,17 +112,9 @@ def _variable(data: DiscreteData, var: Any, what: str) -> int:
         raise ValueError(f"unknown {what} {var!r}; the data's variables are {list(data.names)}") from None
 
 
-def _state(data: DiscreteData, v: int, value: Any, what: str) -> int:
-    states = list(data.states[data.names[v]])
-    for k, s in enumerate(states):
-        if s == value or str(s) == str(value):
-            return k
-    raise ValueError(f"{what}: {data.names[v]!r} has no state {value!r}; its states are {states}")
-
-
 def causal_effect(result: Any, data: Any, *, treatment: str, outcome: str, draws: int = 1000,
                   random_seed: RandomSeed = None, score: Score | None = None, var_name: str | None = None,
-                  burn_in: int = 0) -> xr.DataArray:
+                  burn_in: int = 0, values: Sequence[float] | None = None, mc_samples: int = 1000) -> xr.DataArray:
     """``P(outcome = y | do(treatment = x))`` for every ``x`` and ``y``, per posterior draw.
 
     Draw ``s`` takes a DAG from ``result`` (see :func:`pymc_bnstruct.posterior_dags`) and the tables from
@@ -179,6 +173,9 @@ def causal_effect(result: Any, data: Any, *, treatment: str, outcome: str, draws
     >>> bool(p.sel(do="yes") > p.sel(do="no"))
     True
     """
+    if (mixed := mixed_data(data, values)) is not None:  # mixed / continuous data: questions.cg_effects
+        return cg_causal_effect(result, mixed, treatment=treatment, outcome=outcome, draws=draws, random_seed=random_seed,
+                                score=score, var_name=var_name, burn_in=burn_in, values=values, mc_samples=mc_samples)
     data, draws, score = _setup(data, draws, score, "causal_effect")
     t = _variable(data, treatment, "treatment")
     y = _variable(data, outcome, "outcome")
@@ -201,7 +198,7 @@ def causal_effect(result: Any, data: Any, *, treatment: str, outcome: str, draws
 
 def predict(result: Any, data: Any, *, evidence: Mapping[str, Any], target: str, draws: int = 1000,
             random_seed: RandomSeed = None, score: Score | None = None, var_name: str | None = None,
-            burn_in: int = 0) -> xr.DataArray:
+            burn_in: int = 0, mc_samples: int = 1000) -> xr.DataArray:
     """``P(target | evidence)`` per posterior draw of (DAG, parameters): an observational query.
 
     The same draws as :func:`causal_effect`, with the query answered by conditioning instead of
@@ -243,6 +240,9 @@ def predict(result: Any, data: Any, *, evidence: Mapping[str, Any], target: str,
     >>> bool(p.mean("sample").sel(lung="yes") > 0.3)
     True
     """
+    if (mixed := mixed_data(data)) is not None:  # mixed / continuous data: questions.cg_effects
+        return cg_predict(result, mixed, evidence=evidence, target=target, draws=draws, random_seed=random_seed,
+                          score=score, var_name=var_name, burn_in=burn_in, mc_samples=mc_samples)
     data, draws, score = _setup(data, draws, score, "predict")
     y = _variable(data, target, "target")
     if not isinstance(evidence, Mapping):
