@@ -296,3 +296,61 @@ def test_low_effective_sample_size_is_logged(caplog):
         p = bns.predict(net, df, evidence={"V": 3.0}, target="W", draws=5, random_seed=1, mc_samples=200)
     assert "effective sample size" in caplog.text
     assert float(p.mean()) > 2.0  # still pulled towards the evidence
+
+
+# ----------------------------------------------------------------------------- the PyMC model
+def _set(model, values: dict) -> dict:
+    """A point of ``model`` with these untransformed values of its free variables."""
+    point = model.initial_point()
+    for name, x in values.items():
+        rv = model[name]
+        transform = model.rvs_to_transforms[rv]
+        point[model.rvs_to_values[rv].name] = x if transform is None else transform.forward(x).eval()
+    return point
+
+
+def test_network_model_density_is_the_cg_model():
+    """The model's joint log density (no Jacobian) at a point is the CG prior plus the
+    likelihood, written here with scipy."""
+    pytest.importorskip("pymc")
+    from scipy import stats
+
+    df = small_frame(120, seed=3)[["g", "z1", "y"]]
+    model = bns.network_model(df, [("g", "y"), ("z1", "y")], score=bns.CG(ess=3.0, am=0.5))
+    assert set(model.named_vars_to_dims["beta_y"]) == {"g_state", "y_coef"}
+    assert list(model.coords["y_coef"]) == ["intercept", "z1"]
+    rng = np.random.default_rng(0)
+    theta_g = rng.dirichlet(np.ones(3))
+    beta_y = rng.normal(size=(3, 2))
+    s2_y = rng.uniform(0.5, 2.0, size=3)
+    beta_z1, s2_z1 = rng.normal(size=1), 1.3
+    point = _set(model, {"theta_g": theta_g, "beta_y": beta_y, "sigma2_y": s2_y, "beta_z1": beta_z1,
+                         "sigma2_z1": np.asarray(s2_z1)})
+    got = float(model.compile_logp(jacobian=False)(point))
+    n_c, am = 2, 0.5
+    aw = n_c + am + 1
+    t = am * (aw - n_c - 1) / (am + 1)
+    g = pd.Categorical(df.g).codes
+    expected = stats.dirichlet.logpdf(theta_g, np.full(3, 1.0)) + np.log(theta_g[g]).sum()
+    expected += stats.invgamma.logpdf(s2_z1, (aw - n_c + 1) / 2, scale=t / 2)
+    expected += stats.norm.logpdf(beta_z1[0], 0, np.sqrt(s2_z1 / am))
+    expected += stats.norm.logpdf(df.z1, beta_z1[0], np.sqrt(s2_z1)).sum()
+    expected += stats.invgamma.logpdf(s2_y, (aw - n_c + 2) / 2, scale=t / 2).sum()
+    expected += stats.norm.logpdf(beta_y, 0, np.sqrt(s2_y[:, None] / np.array([am, t]))).sum()
+    mu = beta_y[g, 0] + beta_y[g, 1] * df.z1.to_numpy()
+    expected += stats.norm.logpdf(df.y, mu, np.sqrt(s2_y[g])).sum()
+    np.testing.assert_allclose(got, expected, rtol=1e-9)
+    with pytest.raises(ValueError, match="continuous -> discrete"):
+        bns.network_model(df, [("z1", "g")])
+
+
+def test_network_model_do_on_a_continuous_node():
+    import pymc as pm
+
+    df = small_frame(60, seed=3)[["g", "z1", "y"]]
+    model = bns.network_model(df, [("g", "y"), ("z1", "y")])
+    cut = pm.do(model, {"z1": np.full(60, 2.0)})
+    assert "z1" in cut.named_vars and cut["z1"] not in cut.observed_RVs
+    with cut:
+        draws = pm.sample_prior_predictive(draws=5, random_seed=1, var_names=["y"])
+    assert draws["prior_predictive"]["y"].shape == (1, 5, 60)

@@ -35,7 +35,15 @@ import xarray as xr
 from ..data import ContinuousData, MixedData, as_data
 from ..graph import find_cycle, topological_order
 from ..networks import SAMPLE
-from ..networks.conditional_gaussian import Family, cg_prior, discrete_part, family_posterior, posterior_draws, simulate
+from ..networks.conditional_gaussian import (
+    Family,
+    cg_prior,
+    check_cg_edges,
+    discrete_part,
+    family_posterior,
+    posterior_draws,
+    simulate,
+)
 from ..results.convert import posterior_dags
 from ..rng import RandomSeed
 from ..scores import Score
@@ -109,10 +117,7 @@ class _Draws:
                 cycle = find_cycle(g)
                 if cycle is not None:
                     raise ValueError(f"draw {s} is not a DAG (cycle " + " -> ".join(names[i] for i in cycle) + ")")
-                bad = [(names[i], names[j]) for i, j in zip(*np.nonzero(g)) if cont[i] and not cont[j]]
-                if bad:
-                    raise ValueError(f"draw {s} has the continuous -> discrete edge(s) {bad}, which no "
-                                     "conditional-Gaussian network holds")
+                check_cg_edges(g, names, cont, f"draw {s}")
                 parents = [tuple(int(p) for p in np.flatnonzero(g[:, v])) for v in range(g.shape[0])]
                 nodes = sorted(_ancestors(parents, query, cut) | cut)
                 key = seen[g.tobytes()] = tuple((v, () if v in cut else parents[v]) for v in nodes)
