@@ -128,8 +128,8 @@ def causal_effect(result: Any, data: Any, *, treatment: str, outcome: str, draws
         The output of :func:`pymc_bnstruct.learn` for any method, one DAG (a labelled
         adjacency, a ``BayesianNetwork``, an edge list or array over the data's columns),
         drawn DAGs, an exact posterior or a B-RAI tree (:func:`pymc_bnstruct.posterior_dags`).
-    data : DiscreteData or pandas.DataFrame
-        The data the parameters are learned from (discrete).
+    data : DiscreteData, MixedData, ContinuousData or pandas.DataFrame
+        The data the parameters are learned from.
     treatment, outcome : str
         Variable names (different).
     draws : int, default 1000
@@ -142,6 +142,10 @@ def causal_effect(result: Any, data: Any, *, treatment: str, outcome: str, draws
         Which structure variable of sampler output.
     burn_in : int, default 0
         Leading draws per chain of sampler output to drop.
+    values : sequence of float, optional
+        Mixed / continuous data: the levels to set a continuous treatment to.
+    mc_samples : int, default 1000
+        Mixed / continuous data: Monte Carlo rows per draw (:mod:`~pymc_bnstruct.questions.cg_effects`).
 
     Returns
     -------
@@ -149,13 +153,15 @@ def causal_effect(result: Any, data: Any, *, treatment: str, outcome: str, draws
         dims ``("sample", "do", "outcome")``, coords the state labels of the treatment
         (``do``) and the outcome; each ``(sample, do)`` row sums to one. Attributes name the
         treatment and the outcome. ``az.hdi`` works on it (over ``sample``), and
-        :func:`average_effect` summarises a contrast.
+        :func:`average_effect` summarises a contrast. On mixed or continuous data
+        (conditional-Gaussian networks, ``docs/mixed.md``) a continuous outcome gives dims
+        ``("sample", "do")``: the interventional mean ``E[outcome | do(treatment = x)]``.
 
     Raises
     ------
     ValueError, TypeError
         For unknown variables, ``treatment == outcome``, a graph with a cycle, ``draws < 1``,
-        continuous data.
+        a discrete outcome of a continuous treatment (zero by the CG model's assumption).
 
     References
     ----------
@@ -212,17 +218,22 @@ def predict(result: Any, data: Any, *, evidence: Mapping[str, Any], target: str,
         ``{variable: state label}``, the observed values (may be empty).
     target : str
         The variable to predict (not in the evidence).
+    mc_samples : int, default 1000
+        Mixed / continuous data: likelihood-weighted rows per draw; evidence on a continuous
+        variable is a number.
 
     Returns
     -------
     xarray.DataArray
-        dims ``("sample", target)``, coords the target's state labels; rows sum to one.
+        dims ``("sample", target)``, coords the target's state labels; rows sum to one. A
+        continuous target (mixed or continuous data) gives dims ``("sample",)``: the
+        predictive mean ``E[target | evidence]``.
 
     Raises
     ------
     ValueError, TypeError
         For unknown variables or states, the target in the evidence, a graph with a cycle,
-        ``draws < 1``, continuous data.
+        ``draws < 1``.
 
     References
     ----------
