@@ -281,6 +281,13 @@ def test_clear_errors(big):
     disc = bns.datasets.load_network("cancer").sample(100, random_seed=1)
     with pytest.raises(ValueError, match="continuous treatment"):
         bns.causal_effect([("Smoker", "Cancer")], disc, treatment="Smoker", outcome="Cancer", values=[1.0], draws=5)
+    gaps = small[["W", "X", "Y"]].copy()
+    gaps.iloc[3, 1] = np.nan
+    for call in (lambda: bns.fit_parameters(gaps, [("W", "X")]),
+                 lambda: bns.causal_effect([("W", "X")], gaps, treatment="W", outcome="X", values=[1.0], draws=5),
+                 lambda: bns.network_model(gaps, [("W", "X")])):
+        with pytest.raises(ValueError, match="complete"):
+            call()
     before = small.copy()
     bns.fit_parameters(small, net)
     pd.testing.assert_frame_equal(small, before)  # inputs are never changed

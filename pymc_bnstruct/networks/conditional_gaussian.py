@@ -44,7 +44,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from ..data import ContinuousData, DiscreteData, MixedData
+from ..data import ContinuousData, DiscreteData, MixedData, as_data, column_kinds
 from ..graph import find_cycle, topological_order
 from ..rng import RandomSeed
 from ..scores import CG, BDeu, BGe, Score
@@ -54,7 +54,8 @@ from .discrete import SAMPLE, check_free_names, parameter_name
 from .estimators import posterior_concentration
 
 __all__ = ["ConditionalGaussianNetwork", "Family", "cg_estimate", "cg_prior", "nig_posterior", "simulate",
-           "family_posterior", "posterior_draws", "discrete_part", "check_cg_edges"]
+           "family_posterior", "posterior_draws", "discrete_part", "check_cg_edges",
+           "as_cg_data"]
 
 
 class Family(NamedTuple):
@@ -146,12 +147,24 @@ def nig_posterior(y: np.ndarray, z: np.ndarray, conf: np.ndarray, q: int, prior:
     return mean, precision, shape, rate
 
 
-def _as_mixed(data: Any) -> MixedData:
-    if isinstance(data, MixedData):
-        return data
-    if isinstance(data, (DiscreteData, ContinuousData)):
-        return MixedData.of(data)
-    raise TypeError(f"expected MixedData or ContinuousData, got {type(data).__name__}")
+def as_cg_data(data: Any, who: str) -> MixedData | None:
+    """Data with a continuous column (a frame, :class:`~pymc_bnstruct.MixedData` or
+    :class:`~pymc_bnstruct.ContinuousData`) as complete mixed data; None for anything else
+    (discrete data: the discrete path reads it).
+
+    Raises
+    ------
+    ValueError
+        For missing cells (``who`` named): the CG questions need complete rows.
+    """
+    if isinstance(data, pd.DataFrame):
+        if set(column_kinds(data)) == {"discrete"}:
+            return None
+        data = as_data(data)
+    if not isinstance(data, (MixedData, ContinuousData)):
+        return None
+    data.require_complete(who)
+    return MixedData.of(data)
 
 
 def family_posterior(data: MixedData, v: int, parents: Sequence[int], prior: NIGPrior,
@@ -696,7 +709,9 @@ def cg_estimate(data: MixedData | ContinuousData, adj: np.ndarray, *, score: Sco
     >>> fitted.regression("y").intercept.round(2).values.tolist()     # truth: 1 and 2
     [0.95, 1.99]
     """
-    mixed = _as_mixed(data)
+    mixed = as_cg_data(data, "cg_estimate")
+    if mixed is None:
+        raise TypeError(f"cg_estimate needs mixed or continuous data, got {type(data).__name__}")
     prior = cg_prior(score, mixed.n_continuous)
     names = list(mixed.names)
     cont = np.asarray(mixed.continuous)

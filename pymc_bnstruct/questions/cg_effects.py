@@ -29,14 +29,14 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
-import pandas as pd
 import xarray as xr
 
-from ..data import ContinuousData, MixedData, as_data
+from ..data import MixedData
 from ..graph import find_cycle, topological_order
 from ..networks import SAMPLE
 from ..networks.conditional_gaussian import (
     Family,
+    as_cg_data,
     cg_prior,
     check_cg_edges,
     discrete_part,
@@ -63,12 +63,12 @@ _MAX_CELLS = 1 << 22
 
 
 def mixed_data(data: Any, values: Any = None) -> MixedData | None:
-    """``data`` as :class:`~pymc_bnstruct.MixedData` when it has a continuous column, else None
-    (the discrete path answers). ``values`` (the levels of a continuous treatment) is refused
-    on discrete data."""
-    read = as_data(data) if isinstance(data, pd.DataFrame) else data
-    if isinstance(read, (MixedData, ContinuousData)):
-        return MixedData.of(read)
+    """``data`` as complete :class:`~pymc_bnstruct.MixedData` when it has a continuous column,
+    else None (the discrete path answers). ``values`` (the levels of a continuous treatment) is
+    refused on discrete data."""
+    mixed = as_cg_data(data, "causal_effect and predict on mixed or continuous data")
+    if mixed is not None:
+        return mixed
     if values is not None:
         raise ValueError("values= sets the levels of a continuous treatment; the data are discrete (the "
                          "treatment's states are its levels)")

@@ -22,14 +22,13 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
-import pandas as pd
 import pymc as pm
 import pytensor.tensor as pt
 
-from ..data import ContinuousData, DiscreteData, MixedData, as_data, as_discrete_data
+from ..data import ContinuousData, DiscreteData, MixedData, as_discrete_data
 from ..graph import topological_order
 from ..networks import check_free_names, dirichlet_hyperparameters, parameter_name, parameter_prior
-from ..networks.conditional_gaussian import cg_prior, check_cg_edges
+from ..networks.conditional_gaussian import as_cg_data, cg_prior, check_cg_edges
 from ..scores import Score
 from .parameters import _dag
 
@@ -146,14 +145,14 @@ def network_model(data: DiscreteData | MixedData | ContinuousData | Any, graph: 
     >>> pp = pm.sample_posterior_predictive(idata.prior, model=smoking, var_names=["Cancer"],
     ...                                     random_seed=2, progressbar=False)
     """
-    read = as_data(data) if isinstance(data, (pd.DataFrame, MixedData, ContinuousData)) else data
+    mixed = as_cg_data(data, "network_model")
     nig = None
-    if isinstance(read, (MixedData, ContinuousData)):  # a conditional-Gaussian network
-        data = MixedData.of(read)
+    if mixed is not None:  # a conditional-Gaussian network
+        data = mixed
         nig = cg_prior(score, data.n_continuous)
         prior, ess = "bdeu", nig.ess
     else:
-        data = as_discrete_data(read, who="network_model")
+        data = as_discrete_data(data, who="network_model")
         prior, ess = parameter_prior(score)
     names = list(data.names)
     cont = [k == "continuous" for k in data.kinds]

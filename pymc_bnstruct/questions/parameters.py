@@ -12,11 +12,11 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
-from ..data import ContinuousData, DiscreteData, MixedData, as_data, as_discrete_data
+from ..data import ContinuousData, DiscreteData, MixedData, as_discrete_data
 from ..graph import adjacency_dataarray, find_cycle, to_adjacency
 from ..networks import BayesianNetwork, ConditionalGaussianNetwork, bayesian_estimate, cg_estimate
+from ..networks.conditional_gaussian import as_cg_data
 from ..results.convert import is_learned_result, map_dag
 from ..results.interop import Structure, as_structure
 from ..scores import Score
@@ -118,8 +118,8 @@ def fit_parameters(data: DiscreteData | MixedData | ContinuousData | Any, graph:
     >>> fitted.cpt("Xray").round(2).values.tolist()[0]     # P(Xray | Cancer=True)
     [0.92, 0.08]
     """
-    read = as_data(data) if isinstance(data, (pd.DataFrame, MixedData, ContinuousData)) else data
-    if isinstance(read, (MixedData, ContinuousData)):
-        return cg_estimate(read, _dag(graph, list(read.names)), score=score)
-    data = as_discrete_data(read, who="fit_parameters")
+    mixed = as_cg_data(data, "fit_parameters")
+    if mixed is not None:
+        return cg_estimate(mixed, _dag(graph, list(mixed.names)), score=score)
+    data = as_discrete_data(data, who="fit_parameters")
     return bayesian_estimate(data, _dag(graph, list(data.names)), score=score)
