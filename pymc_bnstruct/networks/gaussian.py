@@ -11,7 +11,9 @@ the implied covariance is
     Σ = (I − B)⁻ᵀ D (I − B)⁻¹,   D = diag(σ_1², …, σ_n²).
 
 This is the model the BGe score assumes (Geiger & Heckerman, 2002), so data sampled here is
-what :class:`~pymc_bnstruct.BGe` should recover best.
+what :class:`~pymc_bnstruct.BGe` should recover best. It is the conditional-Gaussian network
+(:class:`~pymc_bnstruct.networks.ConditionalGaussianNetwork`) with no discrete variable and
+zero intercepts, and inherits its structure accessors and :meth:`regression`.
 """
 
 from __future__ import annotations
@@ -23,15 +25,15 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from ..graph import find_cycle, topological_order
+from ..graph import find_cycle
 from ..rng import RandomSeed
 from ..validation import check_int, read_only
-from .base import Network
+from .conditional_gaussian import ConditionalGaussianNetwork
 
 __all__ = ["LinearGaussianNetwork"]
 
 
-class LinearGaussianNetwork(Network):
+class LinearGaussianNetwork(ConditionalGaussianNetwork):
     """A linear-Gaussian Bayesian network: edge weights and noise standard deviations.
 
     ``x_j = Σ_i weights[i, j] x_i + e_j`` with ``e_j ~ N(0, noise_sd[j]²)``; the implied
@@ -68,7 +70,7 @@ class LinearGaussianNetwork(Network):
     (3, 2)
     """
 
-    __slots__ = ("_names", "_weights", "_noise_sd", "_order")
+    __slots__ = ("_weights", "_noise_sd")
 
     def __init__(self, names: Sequence[str], weights: Any, noise_sd: float | Sequence[float] = 1.0) -> None:
         names = [str(v) for v in names]
@@ -92,10 +94,12 @@ class LinearGaussianNetwork(Network):
             raise ValueError(f"noise_sd must be a number or have one entry per variable ({n}), got shape {sd.shape}")
         if not (np.isfinite(sd).all() and (sd > 0).all()):
             raise ValueError(f"noise_sd must be positive and finite, got {sd.tolist()}")
-        self._names = tuple(names)
+        super().__init__(
+            {v: [names[i] for i in np.flatnonzero(w[:, j])] for j, v in enumerate(names)},
+            regressions={v: {"intercept": 0.0, "coefficients": w[w[:, j] != 0.0, j], "variance": sd[j] ** 2}
+                         for j, v in enumerate(names)})
         self._weights = read_only(w)
         self._noise_sd = read_only(sd)
-        self._order = tuple(int(i) for i in topological_order(adj))
 
     @property
     def weights(self) -> xr.DataArray:
@@ -109,20 +113,9 @@ class LinearGaussianNetwork(Network):
         return self._noise_sd
 
     @property
-    def adjacency(self) -> xr.DataArray:
-        """The DAG, ``(parent, child)`` int8."""
-        return xr.DataArray((self._weights != 0.0).astype(np.int8), dims=("parent", "child"),
-                            coords={"parent": list(self._names), "child": list(self._names)}, name="adjacency")
-
-    @property
     def edges(self) -> list[tuple[str, str]]:
         """``(parent, child)`` pairs."""
         return [(self._names[i], self._names[j]) for i, j in zip(*np.nonzero(self._weights))]
-
-    @property
-    def parents(self) -> dict[str, list[str]]:
-        """Parents of every variable."""
-        return {v: [self._names[i] for i in np.flatnonzero(self._weights[:, j])] for j, v in enumerate(self._names)}
 
     @property
     def covariance(self) -> pd.DataFrame:
@@ -162,7 +155,7 @@ class LinearGaussianNetwork(Network):
         (True, 2)
         """
         n = check_int(n, "n", minimum=1)
-        fixed = self._do_values(do)
+        fixed = self._do(do)
         rng = np.random.default_rng(random_seed)
         x = rng.standard_normal((n, self.n_vars)) * self._noise_sd
         w = self._weights
@@ -174,16 +167,6 @@ class LinearGaussianNetwork(Network):
             if pa.size:
                 x[:, j] += x[:, pa] @ w[pa, j]
         return pd.DataFrame(x, columns=list(self._names))
-
-    def _do_values(self, do: Mapping[str, float] | None) -> dict[int, float]:
-        """``{variable: value}`` → ``{index: value}``, with clear errors."""
-        out = {}
-        for i, var, value in self._do_items(do, "value"):
-            value = float(value)
-            if not np.isfinite(value):
-                raise ValueError(f"do: {var!r} must be set to a finite value, got {value}")
-            out[i] = value
-        return out
 
     def __repr__(self) -> str:
         return f"LinearGaussianNetwork({self.n_vars} variables, {len(self.edges)} edges)"

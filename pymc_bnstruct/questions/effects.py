@@ -18,7 +18,7 @@ method, one DAG, exact posteriors and a B-RAI tree.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import arviz as az
@@ -31,8 +31,10 @@ from ..networks import SAMPLE, parameter_prior, posterior_concentration
 from ..rng import RandomSeed
 from ..scores import Score
 from ..validation import check_int, check_probability
+from .cg_effects import cg_causal_effect, cg_predict, mixed_data
 from .completions import IMPUTE_BURN_IN, IMPUTE_SWEEPS, dags_and_completions
 from .inference import _ancestors, conditional_distribution, interventional_distribution
+from .labels import state_code as _state
 
 __all__ = ["causal_effect", "predict", "average_effect"]
 
@@ -136,18 +138,10 @@ def _variable(data: DiscreteData, var: Any, what: str) -> int:
         raise ValueError(f"unknown {what} {var!r}; the data's variables are {list(data.names)}") from None
 
 
-def _state(data: DiscreteData, v: int, value: Any, what: str) -> int:
-    states = list(data.states[data.names[v]])
-    for k, s in enumerate(states):
-        if s == value or str(s) == str(value):
-            return k
-    raise ValueError(f"{what}: {data.names[v]!r} has no state {value!r}; its states are {states}")
-
-
 def causal_effect(result: Any, data: Any, *, treatment: str, outcome: str, draws: int = 1000,
                   random_seed: RandomSeed = None, score: Score | None = None, var_name: str | None = None,
-                  burn_in: int = 0, impute_burn_in: int = IMPUTE_BURN_IN,
-                  impute_sweeps: int = IMPUTE_SWEEPS) -> xr.DataArray:
+                  burn_in: int = 0, values: Sequence[float] | None = None, mc_samples: int = 1000,
+                  impute_burn_in: int = IMPUTE_BURN_IN, impute_sweeps: int = IMPUTE_SWEEPS) -> xr.DataArray:
     """``P(outcome = y | do(treatment = x))`` for every ``x`` and ``y``, per posterior draw.
 
     Draw ``s`` takes a DAG from ``result`` (see :func:`pymc_bnstruct.posterior_dags`) and the tables from
@@ -161,10 +155,10 @@ def causal_effect(result: Any, data: Any, *, treatment: str, outcome: str, draws
         The output of :func:`pymc_bnstruct.learn` for any method, one DAG (a labelled
         adjacency, a ``BayesianNetwork``, an edge list or array over the data's columns),
         drawn DAGs, an exact posterior or a B-RAI tree (:func:`pymc_bnstruct.posterior_dags`).
-    data : DiscreteData or pandas.DataFrame
-        The data the parameters are learned from (discrete). With missing cells, each draw
-        also takes a completion of the cells and its parameters from their posterior given
-        that completion, so the spread includes what the cells leave unknown: the
+    data : DiscreteData, MixedData, ContinuousData or pandas.DataFrame
+        The data the parameters are learned from. Discrete data with missing cells: each
+        draw also takes a completion of the cells and its parameters from their posterior
+        given that completion, so the spread includes what the cells leave unknown: the
         completion the chain recorded at the same draw when ``result`` is sampler output of
         :func:`pymc_bnstruct.learn` that kept the imputed cells (the default), else one
         drawn given the draw's DAG by the samplers' collapsed Gibbs sweep
@@ -182,10 +176,15 @@ def causal_effect(result: Any, data: Any, *, treatment: str, outcome: str, draws
         Which structure variable of sampler output.
     burn_in : int, default 0
         Leading draws per chain of sampler output to drop.
+    values : sequence of float, optional
+        Mixed / continuous data: the levels to set a continuous treatment to.
+    mc_samples : int, default 1000
+        Mixed / continuous data: Monte Carlo rows per draw (:mod:`~pymc_bnstruct.questions.cg_effects`).
     impute_burn_in, impute_sweeps : int, default 20 and 5
-        Data with missing cells and a result without recorded completions: Gibbs sweeps
-        given the first DAG before the first completion, and given each draw's DAG before
-        its completion (:mod:`pymc_bnstruct.questions.completions` says why these numbers).
+        Discrete data with missing cells and a result without recorded completions: Gibbs
+        sweeps given the first DAG before the first completion, and given each draw's DAG
+        before its completion (:mod:`pymc_bnstruct.questions.completions` says why these
+        numbers).
 
     Returns
     -------
@@ -195,13 +194,16 @@ def causal_effect(result: Any, data: Any, *, treatment: str, outcome: str, draws
         treatment and the outcome, and for data with missing cells their number
         (``missing_cells``) and where the completions came from (``completions``:
         ``"recorded"`` or ``"gibbs"``). ``az.hdi`` works on it (over ``sample``), and
-        :func:`average_effect` summarises a contrast.
+        :func:`average_effect` summarises a contrast. On mixed or continuous data
+        (conditional-Gaussian networks, ``docs/mixed.md``) a continuous outcome gives dims
+        ``("sample", "do")``: the interventional mean ``E[outcome | do(treatment = x)]``.
 
     Raises
     ------
     ValueError, TypeError
         For unknown variables, ``treatment == outcome``, a graph with a cycle, ``draws < 1``,
-        continuous data, recorded imputed cells that are not the data's missing cells.
+        recorded imputed cells that are not the data's missing cells, a discrete outcome of
+        a continuous treatment (zero by the CG model's assumption).
 
     References
     ----------
@@ -220,6 +222,9 @@ def causal_effect(result: Any, data: Any, *, treatment: str, outcome: str, draws
     >>> bool(p.sel(do="yes") > p.sel(do="no"))
     True
     """
+    if (mixed := mixed_data(data, values)) is not None:  # mixed / continuous data: questions.cg_effects
+        return cg_causal_effect(result, mixed, treatment=treatment, outcome=outcome, draws=draws, random_seed=random_seed,
+                                score=score, var_name=var_name, burn_in=burn_in, values=values, mc_samples=mc_samples)
     data, draws, score = _setup(data, draws, score, "causal_effect")
     t = _variable(data, treatment, "treatment")
     y = _variable(data, outcome, "outcome")
@@ -244,7 +249,8 @@ def causal_effect(result: Any, data: Any, *, treatment: str, outcome: str, draws
 
 def predict(result: Any, data: Any, *, evidence: Mapping[str, Any], target: str, draws: int = 1000,
             random_seed: RandomSeed = None, score: Score | None = None, var_name: str | None = None,
-            burn_in: int = 0, impute_burn_in: int = IMPUTE_BURN_IN, impute_sweeps: int = IMPUTE_SWEEPS) -> xr.DataArray:
+            burn_in: int = 0, mc_samples: int = 1000, impute_burn_in: int = IMPUTE_BURN_IN,
+            impute_sweeps: int = IMPUTE_SWEEPS) -> xr.DataArray:
     """``P(target | evidence)`` per posterior draw of (DAG, parameters): an observational query.
 
     The same draws as :func:`causal_effect`, with the query answered by conditioning instead of
@@ -258,18 +264,22 @@ def predict(result: Any, data: Any, *, evidence: Mapping[str, Any], target: str,
         ``{variable: state label}``, the observed values (may be empty).
     target : str
         The variable to predict (not in the evidence).
+    mc_samples : int, default 1000
+        Mixed / continuous data: likelihood-weighted rows per draw; evidence on a continuous
+        variable is a number.
 
     Returns
     -------
     xarray.DataArray
-        dims ``("sample", target)``, coords the target's state labels; rows sum to one.
-        Attributes as in :func:`causal_effect`.
+        dims ``("sample", target)``, coords the target's state labels; rows sum to one. A
+        continuous target (mixed or continuous data) gives dims ``("sample",)``: the
+        predictive mean ``E[target | evidence]``. Attributes as in :func:`causal_effect`.
 
     Raises
     ------
     ValueError, TypeError
         For unknown variables or states, the target in the evidence, a graph with a cycle,
-        ``draws < 1``, continuous data.
+        ``draws < 1``.
 
     References
     ----------
@@ -287,6 +297,9 @@ def predict(result: Any, data: Any, *, evidence: Mapping[str, Any], target: str,
     >>> bool(p.mean("sample").sel(lung="yes") > 0.3)
     True
     """
+    if (mixed := mixed_data(data)) is not None:  # mixed / continuous data: questions.cg_effects
+        return cg_predict(result, mixed, evidence=evidence, target=target, draws=draws, random_seed=random_seed,
+                          score=score, var_name=var_name, burn_in=burn_in, mc_samples=mc_samples)
     data, draws, score = _setup(data, draws, score, "predict")
     y = _variable(data, target, "target")
     if not isinstance(evidence, Mapping):

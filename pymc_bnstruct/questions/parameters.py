@@ -1,8 +1,10 @@
-"""Parameters of a discrete Bayesian network given its DAG: the conjugate Dirichlet posterior.
+"""Parameters of a Bayesian network given its DAG: the conjugate posterior.
 
 :func:`fit_parameters` reads a graph in any of the package's forms and hands it to the one
-estimator, :func:`pymc_bnstruct.networks.bayesian_estimate` (counts from the score engine,
-intervention mask honoured, the hyperparameters of the BDeu / K2 scores).
+estimator of the data's kind: :func:`pymc_bnstruct.networks.bayesian_estimate` for discrete
+data (counts from the score engine, intervention mask honoured, the hyperparameters of the
+BDeu / K2 scores), :func:`pymc_bnstruct.networks.cg_estimate` for mixed and continuous data
+(the prior of the CG / BGe scores).
 """
 
 from __future__ import annotations
@@ -12,9 +14,10 @@ from typing import Any
 
 import numpy as np
 
-from ..data import DiscreteData, as_discrete_data
+from ..data import ContinuousData, DiscreteData, MixedData, as_discrete_data
 from ..graph import adjacency_dataarray, find_cycle, to_adjacency
-from ..networks import BayesianNetwork, bayesian_estimate, parameter_prior
+from ..networks import BayesianNetwork, ConditionalGaussianNetwork, bayesian_estimate, cg_estimate, parameter_prior
+from ..networks.conditional_gaussian import as_cg_data
 from ..results.convert import is_learned_result, map_dag
 from ..results.interop import Structure, as_structure
 from ..rng import RandomSeed
@@ -55,15 +58,24 @@ def _dag(graph: Any, names: list[str]) -> np.ndarray:
     return adj
 
 
-def fit_parameters(data: DiscreteData | Any, graph: Any, *, score: Score | None = None,
-                   imputations: int = IMPUTATIONS, impute_burn_in: int = IMPUTE_BURN_IN,
-                   impute_sweeps: int = IMPUTE_SWEEPS, random_seed: RandomSeed = None) -> BayesianNetwork:
-    """The conjugate Dirichlet posterior of every conditional table of a DAG.
+def fit_parameters(data: DiscreteData | MixedData | ContinuousData | Any, graph: Any, *,
+                   score: Score | None = None, imputations: int = IMPUTATIONS,
+                   impute_burn_in: int = IMPUTE_BURN_IN, impute_sweeps: int = IMPUTE_SWEEPS,
+                   random_seed: RandomSeed = None) -> BayesianNetwork | ConditionalGaussianNetwork:
+    """The conjugate posterior of every conditional distribution of a DAG.
+
+    Discrete data give Dirichlet tables (with missing cells: the mixture over completions of
+    the cells); mixed and continuous data a
+    :class:`~pymc_bnstruct.networks.ConditionalGaussianNetwork`: the same Dirichlet tables for
+    the discrete nodes and, for each continuous node and each configuration of its discrete
+    parents, the Normal-inverse-gamma posterior of its regression on its continuous parents,
+    under the prior the CG / BGe score integrates over (``docs/mixed.md``, "Questions on mixed
+    networks").
 
     Parameters
     ----------
-    data : DiscreteData, pandas.DataFrame or integer array
-        Discrete data, read with :func:`~pymc_bnstruct.as_discrete_data`.
+    data : DiscreteData, MixedData, ContinuousData, pandas.DataFrame or array
+        Read with :func:`~pymc_bnstruct.as_data` (a frame's column kinds are guessed).
     graph : DAG
         Over the data's variables: a 0/1 adjacency (array, labelled ``DataArray`` or
         ``DataFrame``, row = parent), an edge list of ``(parent, child)`` names, a networkx
@@ -72,23 +84,27 @@ def fit_parameters(data: DiscreteData | Any, graph: Any, *, score: Score | None 
         (:func:`pymc_bnstruct.map_dag`: a search's DAG, the exact MAP, the best DAG the
         draws visited). To average over the posterior's DAGs instead, ask
         :func:`~pymc_bnstruct.causal_effect` / :func:`~pymc_bnstruct.predict`.
-    score : BDeu or K2, optional
-        The parameters' Dirichlet prior, named by the score whose marginal likelihood
-        integrates over it (:func:`~pymc_bnstruct.questions.posterior_concentration`);
-        default ``BDeu(ess=1.0)``.
+    score : BDeu or K2 (discrete data), CG or BGe (mixed / continuous data), optional
+        The parameters' prior, named by the score whose marginal likelihood integrates over
+        it (:func:`~pymc_bnstruct.questions.posterior_concentration`); default
+        ``BDeu(ess=1.0)``, or ``CG()`` on mixed and continuous data.
     imputations : int, default 200
-        Data with missing cells only: how many completions the posterior mixes
+        Discrete data with missing cells only: how many completions the posterior mixes
         (:data:`~pymc_bnstruct.questions.completions.IMPUTATIONS`).
     impute_burn_in, impute_sweeps : int, default 20 and 5
-        Data with missing cells only: collapsed Gibbs sweeps given the DAG before the first
-        completion, and between two completions
+        Discrete data with missing cells only: collapsed Gibbs sweeps given the DAG before
+        the first completion, and between two completions
         (:mod:`pymc_bnstruct.questions.completions` says why these numbers).
     random_seed : int, numpy.random.Generator or None
         Seeds the sweeps (data with missing cells; complete data draw nothing).
 
     Returns
     -------
-    BayesianNetwork
+    BayesianNetwork or ConditionalGaussianNetwork
+        The latter for mixed or continuous data: posterior-mean tables and regressions
+        (:meth:`~pymc_bnstruct.networks.ConditionalGaussianNetwork.regression`), the posterior
+        kept (:meth:`~pymc_bnstruct.networks.ConditionalGaussianNetwork.sample_parameters`).
+        For discrete data, a BayesianNetwork
         Named ``"fitted"``: its tables (:meth:`~pymc_bnstruct.networks.BayesianNetwork.cpt`,
         dims ``(*parents, v)``) are the posterior means ``(N_ijk + α_ijk) / (N_ij + α_ij)``,
         and it keeps the posterior itself
@@ -114,15 +130,17 @@ def fit_parameters(data: DiscreteData | Any, graph: Any, *, score: Score | None 
     ------
     ValueError
         For a cyclic graph (the cycle is named), variables not in the data (named), edge
-        probabilities, ``imputations < 1``.
+        probabilities, ``imputations < 1``, a continuous -> discrete edge on mixed data.
     TypeError
-        For continuous data.
+        For a score of the other kind of data.
 
     References
     ----------
     .. [1] Heckerman et al. (1995), "Learning Bayesian networks: the combination of knowledge...", Mach. Learn. 20, 197-243.
     .. [2] Rubin (1987), "Multiple imputation for nonresponse in surveys", Wiley.
     .. [3] Tanner & Wong (1987), "The calculation of posterior distributions by data augmentation", JASA 82, 528-540.
+    .. [4] Geiger & Heckerman (2002), "Parameter priors for directed acyclic graphical models and the
+       characterization of several probability distributions", Ann. Statist. 30, 1412-1440.
 
     Examples
     --------
@@ -140,6 +158,9 @@ def fit_parameters(data: DiscreteData | Any, graph: Any, *, score: Score | None 
     >>> mixed.cpt("Xray").round(2).values.tolist()[0]
     [0.91, 0.09]
     """
+    mixed = as_cg_data(data, "fit_parameters")
+    if mixed is not None:
+        return cg_estimate(mixed, _dag(graph, list(mixed.names)), score=score)
     data = as_discrete_data(data, who="fit_parameters")
     adj = _dag(graph, list(data.names))
     if not data.has_missing:

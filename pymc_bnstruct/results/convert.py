@@ -45,7 +45,7 @@ from ..contract import (
 from ..data import ContinuousData, DiscreteData
 from ..exact import EnumeratedPosterior, ExactPosterior
 from ..graph import adjacency_dataarray, find_cycle, markov_blankets, to_adjacency, transitive_closure
-from ..networks import BayesianNetwork, LinearGaussianNetwork
+from ..networks.base import Network
 from ..order.sampling import best_dag_given_keys
 from ..rng import RandomSeed
 from ..search import SearchResult
@@ -138,7 +138,7 @@ def _sampler_names(idata: Any, src: Any) -> list[str]:
 
 def _single_dag(x: Any) -> xr.DataArray | None:
     """``x`` as a labelled int8 DAG if it is one graph (not a posterior), else None."""
-    if isinstance(x, (BayesianNetwork, LinearGaussianNetwork)):
+    if isinstance(x, Network):
         return x.adjacency.astype(np.int8)
     if isinstance(x, nx.DiGraph):
         names = [str(v) for v in x.nodes]

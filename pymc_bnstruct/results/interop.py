@@ -7,7 +7,7 @@ Every function here accepts the package's structures in any of their forms, thro
   ``(parent, child)``, pandas DataFrame; row = parent), a
   :class:`~pymc_bnstruct.search.SearchResult`, a network
   (:class:`~pymc_bnstruct.networks.BayesianNetwork`,
-  :class:`~pymc_bnstruct.networks.LinearGaussianNetwork`);
+  :class:`~pymc_bnstruct.networks.LinearGaussianNetwork`, :class:`~pymc_bnstruct.networks.ConditionalGaussianNetwork`);
 * a **CPDAG** (or any PDAG): the same 0/1 arrays with both ``g[u, v]`` and ``g[v, u]`` set
   for an undirected edge (what :func:`pymc_bnstruct.graph.to_cpdag` returns);
 * **edge probabilities**: a float adjacency such as :func:`pymc_bnstruct.edge_probabilities`
@@ -31,7 +31,8 @@ import xarray as xr
 
 from ..contract import EDGE_DIMS, MB_DIMS, PARENT
 from ..graph import to_adjacency
-from ..networks import BayesianNetwork, LinearGaussianNetwork, bayesian_estimate
+from ..networks import BayesianNetwork, bayesian_estimate
+from ..networks.base import Network
 from ..scores import Score
 from .convert import convert, is_learned_result, map_dag
 
@@ -130,7 +131,7 @@ def as_structure(x: Any, names: Sequence[str] | None = None) -> Structure:
     elif is_learned_result(x):
         r = convert(x)  # a point estimate is its DAG; a posterior, its edge probabilities
         out = as_structure(r.map_dag()[0] if r.kind == "point" else r.feature_probabilities("edge"))
-    elif isinstance(x, (BayesianNetwork, LinearGaussianNetwork)):
+    elif isinstance(x, Network):
         out = as_structure(x.adjacency)
     elif isinstance(x, nx.Graph):
         out = as_structure(from_networkx(x))
