@@ -3,7 +3,7 @@
 Run with ``python benchmarks/bench_missing.py`` (the whole table, 3 seeds); a subset with
 ``--networks asia child --shares 0.1 --patterns mcar mar --seeds 1 2 3 4 5``; ``--draws``
 sets the draws per chain of every run (default ``bns.learn``'s), ``--json FILE`` writes
-every run's numbers.
+every run's numbers (``--render FILE ...`` prints the table of such files again).
 
 For each bundled network (asia, child, insurance, alarm; 500 rows forward-sampled) and each
 missingness pattern (``mcar`` 5 %, 10 %, 20 % of the cells missing completely at random;
@@ -18,8 +18,8 @@ and run size) on
 
 reporting the skeleton AUROC against the true DAG (``bns.roc_curve(kind="skeleton")``), the
 CPDAG-SHD of the edges above 0.5 (``bns.compare(...).shd_cpdag``), the rows listwise
-deletion keeps, the wall time of (c) over (a) and the convergence verdict of (c)
-(``bns.convergence_verdict``). Targets (issue 37): at 10 % missing, AUROC within 0.02 of the
+deletion keeps, the wall time of (c) over (a) and the convergence verdicts of (a) and (c)
+(``bns.convergence_verdict``, with the largest R-hat of (c)). Targets (issue 37): at 10 % missing, AUROC within 0.02 of the
 complete data and above listwise deletion on every network; wall time at most 3× the
 complete-data run on alarm.
 
@@ -112,22 +112,35 @@ def signed(values: list[float]) -> str:
 
 HEADER = ("| network | pattern | seeds | cells missing | listwise rows kept | skeleton AUROC complete | "
           "listwise | modelled | modelled − complete | modelled − listwise | CPDAG-SHD complete | listwise | "
-          "modelled | wall time vs complete | verdict of (c) |\n"
-          "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+          "modelled | wall time vs complete | verdict complete | verdict modelled | max R-hat modelled |\n"
+          "|" + " --- |" * 17)
+
+
+def tally(levels: list[str]) -> str:
+    return ", ".join(f"{levels.count(lv)} {lv}" for lv in ("good", "usable", "failed", "?") if lv in levels)
 
 
 def table_row(name: str, pattern: str, share: float, runs: list[dict]) -> str:
     col = lambda k: [r[k] for r in runs]  # noqa: E731
     d_ref = [r["auroc"] - r["ref_auroc"] for r in runs]
     d_lw = [r["auroc"] - r["lw_auroc"] for r in runs]
-    levels = col("verdict")
-    verdicts = ", ".join(f"{levels.count(lv)} {lv}" for lv in ("good", "usable", "failed") if lv in levels)
+    verdicts = tally(col("verdict"))
+    ref_verdicts = tally([r.get("ref_verdict", "?") for r in runs])
     n = runs[0]["rows"]
     return (f"| {name} | {pattern.upper()} {share:.0%} | {len(runs)} | {median_range([100 * x for x in col('cells')], 1)} % "
             f"| {median_range(col('kept'), 0)} of {n} | {median_range(col('ref_auroc'), 3)} "
             f"| {median_range(col('lw_auroc'), 3)} | {median_range(col('auroc'), 3)} | {signed(d_ref)} "
             f"| {signed(d_lw)} | {median_range(col('ref_shd'), 0)} | {median_range(col('lw_shd'), 0)} "
-            f"| {median_range(col('shd'), 0)} | {median_range(col('time_ratio'), 1)}× | {verdicts} |")
+            f"| {median_range(col('shd'), 0)} | {median_range(col('time_ratio'), 1)}× | {ref_verdicts} | {verdicts} "
+            f"| {median_range(col('max_r_hat'), 3)} |")
+
+
+def render(records: list[dict]) -> None:
+    """The table of runs written by ``--json``, one row per (network, pattern, share) in run order."""
+    print(HEADER)
+    keys = list(dict.fromkeys((r["network"], r["pattern"], r["share"]) for r in records))
+    for key in keys:
+        print(table_row(*key, [r for r in records if (r["network"], r["pattern"], r["share"]) == key]))
 
 
 def main() -> None:
@@ -145,7 +158,12 @@ def main() -> None:
                         help="cores of every bns.learn call (default: learn's; it runs the chains of data "
                              "with gaps one after another)")
     parser.add_argument("--json", default=None, help="write every run's numbers to this file")
+    parser.add_argument("--render", nargs="+", default=None, metavar="JSON",
+                        help="run nothing: print the table of the runs in these --json files")
     args = parser.parse_args()
+    if args.render:
+        render([r for path in args.render for r in json.load(open(path))])
+        return
     logging.getLogger("pymc").setLevel(logging.ERROR)
     logging.getLogger("pymc_bnstruct").setLevel(logging.ERROR)
     warnings.simplefilter("ignore")
@@ -163,9 +181,9 @@ def main() -> None:
         for seed in args.seeds:
             complete = bns.DiscreteData.from_frame(net.sample(args.rows, random_seed=seed))
             ref, ref_seconds = learn(complete, args.draws, seed, args.cores)
-            ref_scores = scores(ref, truth)
+            ref_scores = {**scores(ref, truth), **verdict(ref)}
             print(f"  {name} seed {seed} complete: AUROC {ref_scores['auroc']:.3f} SHD {ref_scores['shd']:.0f} "
-                  f"{ref_seconds:.1f} s", file=sys.stderr, flush=True)
+                  f"{ref_seconds:.1f} s {ref_scores['verdict']} R-hat {ref_scores['max_r_hat']:.3f}", file=sys.stderr, flush=True)
             for pattern, share in patterns:
                 gappy = blank(complete, pattern, share, mask_seed(seed, pattern, share))
                 kept = gappy.complete_rows()
@@ -176,6 +194,7 @@ def main() -> None:
                 rec = {"network": name, "pattern": pattern, "share": share, "seed": seed, "rows": args.rows,
                        "cells": gappy.n_missing / gappy.codes.size, "kept": kept.n_samples,
                        "ref_auroc": ref_scores["auroc"], "ref_shd": ref_scores["shd"], "ref_seconds": ref_seconds,
+                       "ref_verdict": ref_scores["verdict"], "ref_max_r_hat": ref_scores["max_r_hat"],
                        "lw_auroc": lw["auroc"], "lw_shd": lw["shd"], **scores(ours, truth), "seconds": seconds,
                        "time_ratio": seconds / ref_seconds,
                        "sweep_every": int(ours["posterior"].attrs.get("bnstruct_sweep_every", 1)), **verdict(ours)}
