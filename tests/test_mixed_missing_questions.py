@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 import pymc_bnstruct as bns
-from pymc_bnstruct.questions.completions import impute_given_dags
+from pymc_bnstruct.questions.completions import dags_and_completions, impute_given_dags
 
 DAG = [("T", "Y"), ("X", "Y")]
 
@@ -84,3 +84,24 @@ def test_fit_parameters_refuses_mixed_gaps_naming_the_questions_that_handle_them
     df.loc[rng.random(len(df)) < 0.2, "X"] = np.nan
     with pytest.raises(ValueError, match="causal_effect or bns.predict"):
         bns.fit_parameters(bns.MixedData.from_frame(df), DAG)
+
+
+@pytest.mark.slow
+def test_sampler_output_pairs_each_dag_with_its_recorded_mixed_completion():
+    df, rng = _frame(150, 4)
+    df.loc[rng.random(len(df)) < 0.15, "X"] = np.nan
+    df.loc[rng.random(len(df)) < 0.1, "T"] = np.nan
+    data = bns.MixedData.from_frame(df)
+    idata = bns.learn(df, method="structure", chains=1, draws=40, tune=10, random_seed=4, progressbar=False)
+    post = idata["posterior"]
+    dags, fills, how = dags_and_completions(idata, data, 40, np.random.default_rng(0), var_name=None, burn_in=0,
+                                            score=None)
+    # equal weights and as many samples as draws: every draw once, in order, with its own cells
+    assert how == "recorded" and fills.dtype == np.float64
+    np.testing.assert_array_equal(dags, post["dag"].values[0])
+    np.testing.assert_array_equal(fills, post["dag_imputed"].values[0])
+    effect = bns.causal_effect(idata, df, treatment="T", outcome="Y", draws=100, random_seed=1)
+    assert effect.attrs["completions"] == "recorded" and effect.attrs["missing_cells"] == data.n_missing
+    assert np.isfinite(effect.values).all()
+    with pytest.raises(ValueError, match="not the .* missing cells of these data"):
+        bns.causal_effect(idata, df.iloc[:100], treatment="T", outcome="Y", draws=10)
