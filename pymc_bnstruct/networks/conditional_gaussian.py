@@ -147,15 +147,17 @@ def nig_posterior(y: np.ndarray, z: np.ndarray, conf: np.ndarray, q: int, prior:
     return mean, precision, shape, rate
 
 
-def as_cg_data(data: Any, who: str) -> MixedData | None:
+def as_cg_data(data: Any, who: str, *, gaps: bool = False,
+               instead: str = "bns.learn (which models missing cells)") -> MixedData | None:
     """Data with a continuous column (a frame, :class:`~pymc_bnstruct.MixedData` or
-    :class:`~pymc_bnstruct.ContinuousData`) as complete mixed data; None for anything else
-    (discrete data: the discrete path reads it).
+    :class:`~pymc_bnstruct.ContinuousData`) as mixed data; None for anything else (discrete
+    data: the discrete path reads it). ``gaps``: missing cells are kept (the mask travels with
+    the data, for callers that complete them: :mod:`pymc_bnstruct.questions.completions`).
 
     Raises
     ------
     ValueError
-        For missing cells (``who`` named): the CG questions need complete rows.
+        For missing cells unless ``gaps`` (``who`` named, ``instead`` suggested).
     """
     if isinstance(data, pd.DataFrame):
         if set(column_kinds(data)) == {"discrete"}:
@@ -163,7 +165,8 @@ def as_cg_data(data: Any, who: str) -> MixedData | None:
         data = as_data(data)
     if not isinstance(data, (MixedData, ContinuousData)):
         return None
-    data.require_complete(who)
+    if not gaps:
+        data.require_complete(who, instead)
     return MixedData.of(data)
 
 

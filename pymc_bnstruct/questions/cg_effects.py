@@ -17,6 +17,12 @@ answers the query in the network ``(G_s, θ_s)`` by Monte Carlo:
   sample by their density (continuous) or probability (discrete) given the sampled parents;
   the nodes that are no ancestor of the evidence take their conditional mean / distribution.
 
+Data with missing cells: each draw also takes a completion of the cells, the one the chain
+recorded at the same draw, else one drawn given the draw's DAG by the samplers' CG sweep
+(:mod:`.completions`, shared with the discrete questions), and the parameters of every family
+that holds a column with a gap come from their posterior given that draw's completion; the
+spread then includes what the cells leave unknown.
+
 A discrete outcome of a continuous treatment is refused: no CG network has a directed path
 from a continuous to a discrete node, so the effect would be zero by the model's assumption,
 not learned from the data (``docs/mixed.md``).
@@ -44,10 +50,10 @@ from ..networks.conditional_gaussian import (
     posterior_draws,
     simulate,
 )
-from ..results.convert import posterior_dags
 from ..rng import RandomSeed
 from ..scores import Score
 from ..validation import check_int
+from .completions import IMPUTE_BURN_IN, IMPUTE_SWEEPS, dags_and_completions
 from .inference import _ancestors
 from .labels import state_code
 
@@ -63,10 +69,10 @@ _MAX_CELLS = 1 << 22
 
 
 def mixed_data(data: Any, values: Any = None) -> MixedData | None:
-    """``data`` as complete :class:`~pymc_bnstruct.MixedData` when it has a continuous column,
-    else None (the discrete path answers). ``values`` (the levels of a continuous treatment) is
-    refused on discrete data."""
-    mixed = as_cg_data(data, "causal_effect and predict on mixed or continuous data")
+    """``data`` as :class:`~pymc_bnstruct.MixedData` (missing cells kept) when it has a
+    continuous column, else None (the discrete path answers). ``values`` (the levels of a
+    continuous treatment) is refused on discrete data."""
+    mixed = as_cg_data(data, "causal_effect and predict on mixed or continuous data", gaps=True)
     if mixed is not None:
         return mixed
     if values is not None:
@@ -94,17 +100,40 @@ def _number(data: MixedData, v: int, value: Any, what: str) -> float:
 
 
 class _Draws:
-    """The DAG draws of a result over mixed data, grouped by the families a query reads, and
-    the per-family posteriors (computed once)."""
+    """The DAG draws of a result over mixed data (with their completions of the missing cells),
+    grouped by the families a query reads, and the per-family posteriors (computed once, or
+    per draw for a family that holds a column with a gap)."""
 
     def __init__(self, result: Any, data: MixedData, draws: int, rng: np.random.Generator, score: Any,
-                 var_name: str | None, burn_in: int) -> None:
-        self.data = data
+                 var_name: str | None, burn_in: int, impute_burn_in: int, impute_sweeps: int) -> None:
         self.prior = cg_prior(score, data.n_continuous)
-        self.discrete = discrete_part(data)
-        self.dags = posterior_dags(result, draws, names=list(data.names), random_seed=rng, var_name=var_name,
-                                   burn_in=burn_in).values
+        self.dags, self.fills, self.how = dags_and_completions(
+            result, data, draws, rng, var_name=var_name, burn_in=burn_in, score=score,
+            impute_burn_in=impute_burn_in, impute_sweeps=impute_sweeps)
+        self.gapped = data
+        self.gaps = frozenset() if self.fills is None else frozenset(
+            int(j) for j in np.flatnonzero(data.missing.any(axis=0)))
+        # the observed cells of every completion agree: families without a gap read the first
+        self.data = data if self.fills is None else data.completed(self.fills[0])
+        self.discrete = discrete_part(self.data)
         self.cache: dict[tuple, Any] = {}
+        self._completed: dict[int, tuple[Any, Any]] = {}
+
+    def attrs(self) -> dict[str, Any]:
+        """The answer's record of the missing cells: how many, and where the completions came from."""
+        if self.fills is None:
+            return {}
+        return {"missing_cells": self.gapped.n_missing, "completions": self.how}
+
+    def _completion(self, s: int, discrete: bool) -> tuple[MixedData, Any]:
+        """Draw ``s``'s completed data and (``discrete``: what a discrete family reads) its discrete part."""
+        done, disc = self._completed.get(s, (None, None))
+        if done is None:
+            done = self.gapped.completed(self.fills[s])
+        if discrete and disc is None:
+            disc = discrete_part(done)
+        self._completed[s] = (done, disc)
+        return done, disc
 
     def groups(self, query: list[int], cut: frozenset[int]) -> dict[tuple, list[int]]:
         """Draw indices per key ``((v, parents), ...)`` of the query's ancestors (``cut`` kept, parentless)."""
@@ -137,16 +166,29 @@ class _Draws:
         mine = {v for v, _ in key}
         return fams, [int(v) for v in topological_order(adj) if v in mine]
 
-    def parameters(self, key: tuple, m: int, rng: np.random.Generator, skip: frozenset[int]) -> dict[int, Any]:
-        """``m`` posterior draws of the parameters of every family of ``key`` but ``skip``'s."""
+    def parameters(self, key: tuple, rows: list[int], rng: np.random.Generator,
+                   skip: frozenset[int]) -> dict[int, Any]:
+        """One posterior draw per draw index of ``rows`` of the parameters of every family of
+        ``key`` but ``skip``'s; a family with a gap draws from its posterior given each draw's
+        own completion."""
         out = {}
+        m = len(rows)
         for v, pa in key:
             if v in skip:
+                continue
+            cont = bool(self.data.continuous[v])
+            if self.gaps.intersection((v, *pa)):
+                per = []
+                for s in rows:
+                    done, disc = self._completion(s, not cont)
+                    per.append(posterior_draws(family_posterior(done, v, list(pa), self.prior, disc), cont, 1, rng))
+                out[v] = (tuple(np.concatenate(parts) for parts in zip(*per, strict=True)) if cont
+                          else np.concatenate(per))
                 continue
             post = self.cache.get((v, pa))
             if post is None:
                 post = self.cache[(v, pa)] = family_posterior(self.data, v, list(pa), self.prior, self.discrete)
-            out[v] = posterior_draws(post, bool(self.data.continuous[v]), m, rng)
+            out[v] = posterior_draws(post, cont, m, rng)
         return out
 
 
@@ -157,7 +199,8 @@ def _chunks(rows: list[int], mc: int, width: int) -> list[list[int]]:
 
 def cg_causal_effect(result: Any, data: MixedData, *, treatment: str, outcome: str, draws: int = 1000,
                      random_seed: RandomSeed = None, score: Score | None = None, var_name: str | None = None,
-                     burn_in: int = 0, values: Sequence[float] | None = None, mc_samples: int = 1000) -> xr.DataArray:
+                     burn_in: int = 0, values: Sequence[float] | None = None, mc_samples: int = 1000,
+                     impute_burn_in: int = IMPUTE_BURN_IN, impute_sweeps: int = IMPUTE_SWEEPS) -> xr.DataArray:
     """:func:`pymc_bnstruct.causal_effect` on mixed or continuous data (module docstring).
 
     Returns
@@ -193,7 +236,7 @@ def cg_causal_effect(result: Any, data: MixedData, *, treatment: str, outcome: s
         labels = list(data.states[treatment])
         levels = list(range(len(labels)))
     rng = np.random.default_rng(random_seed)
-    store = _Draws(result, data, draws, rng, score, var_name, burn_in)
+    store = _Draws(result, data, draws, rng, score, var_name, burn_in, impute_burn_in, impute_sweeps)
     r = 1 if cont[y] else int(data.arities[y])
     out = np.empty((draws, len(levels), r))
     for key, rows in store.groups([y], frozenset([t])).items():
@@ -202,11 +245,11 @@ def cg_causal_effect(result: Any, data: MixedData, *, treatment: str, outcome: s
         n_mc = mc if free_discrete else 1  # nothing random but the parameters: one row is exact
         skip = [y, *(v for v, _ in key if cont[v])]
         for part in _chunks(rows, n_mc, r):
-            params = store.parameters(key, len(part), rng, frozenset([t]))
+            params = store.parameters(key, part, rng, frozenset([t]))
             for k, level in enumerate(levels):
                 codes, vals, _ = simulate(fams, order, params, len(part), n_mc, rng, do={t: level}, noise=skip)
                 out[part, k] = vals[y].mean(axis=1)[:, None] if cont[y] else codes[y].mean(axis=1)
-    attrs = {"treatment": treatment, "outcome": outcome, "mc_samples": mc}
+    attrs = {"treatment": treatment, "outcome": outcome, "mc_samples": mc, **store.attrs()}
     if cont[y]:
         return xr.DataArray(out[..., 0], dims=(SAMPLE, DO), coords={DO: labels},
                             name=f"E[{outcome} | do({treatment})]", attrs={**attrs, "statistic": "mean"})
@@ -216,7 +259,8 @@ def cg_causal_effect(result: Any, data: MixedData, *, treatment: str, outcome: s
 
 def cg_predict(result: Any, data: MixedData, *, evidence: Mapping[str, Any], target: str, draws: int = 1000,
                random_seed: RandomSeed = None, score: Score | None = None, var_name: str | None = None,
-               burn_in: int = 0, mc_samples: int = 1000) -> xr.DataArray:
+               burn_in: int = 0, mc_samples: int = 1000, impute_burn_in: int = IMPUTE_BURN_IN,
+               impute_sweeps: int = IMPUTE_SWEEPS) -> xr.DataArray:
     """:func:`pymc_bnstruct.predict` on mixed or continuous data, by likelihood weighting.
 
     Returns
@@ -238,7 +282,7 @@ def cg_predict(result: Any, data: MixedData, *, evidence: Mapping[str, Any], tar
             raise ValueError(f"the target {target!r} is also in the evidence")
         ev[v] = _number(data, v, value, "evidence") if cont[v] else state_code(data, v, value, "evidence")
     rng = np.random.default_rng(random_seed)
-    store = _Draws(result, data, draws, rng, score, var_name, burn_in)
+    store = _Draws(result, data, draws, rng, score, var_name, burn_in, impute_burn_in, impute_sweeps)
     r = 1 if cont[y] else int(data.arities[y])
     out = np.empty((draws, r))
     low_ess = 0
@@ -250,7 +294,7 @@ def cg_predict(result: Any, data: MixedData, *, evidence: Mapping[str, Any], tar
         upstream = _ancestors(parents, list(ev))  # the evidence and its ancestors: these must be drawn
         skip = [v for v, _ in key if (cont[v] or v == y) and v not in upstream]
         for part in _chunks(rows, mc, r):
-            params = store.parameters(key, len(part), rng, frozenset())
+            params = store.parameters(key, part, rng, frozenset())
             codes, vals, logw = simulate(fams, order, params, len(part), mc, rng, evidence=ev, noise=skip)
             if not np.isfinite(logw.max(axis=1)).all():
                 raise ValueError("the evidence has probability zero under some posterior draw of the parameters")
@@ -268,7 +312,7 @@ def cg_predict(result: Any, data: MixedData, *, evidence: Mapping[str, Any], tar
         _log.warning("predict: %d of %d draws have an effective sample size under 10%% of mc_samples=%d "
                      "(evidence far in the tails); raise mc_samples", low_ess, draws, mc)
     shown = ", ".join(f"{k}={v}" for k, v in evidence.items())
-    attrs = {"target": target, "evidence": shown, "mc_samples": mc}
+    attrs = {"target": target, "evidence": shown, "mc_samples": mc, **store.attrs()}
     if cont[y]:
         return xr.DataArray(out[:, 0], dims=(SAMPLE,), name=f"E[{target} | {shown}]" if shown else f"E[{target}]",
                             attrs={**attrs, "statistic": "mean"})

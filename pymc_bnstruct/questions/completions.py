@@ -1,4 +1,5 @@
-"""Completions of discrete data with missing cells, for the parameter and effect questions.
+"""Completions of data with missing cells (discrete, continuous or mixed), for the parameter
+and effect questions.
 
 Given a DAG ``G``, the parameters' posterior given the observed cells is a mixture over the
 completions of the missing cells,
@@ -20,6 +21,13 @@ posterior draw with a completion of the data:
   chain of completions, :data:`IMPUTE_BURN_IN` sweeps from the column modes before the first
   completion is used, then :data:`IMPUTE_SWEEPS` sweeps given each draw's DAG before its
   completion is taken.
+
+Mixed and continuous data (the conditional-Gaussian questions of :mod:`.cg_effects`) pair
+draws with completions the same way: the completion the chain recorded, else one drawn given
+each DAG by the sweep the samplers use on mixed data (:func:`pymc_bnstruct.missing.cg_sweep`:
+a discrete cell exactly over its states, a continuous one by random-walk Metropolis steps on
+the CG scores of the families that hold it), with the same numbers of sweeps; the imputed
+cells are then float64 values (a discrete cell's state code as a number).
 
 Exact results: an enumeration summed over the completions
 (:func:`pymc_bnstruct.exact.enumerate_posterior` on data with gaps) draws its DAGs exactly
@@ -54,11 +62,11 @@ import numpy as np
 import xarray as xr
 
 from ..contract import CHILD, PARENT
-from ..data import DiscreteData
+from ..data import ContinuousData, DiscreteData, MixedData
 from ..missing import MissingCells
 from ..networks import parameter_prior
 from ..results.convert import convert, posterior_dags
-from ..scores import K2, BDeu, Score
+from ..scores import CG, K2, BDeu, BGe, Score
 from ..validation import check_int
 
 __all__ = ["IMPUTE_BURN_IN", "IMPUTE_SWEEPS", "IMPUTATIONS", "imputation_score", "impute_given_dags",
@@ -77,32 +85,47 @@ IMPUTE_SWEEPS = 5
 IMPUTATIONS = 200
 
 
-def imputation_score(score: Any) -> Score:
-    """The score whose Dirichlet-multinomial full conditionals impute the cells: the
-    parameters' prior (``score=`` of the questions; None is ``BDeu(ess=1)``)."""
+def imputation_score(score: Any, data: Any = None) -> Score:
+    """The score whose full conditionals impute the cells: the parameters' prior (``score=`` of
+    the questions). Discrete data: the Dirichlet-multinomial of BDeu or K2 (None is
+    ``BDeu(ess=1)``). Mixed data (and continuous data read as mixed by the CG questions): CG
+    with the prior's ``ess``, ``am`` and ``aw`` (a BGe ``score=`` gives its ``am`` and ``aw``;
+    None is ``CG()``). Continuous data: BGe (a CG ``score=`` gives its ``am`` and ``aw``)."""
+    if isinstance(data, (MixedData, ContinuousData)):
+        if score is not None and not isinstance(score, (CG, BGe)):
+            raise TypeError(f"score= names the parameters' prior on mixed or continuous data: bns.CG(ess, am, aw) "
+                            f"or bns.BGe(am, aw), got {score!r}")
+        if isinstance(data, ContinuousData):
+            return BGe() if score is None else BGe(am=score.am, aw=score.aw)
+        if score is None or isinstance(score, CG):
+            return CG() if score is None else score
+        return CG(am=score.am, aw=score.aw)
     prior, ess = parameter_prior(score)
     return BDeu(ess=ess) if prior == "bdeu" else K2()
 
 
-def cell_labels(data: DiscreteData) -> list[str]:
+def cell_labels(data: DiscreteData | ContinuousData | MixedData) -> list[str]:
     """The labels ``"row:column"`` of the missing cells, in ``data.missing_cells()`` order
     (the labels of the imputed cells' dim in sampler output)."""
     rows, cols = data.missing_cells()
     return [f"{int(r)}:{data.names[int(c)]}" for r, c in zip(rows, cols, strict=True)]
 
 
-def impute_given_dags(data: DiscreteData, dags: np.ndarray, score: Any, rng: np.random.Generator, *,
-                      burn_in: int = IMPUTE_BURN_IN, sweeps: int = IMPUTE_SWEEPS) -> np.ndarray:
+def impute_given_dags(data: DiscreteData | ContinuousData | MixedData, dags: np.ndarray, score: Any,
+                      rng: np.random.Generator, *, burn_in: int = IMPUTE_BURN_IN,
+                      sweeps: int = IMPUTE_SWEEPS) -> np.ndarray:
     """One completion of the missing cells per DAG of ``dags`` (``(m, n, n)``, row = parent).
 
     One chain of the collapsed Gibbs sweep (:meth:`pymc_bnstruct.missing.MissingCells.sweep`):
     ``burn_in`` sweeps given ``dags[0]`` from the column modes, then ``sweeps`` sweeps given
-    ``dags[s]`` before completion ``s`` is taken. Returns the int64 codes ``(m, n_cells)``.
+    ``dags[s]`` before completion ``s`` is taken. Returns the int64 codes ``(m, n_cells)`` of
+    discrete data, the float64 values of continuous and mixed data (:func:`imputation_score`
+    picks the sweep's score from the data's kind).
     """
     burn_in = check_int(burn_in, "impute_burn_in", minimum=0)
     sweeps = check_int(sweeps, "impute_sweeps", minimum=1)
-    cells = MissingCells(data, imputation_score(score))
-    out = np.empty((len(dags), cells.n_cells), dtype=np.int64)
+    cells = MissingCells(data, imputation_score(score, data))
+    out = np.empty((len(dags), cells.n_cells), dtype=np.float64 if cells.continuous else np.int64)
     seeds = rng.integers(0, 2**63 - 1, size=burn_in + sweeps * len(dags))
     k = 0
     for _ in range(burn_in):
@@ -116,13 +139,14 @@ def impute_given_dags(data: DiscreteData, dags: np.ndarray, score: Any, rng: np.
     return out
 
 
-def dags_and_completions(result: Any, data: DiscreteData, draws: int, rng: np.random.Generator, *,
+def dags_and_completions(result: Any, data: DiscreteData | ContinuousData | MixedData, draws: int, rng: np.random.Generator, *,
                          var_name: str | None, burn_in: int, score: Any, impute_burn_in: int = IMPUTE_BURN_IN,
                          impute_sweeps: int = IMPUTE_SWEEPS) -> tuple[np.ndarray, np.ndarray | None, str]:
     """``draws`` DAGs over ``data``'s variables, each with a completion of the missing cells.
 
-    Returns ``(dags, fills, how)``: ``dags`` int8 ``(draws, n, n)``; ``fills`` the codes of
-    the missing cells per draw ``(draws, n_cells)`` (None for complete data); ``how`` says
+    Returns ``(dags, fills, how)``: ``dags`` int8 ``(draws, n, n)``; ``fills`` the missing
+    cells per draw ``(draws, n_cells)`` (None for complete data): int64 codes of discrete
+    data, float64 values of continuous and mixed data (a discrete cell's code as a number); ``how`` says
     where the completions came from (``"recorded"``, ``"gibbs"`` or ``"complete"``), for the
     answer's attrs.
     """
@@ -150,9 +174,15 @@ def dags_and_completions(result: Any, data: DiscreteData, draws: int, rng: np.ra
                 f"the result recorded {recorded.shape[1]} imputed cells that are not the {len(labels)} missing "
                 "cells of these data: pass the data the result was learned from (the same rows and columns, "
                 "in the same order)")
-        fills = np.asarray(recorded.values, dtype=np.int64)
-        if np.any(fills < 0) or np.any(fills >= np.asarray(data.arities)[data.missing_cells()[1]]):
-            raise ValueError("the result's imputed cells hold codes outside their variables' states: pass "
+        fills = np.asarray(recorded.values, dtype=np.int64 if isinstance(data, DiscreteData) else np.float64)
+        cols = data.missing_cells()[1]
+        discrete = ~np.asarray(data.continuous, dtype=bool)[cols] if isinstance(data, MixedData) else (
+            np.full(len(cols), isinstance(data, DiscreteData)))
+        coded = fills[:, discrete]
+        if (not np.all(np.isfinite(fills)) or np.any(coded < 0) or np.any(coded != np.round(coded))
+                or (discrete.any() and np.any(coded >= np.asarray(data.arities)[cols[discrete]]))):
+            raise ValueError("the result's imputed cells hold codes outside their variables' states (or values that are "
+                             "not finite): pass "
                              "the data the result was learned from")
         _log.info("%d missing cells: each draw's DAG with the completion the chain recorded at that draw",
                   data.n_missing)

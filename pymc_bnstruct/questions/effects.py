@@ -156,14 +156,14 @@ def causal_effect(result: Any, data: Any, *, treatment: str, outcome: str, draws
         adjacency, a ``BayesianNetwork``, an edge list or array over the data's columns),
         drawn DAGs, an exact posterior or a B-RAI tree (:func:`pymc_bnstruct.posterior_dags`).
     data : DiscreteData, MixedData, ContinuousData or pandas.DataFrame
-        The data the parameters are learned from. Discrete data with missing cells: each
+        The data the parameters are learned from. Data with missing cells (any kind): each
         draw also takes a completion of the cells and its parameters from their posterior
         given that completion, so the spread includes what the cells leave unknown: the
         completion the chain recorded at the same draw when ``result`` is sampler output of
         :func:`pymc_bnstruct.learn` that kept the imputed cells (the default), else one
         drawn given the draw's DAG by the samplers' collapsed Gibbs sweep
-        (:mod:`pymc_bnstruct.questions.completions`). Pass the very data the result was
-        learned from.
+        (:mod:`pymc_bnstruct.questions.completions`; on mixed and continuous data the CG
+        sweep). Pass the very data the result was learned from.
     treatment, outcome : str
         Variable names (different).
     draws : int, default 1000
@@ -181,7 +181,7 @@ def causal_effect(result: Any, data: Any, *, treatment: str, outcome: str, draws
     mc_samples : int, default 1000
         Mixed / continuous data: Monte Carlo rows per draw (:mod:`~pymc_bnstruct.questions.cg_effects`).
     impute_burn_in, impute_sweeps : int, default 20 and 5
-        Discrete data with missing cells and a result without recorded completions: Gibbs
+        Data with missing cells and a result without recorded completions: Gibbs
         sweeps given the first DAG before the first completion, and given each draw's DAG
         before its completion (:mod:`pymc_bnstruct.questions.completions` says why these
         numbers).
@@ -224,7 +224,8 @@ def causal_effect(result: Any, data: Any, *, treatment: str, outcome: str, draws
     """
     if (mixed := mixed_data(data, values)) is not None:  # mixed / continuous data: questions.cg_effects
         return cg_causal_effect(result, mixed, treatment=treatment, outcome=outcome, draws=draws, random_seed=random_seed,
-                                score=score, var_name=var_name, burn_in=burn_in, values=values, mc_samples=mc_samples)
+                                score=score, var_name=var_name, burn_in=burn_in, values=values, mc_samples=mc_samples,
+                                impute_burn_in=impute_burn_in, impute_sweeps=impute_sweeps)
     data, draws, score = _setup(data, draws, score, "causal_effect")
     t = _variable(data, treatment, "treatment")
     y = _variable(data, outcome, "outcome")
@@ -299,7 +300,8 @@ def predict(result: Any, data: Any, *, evidence: Mapping[str, Any], target: str,
     """
     if (mixed := mixed_data(data)) is not None:  # mixed / continuous data: questions.cg_effects
         return cg_predict(result, mixed, evidence=evidence, target=target, draws=draws, random_seed=random_seed,
-                          score=score, var_name=var_name, burn_in=burn_in, mc_samples=mc_samples)
+                          score=score, var_name=var_name, burn_in=burn_in, mc_samples=mc_samples,
+                          impute_burn_in=impute_burn_in, impute_sweeps=impute_sweeps)
     data, draws, score = _setup(data, draws, score, "predict")
     y = _variable(data, target, "target")
     if not isinstance(evidence, Mapping):

@@ -125,6 +125,10 @@ def fit_parameters(data: DiscreteData | MixedData | ContinuousData | Any, graph:
         components, and :meth:`~pymc_bnstruct.networks.BayesianNetwork.concentration` (one
         Dirichlet) raises. Nothing is dropped or
         filled with a mode; the cells are assumed missing at random (``docs/missing.md``).
+        Mixed or continuous data with missing cells are refused (``ValueError``): a
+        ConditionalGaussianNetwork holds one posterior, not a mixture over completions;
+        :func:`~pymc_bnstruct.causal_effect` and :func:`~pymc_bnstruct.predict` answer on
+        such data, each draw on its own completion.
 
     Raises
     ------
@@ -158,7 +162,10 @@ def fit_parameters(data: DiscreteData | MixedData | ContinuousData | Any, graph:
     >>> mixed.cpt("Xray").round(2).values.tolist()[0]
     [0.91, 0.09]
     """
-    mixed = as_cg_data(data, "fit_parameters")
+    mixed = as_cg_data(data, "fit_parameters on mixed or continuous data",
+                       instead="bns.causal_effect or bns.predict (which average over completions of the missing "
+                               "cells drawn with each posterior DAG; a ConditionalGaussianNetwork holds no mixture "
+                               "over completions)")
     if mixed is not None:
         return cg_estimate(mixed, _dag(graph, list(mixed.names)), score=score)
     data = as_discrete_data(data, who="fit_parameters")
