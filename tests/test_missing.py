@@ -93,6 +93,27 @@ def test_learn_models_missing_cells_by_default_and_says_so(caplog):
         bns.learn(data, score=bns.BIC())
 
 
+def test_every_chain_sweeps_the_cells_at_least_the_floor(monkeypatch):
+    """However dear a sweep looks against the moves, a chain sweeps its cells at least
+    MIN_SWEEPS_PER_CHAIN times; and a verdict on data with gaps advises more draws."""
+    import pymc_bnstruct.learning.api as api
+
+    data = problem(*PROBLEMS[3])
+    monkeypatch.setattr(api, "IMPUTE_TIME_SHARE", 1e-9)  # the time rule alone: a sweep every ~10^9 draws
+    monkeypatch.setattr(api, "IMPUTE_FREE_SECONDS", 0.0)
+    monkeypatch.setattr(api, "MIN_SWEEPS_PER_CHAIN", 20)
+    idata = bns.learn(data, chains=2, draws=90, tune=10, random_seed=1, progressbar=False)
+    assert idata["posterior"].attrs["bnstruct_sweep_every"] == 5  # (90 + 10) // 20
+    changed = idata["sample_stats"]["imputed_changed"].values
+    assert (changed > 0).any() and np.mean(changed > 0) < 0.5  # sweeps on every 5th draw only
+    monkeypatch.setattr(api, "MIN_SWEEPS_PER_CHAIN", 1)
+    sparse = bns.learn(data, chains=1, draws=90, tune=10, random_seed=1, progressbar=False)
+    assert sparse["posterior"].attrs["bnstruct_sweep_every"] == 100  # the control: without the floor, no sweeps
+    from pymc_bnstruct.results.diagnostics import _learn_advice
+
+    assert "draws=180 also gives the cells twice the sweeps" in _learn_advice(idata, failed=True)
+
+
 @pytest.mark.slow
 def test_continuous_cells_under_bge_agree_with_a_long_reference_run():
     from test_missing_kernels import gaussian_problem

@@ -486,6 +486,11 @@ def _learn_advice(idata: Any, *, failed: bool) -> str | None:
     seconds = float(seconds)
     text = (f"with bns.learn: this {method} run took {seconds:,.0f} s; budget='{max(2 * seconds, 10):.0f}s' "
             "gives its chains about twice the moves")
+    cells = attrs.get("bnstruct_missing_cells", 0)
+    if cells:
+        draws = get_group(idata, "posterior").sizes.get("draw", 0)
+        text += (f"; with {int(cells)} missing cells, draws={max(2 * draws, 100)} also gives the cells twice the "
+                 "sweeps, which their chains need most")
     if failed:
         if method == "order":
             text += "; method='partition' samples the DAG posterior with different moves"
