@@ -47,6 +47,7 @@ def _no_children(*args):
     return 0.0
 
 
+@pytest.mark.slow  # 20-50 s of kernel compilation and chains: once, in make test's slow line
 def test_an_imputation_that_ignores_the_children_fails_the_same_check(monkeypatch):
     data = problem(*PROBLEMS[0])  # MAR: the cells of v0, whose children see them
     exact = _exact_edges(data, "order")

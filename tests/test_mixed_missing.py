@@ -239,6 +239,7 @@ def test_an_imputation_blind_to_continuous_children_fails_the_same_check(monkeyp
     assert good < 0.02 < bad
 
 
+@pytest.mark.slow  # 20-50 s of kernel compilation and chains: once, in make test's slow line
 def test_no_chain_gives_a_discrete_node_a_continuous_parent_while_imputing():
     data = mixed_problem(3, 50, 8, True)
     frame = data.to_frame()
