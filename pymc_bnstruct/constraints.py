@@ -26,7 +26,7 @@ import numpy as np
 from .graph import edges_to_indices, find_cycle, to_adjacency
 from .validation import ArgumentTypeError, read_only
 
-__all__ = ["StructureConstraints", "check_max_parents", "check_edge_lists", "DEFAULT_MAX_PARENTS",
+__all__ = ["StructureConstraints", "check_cg_graph", "check_max_parents", "check_edge_lists", "DEFAULT_MAX_PARENTS",
            "DefaultMaxParents"]
 
 
@@ -108,9 +108,22 @@ def check_edge_lists(names: Sequence[str], blacklist: Sequence[tuple[int, int]],
 
 
 #: Why a continuous -> discrete edge is refused (completes "the edge(s) ... ").
-CG_RULE = ("go from a continuous to a discrete variable: a conditional-Gaussian network (mixed data, "
-           "score CG) gives no discrete node a continuous parent. Reverse the edge, or discretise the "
-           "continuous variable (docs/mixed.md)")
+CG_REASON = ("a conditional-Gaussian network (mixed data, score CG) gives no discrete node a continuous "
+             "parent. Reverse the edge, or discretise the continuous variable (docs/mixed.md)")
+CG_RULE = "go from a continuous to a discrete variable: " + CG_REASON
+
+
+def check_cg_graph(adj: np.ndarray, names: Sequence[str], continuous: Sequence[bool], what: str = "the DAG") -> None:
+    """A ``ValueError`` naming the continuous -> discrete edges of the adjacency ``adj`` (row =
+    parent), if any: the conditional-Gaussian rule, the one check every consumer of a mixed
+    DAG calls."""
+    cont = np.asarray(continuous, dtype=bool)
+    bad = np.argwhere(np.asarray(adj)[np.ix_(cont, ~cont)] != 0)
+    if len(bad):
+        u, v = np.flatnonzero(cont), np.flatnonzero(~cont)
+        edges = ", ".join(f"{names[u[i]]} -> {names[v[j]]}" for i, j in bad)
+        raise ValueError(f"{what} has the edge(s) {edges} from a continuous to a discrete variable "
+                         f"(continuous -> discrete): {CG_REASON}")
 
 
 def _cg_forbidden(names: tuple[str, ...], kinds: Sequence[str] | None
@@ -302,9 +315,8 @@ class StructureConstraints:
         if cycle is not None:
             raise ValueError(f"{what} is cyclic: " + " -> ".join(self.names[i] for i in cycle))
         names = self.names
-        cg = [f"{names[u]} -> {names[v]}" for u, v in self.cg_forbidden if adj[u, v]]
-        if cg:
-            raise ValueError(f"{what} has the edge(s) {', '.join(cg)}, which {CG_RULE}")
+        if self.kinds is not None:
+            check_cg_graph(adj, names, [k == "continuous" for k in self.kinds], what)
         bad = [f"{names[u]} -> {names[v]}" for u, v in zip(*np.nonzero(adj & ~self.allowed))]
         if bad:
             raise ValueError(f"{what} contains black-listed edge(s): {', '.join(bad)}")

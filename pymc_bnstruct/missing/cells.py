@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from ..constraints import check_cg_graph
 from ..data import ContinuousData, DiscreteData, MixedData
 from ..rng import RandomSeed
 from ..scores import Score
@@ -261,12 +262,8 @@ class MissingCells:
         data = self.columns if self.kind == "mixed" else self.work  # CG reads the engine's codes and values
         state = SweepState(data, self.arities, self.rows, self.cols)
         if self.kind == "mixed":
-            cont = np.asarray(self.data.continuous)
-            bad = np.argwhere(adj[np.ix_(cont, ~cont)] != 0)
-            if len(bad):  # the constraints never let a sampler reach one; a DAG passed in by hand might
-                p, c = np.flatnonzero(cont)[bad[0, 0]], np.flatnonzero(~cont)[bad[0, 1]]
-                raise ValueError(f"the DAG has the edge {self.data.names[p]} -> {self.data.names[c]} from a continuous "
-                                 "to a discrete variable: not a conditional-Gaussian DAG, which CG cannot score")
+            # the constraints never let a sampler reach such a DAG; one passed in by hand might
+            check_cg_graph(adj, self.data.names, self.data.continuous)
             n = cg_sweep(state, adj, float(self.score.ess), self._scale, BGE_STEPS, int(seed), changed)
         elif self.continuous:
             before = self.values

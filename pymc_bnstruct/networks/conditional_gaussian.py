@@ -44,6 +44,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from ..constraints import check_cg_graph
 from ..data import ContinuousData, DiscreteData, MixedData, as_data, column_kinds
 from ..graph import find_cycle, topological_order
 from ..rng import RandomSeed
@@ -54,7 +55,7 @@ from .discrete import SAMPLE, check_free_names, parameter_name
 from .estimators import posterior_concentration
 
 __all__ = ["ConditionalGaussianNetwork", "Family", "cg_estimate", "cg_prior", "nig_posterior", "simulate",
-           "family_posterior", "posterior_draws", "discrete_part", "check_cg_edges",
+           "family_posterior", "posterior_draws", "discrete_part",
            "as_cg_data"]
 
 
@@ -664,14 +665,6 @@ class ConditionalGaussianNetwork(Network):
                 f"{n_c} continuous), {len(self.edges)} edges{prior})")
 
 
-def check_cg_edges(adj: np.ndarray, names: Sequence[str], continuous: Sequence[bool], what: str = "the DAG") -> None:
-    """A ``ValueError`` naming the continuous -> discrete edges of ``adj``, if any (the CG constraint)."""
-    bad = [(names[i], names[j]) for i, j in zip(*np.nonzero(adj)) if continuous[i] and not continuous[j]]
-    if bad:
-        raise ValueError(f"{what} has continuous -> discrete edge(s) {bad}: a conditional-Gaussian network cannot "
-                         "hold them (docs/mixed.md, 'The CG constraint')")
-
-
 def cg_estimate(data: MixedData | ContinuousData, adj: np.ndarray, *, score: Score | None = None,
                 name: str = "fitted") -> ConditionalGaussianNetwork:
     """The CG network on the DAG ``adj`` whose parameters are the posterior means given ``data``.
@@ -718,7 +711,7 @@ def cg_estimate(data: MixedData | ContinuousData, adj: np.ndarray, *, score: Sco
     prior = cg_prior(score, mixed.n_continuous)
     names = list(mixed.names)
     cont = np.asarray(mixed.continuous)
-    check_cg_edges(adj, names, cont)
+    check_cg_graph(adj, names, cont)
     parents = {v: [names[p] for p in np.flatnonzero(adj[:, j])] for j, v in enumerate(names)}
     states = {v: [str(s) for s in mixed.states[v]] for j, v in enumerate(names) if not cont[j]}
     tables, regressions, posterior = {}, {}, []

@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
+from ..constraints import check_cg_graph
 from ..data import MixedData
 from ..graph import find_cycle, topological_order
 from ..networks import SAMPLE
@@ -44,7 +45,6 @@ from ..networks.conditional_gaussian import (
     Family,
     as_cg_data,
     cg_prior,
-    check_cg_edges,
     discrete_part,
     family_posterior,
     posterior_draws,
@@ -146,7 +146,7 @@ class _Draws:
                 cycle = find_cycle(g)
                 if cycle is not None:
                     raise ValueError(f"draw {s} is not a DAG (cycle " + " -> ".join(names[i] for i in cycle) + ")")
-                check_cg_edges(g, names, cont, f"draw {s}")
+                check_cg_graph(g, names, cont, f"draw {s}")
                 parents = [tuple(int(p) for p in np.flatnonzero(g[:, v])) for v in range(g.shape[0])]
                 nodes = sorted(_ancestors(parents, query, cut) | cut)
                 key = seen[g.tobytes()] = tuple((v, () if v in cut else parents[v]) for v in nodes)

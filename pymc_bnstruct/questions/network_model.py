@@ -25,10 +25,11 @@ import numpy as np
 import pymc as pm
 import pytensor.tensor as pt
 
+from ..constraints import check_cg_graph
 from ..data import ContinuousData, DiscreteData, MixedData, as_discrete_data
 from ..graph import topological_order
 from ..networks import check_free_names, dirichlet_hyperparameters, parameter_name, parameter_prior
-from ..networks.conditional_gaussian import as_cg_data, cg_prior, check_cg_edges
+from ..networks.conditional_gaussian import as_cg_data, cg_prior
 from ..scores import Score
 from .parameters import _dag
 
@@ -161,7 +162,7 @@ def network_model(data: DiscreteData | MixedData | ContinuousData | Any, graph: 
                      *(v + COEF_SUFFIX for v, c in zip(names, cont) if c),
                      *(p + v for v, c in zip(names, cont) if c for p in (BETA_PREFIX, SIGMA2_PREFIX)))
     adj = _dag(graph, names)
-    check_cg_edges(adj, names, cont)
+    check_cg_graph(adj, names, cont)
     coords: dict[str, Any] = {state_dim(v): list(data.states[v]) for v, c in zip(names, cont) if not c}
     coords[ROW] = np.arange(data.n_samples)
     arities = [int(a) for a in data.arities]
