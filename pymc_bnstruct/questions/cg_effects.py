@@ -56,6 +56,7 @@ from ..validation import check_int
 from .completions import IMPUTE_BURN_IN, IMPUTE_SWEEPS, dags_and_completions
 from .inference import _ancestors
 from .labels import state_code
+from .labels import variable_index as _variable
 
 __all__ = ["mixed_data", "cg_causal_effect", "cg_predict"]
 
@@ -79,14 +80,6 @@ def mixed_data(data: Any, values: Any = None) -> MixedData | None:
         raise ValueError("values= sets the levels of a continuous treatment; the data are discrete (the "
                          "treatment's states are its levels)")
     return None
-
-
-def _variable(data: MixedData, var: Any, what: str) -> int:
-    if not isinstance(var, str):
-        raise TypeError(f"{what} must be a variable name (str), got {var!r}")
-    if var not in data.names:
-        raise ValueError(f"unknown {what} {var!r}; the data's variables are {list(data.names)}")
-    return list(data.names).index(var)
 
 
 def _number(data: MixedData, v: int, value: Any, what: str) -> float:

@@ -35,6 +35,7 @@ from .cg_effects import cg_causal_effect, cg_predict, mixed_data
 from .completions import IMPUTE_BURN_IN, IMPUTE_SWEEPS, dags_and_completions
 from .inference import _ancestors, conditional_distribution, interventional_distribution
 from .labels import state_code as _state
+from .labels import variable_index as _variable
 
 __all__ = ["causal_effect", "predict", "average_effect"]
 
@@ -79,6 +80,7 @@ def _answer(dags: np.ndarray, data: DiscreteData, query: list[int], cut: frozens
         return completed[s]
 
     for key, rows in groups.items():
+        completed.clear()  # a draw is in one group only: hold one group's completions at a time, not every draw's
         m = len(rows)
         local = {v: i for i, (v, _) in enumerate(key)}
         sub_parents, cpts = [], []
@@ -127,15 +129,6 @@ def _gap_attrs(data: DiscreteData, how: str) -> dict[str, Any]:
     if not data.has_missing:
         return {}
     return {"missing_cells": data.n_missing, "completions": how}
-
-
-def _variable(data: DiscreteData, var: Any, what: str) -> int:
-    if not isinstance(var, str):
-        raise TypeError(f"{what} must be a variable name (str), got {var!r}")
-    try:
-        return data.index(var)
-    except ValueError:
-        raise ValueError(f"unknown {what} {var!r}; the data's variables are {list(data.names)}") from None
 
 
 def causal_effect(result: Any, data: Any, *, treatment: str, outcome: str, draws: int = 1000,
