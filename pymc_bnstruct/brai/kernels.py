@@ -384,8 +384,68 @@ def _compelled(sub, u, v):
     return False
 
 
+@inner
+def _is_parent(sub, contested, u, v):
+    """``u -> v``, or ``u <-> v`` contested (a parent both ways, as causality-lab's bidirected edges)."""
+    return sub[u, v] != 0 and (sub[v, u] == 0 or contested[u, v])
+
+
+@inner
+def _sequential_rule(sub, contested, rule, u, v):
+    """Does Meek's rule ``rule`` (1-4, causality-lab's ``orient_by_rule_k``) compel ``u -> v``?"""
+    m = sub.shape[0]
+    if rule == 1:  # w -> u - v, w and v non-adjacent
+        for w in range(m):
+            if w != v and _is_parent(sub, contested, w, u) and sub[w, v] == 0 and sub[v, w] == 0:
+                return True
+    elif rule == 2:  # u -> w -> v
+        for w in range(m):
+            if _is_parent(sub, contested, w, v) and _is_parent(sub, contested, u, w):
+                return True
+    elif rule == 3:  # u - c -> v and u - d -> v, c and d non-adjacent
+        for c in range(m):
+            if not (_is_parent(sub, contested, c, v) and sub[u, c] != 0 and sub[c, u] != 0 and not contested[u, c]):
+                continue
+            for d in range(c + 1, m):
+                if _is_parent(sub, contested, d, v) and sub[u, d] != 0 and sub[d, u] != 0 and not contested[u, d] \
+                        and sub[c, d] == 0 and sub[d, c] == 0:
+                    return True
+    else:  # w -> c -> v, c adjacent to u, w - u
+        for c in range(m):
+            if not _is_parent(sub, contested, c, v) or (sub[c, u] == 0 and sub[u, c] == 0):
+                continue
+            for w in range(m):
+                if w != u and _is_parent(sub, contested, w, c) and sub[w, u] != 0 and sub[u, w] != 0 \
+                        and not contested[w, u]:
+                    return True
+    return False
+
+
 @nb.njit(cache=True)
-def orient_kernel(sub, endo, locked, marginal, sep_ptr, sep_flat, view, keep):
+def meek_sequential(sub, endo, contested, n_rules):
+    """Meek's rules 1..``n_rules`` as causality-lab applies them (``maximally_orient_pattern``):
+    rule after rule, each over the endogenous heads ``v`` in index order and their undirected
+    neighbours ``u`` in index order, every orientation applied at once (so an edge the rules
+    compel both ways points into its lower index), until nothing changes. Contested edges
+    count as parents both ways and are never oriented."""
+    m = sub.shape[0]
+    changed = True
+    while changed:
+        changed = False
+        for rule in range(1, n_rules + 1):
+            for v in range(m):
+                if not endo[v]:
+                    continue
+                for u in range(m):
+                    if u == v or sub[u, v] == 0 or sub[v, u] == 0 or contested[u, v]:
+                        continue
+                    if _sequential_rule(sub, contested, rule, u, v):
+                        sub[v, u] = 0
+                        changed = True
+
+
+@nb.njit(cache=True)
+def orient_kernel(sub, endo, locked, marginal, sep_ptr, sep_flat, view, keep, sequential=False):
     """Orient the edges between endogenous nodes (in place); see ``pdag.orient``.
 
     ``marginal[x, y]``: separated by the empty set; ``sep_ptr[x, y] = k >= 0``: separated
@@ -394,6 +454,8 @@ def orient_kernel(sub, endo, locked, marginal, sep_ptr, sep_flat, view, keep):
     v-structures claim both ways stays undirected and out of Meek's rules, and so does one
     the rules compel both ways; otherwise the edges between endogenous nodes are undirected
     first (orientation afresh) and Meek's rules may orient any undirected edge.
+    ``sequential``: causality-lab's convention (:func:`meek_sequential`, no cycle check):
+    an edge the v-structures claim both ways is a parent both ways in the rules, then undirected.
     """
     m = sub.shape[0]
     if not keep:
@@ -444,8 +506,8 @@ def orient_kernel(sub, endo, locked, marginal, sep_ptr, sep_flat, view, keep):
             if want[u, v] and not want[v, u] and endo[u] and sub[v, u] != 0 and sub[u, v] != 0:
                 sub[v, u] = 0
                 fresh[u, v] = True
-    # undo this pass's orientations that close directed cycles
-    while True:
+    # undo this pass's orientations that close directed cycles (causality-lab does not)
+    while not sequential:
         cyc = _cyclic_nodes(sub)
         undone = False
         for u in range(m):
@@ -462,10 +524,14 @@ def orient_kernel(sub, endo, locked, marginal, sep_ptr, sep_flat, view, keep):
     # keep: an edge the v-structures claim both ways is contested and stays undirected
     # (causality-lab's bidirected edges); otherwise it is an ordinary undirected edge
     contested = zeros((m, m), np.bool_)
-    if keep:
+    if keep or sequential:
         for u in range(m):
             for v in range(m):
                 contested[u, v] = want[u, v] and want[v, u] and sub[u, v] != 0 and sub[v, u] != 0
+    if sequential:
+        # contested edges are parents both ways until the rules are done, then undirected
+        meek_sequential(sub, endo, contested, 4)
+        return
     # Meek's rules until nothing changes, never closing a directed cycle
     changed = True
     while changed:

@@ -84,7 +84,7 @@ def potential_parents(g: np.ndarray, v: int) -> np.ndarray:
 
 
 def orient(g: np.ndarray, endo: Sequence[int], sepsets: SepSets, locked: np.ndarray | None = None,
-           split_view: np.ndarray | None = None, keep: bool = False) -> None:
+           split_view: np.ndarray | None = None, keep: bool = False, sequential: bool = False) -> None:
     """Orient the edges between endogenous nodes (in place): orient v-structures, then apply
     Meek's rules 1-3.
 
@@ -105,6 +105,13 @@ def orient(g: np.ndarray, endo: Sequence[int], sepsets: SepSets, locked: np.ndar
     directions stays as it was, so the result does not depend on the iteration order.
     Pairs without a recorded separating set (never adjacent, e.g. black-listed both ways)
     give no v-structure.
+
+    ``sequential=True`` (``contested="index"`` of :func:`~pymc_bnstruct.brai.rai`,
+    causality-lab's convention): an edge asked for in both directions is *contested* and
+    counts as a parent both ways while Meek's rules 1-4 run as causality-lab runs them
+    (rule after rule, heads in index order, every orientation applied at once, no cycle
+    check), so an edge the rules compel both ways points into its lower index; contested
+    edges end undirected.
     """
     endo = sorted(int(v) for v in endo)
     # every rule only looks at endogenous nodes and their potential parents
@@ -116,7 +123,7 @@ def orient(g: np.ndarray, endo: Sequence[int], sepsets: SepSets, locked: np.ndar
     width = max((len(z) for z in _chain_values(sepsets)), default=0)
     marginal, ptr, flat = sepsets.dense(local, width)
     view = np.empty_like(sub)
-    _kernels.orient_kernel(sub, endo_mask, lock, marginal, ptr, flat, view, bool(keep))
+    _kernels.orient_kernel(sub, endo_mask, lock, marginal, ptr, flat, view, bool(keep), bool(sequential))
     if split_view is not None:
         split_view[...] = g
         split_view[np.ix_(local, local)] = view

@@ -78,9 +78,11 @@ class _Builder:
 
     def __init__(self, data: DiscreteData | ContinuousData, test: CITest | FisherZ | Callable[..., Any], score: Score,
                  prior: StructurePrior | None, n_bootstrap: int, resample: bool, max_order: int | None,
-                 required: np.ndarray, allowed: np.ndarray, entropy: int, conditioning: str = "parents") -> None:
+                 required: np.ndarray, allowed: np.ndarray, entropy: int, conditioning: str = "parents",
+                 contested: str = "undirected") -> None:
         self.data = data
         self.conditioning = conditioning
+        self.sequential = contested == "index"
         self.parents_mode = conditioning == "parents"
         self.tested = data.observational()  # the rows the CI tests read
         self.test = test
@@ -333,7 +335,7 @@ class _Builder:
                         x, y = pairs[e]
                         g[x, y] = g[y, x] = 0
                         sepsets.add(x, y, tuple(int(v) for v in seps[e]))
-            orient(g, endo, sepsets, self.locked, view, keep=self.parents_mode)
+            orient(g, endo, sepsets, self.locked, view, keep=self.parents_mode, sequential=self.sequential)
         return view
 
     def _refine_sequential(self, g: np.ndarray, endo: Sequence[int], exo: Sequence[int], n: int, bound: BoundTest,
@@ -424,7 +426,8 @@ def _initial_graph(constraints: StructureConstraints) -> np.ndarray:
 def _build(data: DiscreteData | ContinuousData, test: Any, score: Score, prior: StructurePrior | None, n_bootstrap: int,
            resample: bool, max_order: int | None, blacklist: Any, whitelist: Any, random_seed: RandomSeed,
            executor: Executor | None, max_ci_tests: int | None, progressbar: bool,
-           direct: bool = False, anchors: bool = False, conditioning: str = "parents") -> GraphGenerativeTree:
+           direct: bool = False, anchors: bool = False, conditioning: str = "parents",
+           contested: str = "undirected") -> GraphGenerativeTree:
     """Build the tree; ``direct`` runs RAI's single recursion without the root's task split.
 
     ``test`` may be a list of tests (``ci_test="auto"``): one tree per test, joined under a
@@ -442,12 +445,12 @@ def _build(data: DiscreteData | ContinuousData, test: Any, score: Score, prior: 
     for one in tests:
         builder = _Builder(data, one, score, prior, n_bootstrap, resample, max_order,
                            np.asarray(constraints.required), np.asarray(constraints.allowed),
-                           _entropy(random_seed), conditioning)
+                           _entropy(random_seed), conditioning, contested)
         root, infos = _grow(builder, constraints, budget, executor, progressbar, direct)
         roots.append(root)
         if anchors:
             plain = _Builder(data, one, score, prior, 1, False, max_order, np.asarray(constraints.required),
-                             np.asarray(constraints.allowed), 0, conditioning)
+                             np.asarray(constraints.allowed), 0, conditioning, contested)
             plain._family_cache = builder._family_cache  # the same full-data scores
             roots.append(_grow(plain, constraints, budget, None, False, True)[0])
             infos.append({"counts": plain.counts, "n_unextendable": plain.n_unextendable,
@@ -558,16 +561,23 @@ def _check_common(data: Any, ci_test: Any, max_order: Any,
 
 #: The values of ``conditioning`` (see :func:`rai`).
 CONDITIONING = ("parents", "neighbours")
+#: The values of ``contested`` (see :func:`rai`).
+CONTESTED = ("undirected", "index")
 
 
 def _check_conditioning(conditioning: Any) -> str:
     return check_choice(conditioning, "conditioning", CONDITIONING)
 
 
+def _check_contested(contested: Any) -> str:
+    return check_choice(contested, "contested", CONTESTED)
+
+
 def rai(data: DiscreteData | ContinuousData | Any, *,
         ci_test: CITest | FisherZ | Callable[..., bool] | str | None = "auto",
         max_order: int | None = None, blacklist: Sequence[tuple[Any, Any]] | None = None,
-        whitelist: Sequence[tuple[Any, Any]] | None = None, conditioning: str = "parents") -> xr.DataArray:
+        whitelist: Sequence[tuple[Any, Any]] | None = None, conditioning: str = "parents",
+        contested: str = "undirected") -> xr.DataArray:
     """Learn a CPDAG with RAI (Yehezkel & Lerner, 2009).
 
     Parameters
@@ -593,6 +603,16 @@ def rai(data: DiscreteData | ContinuousData | Any, *,
         afresh at every stage; exact with a d-separation oracle (the true CPDAG), but with
         a statistical test it removes true edges given their common children
         (docs/brai.md, "RAI").
+    contested : {"undirected", "index"}, default "undirected"
+        An edge that two v-structures orient both ways (erroneous tests) is *contested*.
+        ``"undirected"``: it stays undirected and out of Meek's rules, and an edge the rules
+        compel both ways stays undirected too, so no orientation rests on the column order.
+        ``"index"``: causality-lab's convention — a contested edge counts as a parent both
+        ways while Meek's rules 1-4 run edge after edge, heads in column order, each
+        orientation applied at once (so an edge compelled both ways points into its lower
+        column index); contested edges end undirected. It reproduces causality-lab's RAI
+        on the paper's Alarm data, whose columns are in reverse topological order, and
+        makes the result depend on the column order (docs/brai.md, "Reproducing Rohekar et al.").
 
     Returns
     -------
@@ -614,8 +634,9 @@ def rai(data: DiscreteData | ContinuousData | Any, *,
     """
     data, test, max_order = _check_common(data, ci_test, max_order, 1)
     conditioning = _check_conditioning(conditioning)
+    contested = _check_contested(contested)
     tree = _build(data, test, default_score(data), None, 1, False, max_order, blacklist, whitelist, 0, None, None, False,
-                  direct=True, conditioning=conditioning)
+                  direct=True, conditioning=conditioning, contested=contested)
     cpdag = tree.map_cpdag()[0].values
     out = adjacency_dataarray(cpdag, data.names)
     out.attrs["n_ci_tests"] = dict(tree.n_ci_tests)
@@ -628,7 +649,8 @@ def fit(data: DiscreteData | ContinuousData | Any, *, n_bootstrap: int = 3, max_
         prior: StructurePrior | None = None, blacklist: Sequence[tuple[Any, Any]] | None = None,
         whitelist: Sequence[tuple[Any, Any]] | None = None, random_seed: RandomSeed = None,
         executor: Executor | None = None, max_ci_tests: int | None = None,
-        progressbar: bool = True, conditioning: str = "parents", anchors: bool = True) -> GraphGenerativeTree:
+        progressbar: bool = True, conditioning: str = "parents", anchors: bool = True,
+        contested: str = "undirected") -> GraphGenerativeTree:
     """Learn a graph generative tree with B-RAI (Rohekar et al., 2018, Algorithm 1).
 
     Parameters
@@ -665,6 +687,8 @@ def fit(data: DiscreteData | ContinuousData | Any, *, n_bootstrap: int = 3, max_
         Report finished root branches on stderr.
     conditioning : {"parents", "neighbours"}, default "parents"
         The condition sets and orientation of every call, as in :func:`rai`.
+    contested : {"undirected", "index"}, default "undirected"
+        How every call orients edges that v-structures claim both ways, as in :func:`rai`.
     anchors : bool, default True
         Add RAI's route on the full data (per test) and the empty graph to the root's
         choice, so the MAP never scores below either (not part of the paper's Algorithm 1;
@@ -696,10 +720,12 @@ def fit(data: DiscreteData | ContinuousData | Any, *, n_bootstrap: int = 3, max_
     max_ci_tests = check_int(max_ci_tests, "max_ci_tests", minimum=0, allow_none=True)
     executor = check_executor(executor)
     conditioning = _check_conditioning(conditioning)
+    contested = _check_contested(contested)
     if not isinstance(anchors, (bool, np.bool_)):
         raise ArgumentTypeError(f"anchors must be a bool, got {anchors!r}")
     tree = _build(data, test, score, prior, n_bootstrap, True, max_order, blacklist, whitelist, random_seed,
-                  executor, max_ci_tests, bool(progressbar), anchors=bool(anchors), conditioning=conditioning)
+                  executor, max_ci_tests, bool(progressbar), anchors=bool(anchors), conditioning=conditioning,
+                  contested=contested)
     # the empty graph is the root choice's last child; argmax keeps the first of ties, so it
     # is chosen only when every learned route scores strictly below it
     n_root_children = tree._child_ptr[1] - tree._child_ptr[0] if tree.n_nodes > 1 else 0
