@@ -22,7 +22,8 @@ Three reports, one command each:
 
 ``python benchmarks/bench_brai.py --alarm1``
     RAI on the paper's own Alarm data (``tests/data/alarm1``, from causality-lab) with the
-    plug-in CMI at 0.0155, both conditioning modes, beside causality-lab's figures; B-RAI
+    plug-in CMI at 0.0155, both conditioning modes and ``contested="index"``, beside
+    causality-lab's figures; B-RAI
     s = 3 with the same test (anchors off, seeds 1-3) and its ``refined_map("hc")``, hill
     climbing, the true and the empty graph on the same rows; prints the dictionary that
     docs/brai.md caches. Under a minute.

@@ -158,12 +158,26 @@ def test_contested_is_validated():
     df = binary_frame(["a", "b", "c"])
     with pytest.raises(ValueError, match="contested"):
         bns.brai.rai(df, contested="lower")
+    with pytest.raises(ValueError, match="contested"):
+        bns.brai.fit(pd.concat([df] * 10, ignore_index=True), contested=None, progressbar=False)
 
 
-def _oracle_rai(adj, names, conditioning="parents"):
+def _oracle_rai(adj, names, conditioning="parents", contested="undirected"):
     idx = {s: i for i, s in enumerate(names)}
     oracle = lambda x, y, z: d_separated(adj, idx[x], idx[y], {idx[v] for v in z})  # noqa: E731
-    return bns.brai.rai(binary_frame(names), ci_test=oracle, conditioning=conditioning).values
+    return bns.brai.rai(binary_frame(names), ci_test=oracle, conditioning=conditioning, contested=contested).values
+
+
+@pytest.mark.parametrize("name", ["sachs", "child"])
+def test_contested_index_is_the_default_with_an_oracle(name):
+    # a faithful oracle never makes two v-structures disagree, nor Meek's rules compel an
+    # edge both ways: the conventions differ only on contested edges, so the CPDAGs agree
+    net = bns.datasets.load_network(name)
+    adj = np.asarray(net.adjacency.values)
+    names = [str(v) for v in net.adjacency.parent.values]
+    index = _oracle_rai(adj, names, contested="index")
+    assert np.array_equal(index, _oracle_rai(adj, names))
+    assert np.array_equal((index | index.T) > 0, (adj | adj.T) > 0)
 
 
 @pytest.mark.parametrize("name", ["sachs", "child", "alarm"])
