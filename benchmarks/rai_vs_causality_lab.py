@@ -8,10 +8,16 @@ package; measured at commit 812235d). Both learners get the plug-in CMI at 0.015
 orders (``default_rng(0)``); each graph is mapped back to the file order and scored there:
 edges, CI tests computed, training BDeu (ess 1) and held-out log probability of the 5,000
 test rows, and the edges in which ours and causality-lab's differ (skeleton only in one,
-direction different). Rows: causality-lab's ``LearnStructRAI`` as published, two variants
-of it that isolate its conventions (Meek's rules visiting nodes in descending index order;
-condition sets from the tested end's potential parents only, as Yehezkel & Lerner define
-RAI), and ours with ``contested="undirected"`` (default) and ``"index"``. Half a minute.
+direction different). Rows: causality-lab's ``LearnStructRAI`` as published; variants of
+it with one switch each — Meek's rules visiting nodes in descending index order
+(``descending``); condition sets from the potential parents of the end the other may point
+into, as Yehezkel & Lerner define RAI, not from both ends (``definition``); nodes and
+condition-set candidates visited in index order, not in Python's set order (``ordered``);
+the definition's split, the descendant set being the lowest undirected components and the
+ancestor sets the connected components of the rest, not all but the top layer of a partial
+topological order split along parent links (``split``) — and with the last three together;
+then ours with ``contested="undirected"`` (default) and ``"index"``, the edges compared with
+causality-lab as published and with the three switches. Half a minute.
 """
 
 from __future__ import annotations
@@ -47,6 +53,8 @@ def causality_lab_variants(path: str):
     class Variant(LearnStructRAI):
         definition = False  # condition sets from the tested end's potential parents only
         descending = False  # Meek's rules visit nodes in descending index order
+        ordered = False  # visit nodes and condition-set candidates in index order
+        split = False  # the definition's split into descendant and ancestor sets
 
         def __init__(self, *args, **kw):
             super().__init__(*args, **kw)
@@ -73,29 +81,69 @@ def causality_lab_variants(path: str):
             finally:
                 PDAG.__init__ = init
 
-        def _refine_exogenous_effect(self, en_nodes, ex_nodes, order, cond_indep=None):
-            if not self.definition:
-                return super()._refine_exogenous_effect(en_nodes, ex_nodes, order, cond_indep)
+        def _order(self, nodes):
+            return sorted(nodes) if self.ordered else nodes
+
+        def _pool(self, b, a, both=False):
+            """Potential parents of ``b`` but ``a``; with ``both`` also when ``a`` is not one."""
             g = self.graph
-            for node in en_nodes:
-                for ex in ex_nodes:
+            pa_b = g.parents(b) | g.undirected_neighbors(b)
+            if a in pa_b or both:
+                return [itertools.combinations(self._order(pa_b - {a}), len(self._size))]
+            return []
+
+        def _refine_exogenous_effect(self, en_nodes, ex_nodes, order, cond_indep=None):
+            if not (self.definition or self.ordered):
+                return super()._refine_exogenous_effect(en_nodes, ex_nodes, order, cond_indep)
+            g, self._size = self.graph, range(order)
+            for node in self._order(en_nodes):
+                for ex in self._order(ex_nodes):
                     if g.is_connected(ex, node):
-                        pool = (g.parents(node) | g.undirected_neighbors(node)) - {ex}
-                        self._first_separating(ex, node, [itertools.combinations(pool, order)], cond_indep)
+                        pools = self._pool(node, ex, both=True)
+                        if not self.definition:
+                            pools += self._pool(ex, node, both=True)
+                        self._first_separating(ex, node, pools, cond_indep)
 
         def _refine_endogenous(self, en_nodes, order, cond_indep=None):
-            if not self.definition:
+            if not (self.definition or self.ordered):
                 return super()._refine_endogenous(en_nodes, order, cond_indep)
+            g, self._size = self.graph, range(order)
+            for i, j in itertools.combinations(self._order(en_nodes), 2):
+                if g.is_connected(i, j):
+                    if self.definition:  # subsets of Pa_p(j) when i is a potential parent of j, then of Pa_p(i)
+                        pools = self._pool(j, i) + self._pool(i, j)
+                    else:  # causality-lab: Pa_p(i), then Pa_p(j)
+                        pools = self._pool(i, j, both=True) + self._pool(j, i, both=True)
+                    self._first_separating(i, j, pools, cond_indep)
+
+        def _split_ancestors_descendant(self, en_nodes):
+            if not self.split:
+                return super()._split_ancestors_descendant(en_nodes)
             g = self.graph
-            for i, j in itertools.combinations(en_nodes, 2):
-                if not g.is_connected(i, j):
+            descendant = set()
+            for comp in self._components(en_nodes, lambda u, w: w in g.undirected_neighbors(u)):
+                if not any(u in g.parents(w) for u in comp for w in en_nodes):
+                    descendant |= comp  # an undirected component with no edge out: lowest order
+            descendant = descendant or set(en_nodes)
+            ancestors = set(en_nodes) - descendant
+            return descendant, self._components(ancestors, g.is_connected), ancestors
+
+        @staticmethod
+        def _components(nodes, linked):
+            out, seen = [], set()
+            for v in sorted(nodes):
+                if v in seen:
                     continue
-                pools = []
-                for a, b in ((i, j), (j, i)):  # subsets of Pa_p(b) when a is a potential parent of b
-                    pa_b = g.parents(b) | g.undirected_neighbors(b)
-                    if a in pa_b:
-                        pools.append(itertools.combinations(pa_b - {a}, order))
-                self._first_separating(i, j, pools, cond_indep)
+                comp, stack = {v}, [v]
+                while stack:
+                    u = stack.pop()
+                    for w in nodes:
+                        if w not in comp and linked(u, w):
+                            comp.add(w)
+                            stack.append(w)
+                seen |= comp
+                out.append(comp)
+            return out
 
         def _first_separating(self, x, y, pools, cond_indep):
             seen = set()
@@ -153,18 +201,21 @@ def main() -> None:
     for name, perm in orders:
         inv = np.argsort(perm)
         print(f"-- columns: {name}")
-        cl = None
-        for label, sw in (("causality-lab", {}), ("  Meek descending", {"descending": True}),
-                          ("  definition's condition sets", {"definition": True})):
+        graphs = {}
+        for label, sw in (("causality-lab", {}), ("  descending", {"descending": True}),
+                          ("  definition", {"definition": True}), ("  ordered", {"ordered": True}),
+                          ("  split", {"split": True}),
+                          ("  definition+ordered+split", {"definition": True, "ordered": True, "split": True})):
             g, n = run_cl(train_rows[:, perm], **sw)
-            g = g[np.ix_(inv, inv)]
-            cl = g if cl is None else cl
+            graphs[label] = g = g[np.ix_(inv, inv)]
             print(f"{label:<32}{measure(g, n)}")
         for contested in ("undirected", "index"):
             cp = bns.brai.rai(bns.DiscreteData.from_array(train_rows[:, perm]),
                               ci_test=PluginCMI(THRESHOLD, min_rows_per_df=0), contested=contested)
             g = cp.values[np.ix_(inv, inv)]
-            print(f"{'ours, ' + contested:<32}{measure(g, sum(cp.attrs['n_ci_tests'].values()))}  {differ(g, cl)}")
+            print(f"{'ours, ' + contested:<32}{measure(g, sum(cp.attrs['n_ci_tests'].values()))}")
+            print(f"{'':<34}against causality-lab: {differ(g, graphs['causality-lab'])}; against "
+                  f"definition+ordered+split: {differ(g, graphs['  definition+ordered+split'])}")
 
 
 if __name__ == "__main__":

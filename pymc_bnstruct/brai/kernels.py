@@ -385,6 +385,68 @@ def _compelled(sub, u, v):
 
 
 @inner
+def _collider(marginal, sep_ptr, sep_flat, x, y, z):
+    """Non-adjacent ``x``, ``y`` with a recorded separating set that leaves out ``z``."""
+    if marginal[x, y]:
+        return True
+    k = sep_ptr[x, y]
+    if k < 0:
+        return False  # never separated (never adjacent): no v-structure
+    for t in range(sep_flat[k, 0]):
+        if sep_flat[k, 1 + t] == z:
+            return False
+    return True
+
+
+@inner
+def _claim(sub, contested, x, z):
+    """Orient ``x -> z`` as causality-lab's ``orient_edge`` does: an edge already ``z -> x``
+    becomes bidirected (contested)."""
+    if sub[z, x] != 0 and sub[x, z] != 0 and not contested[x, z]:
+        sub[z, x] = 0
+    elif sub[x, z] == 0 and sub[z, x] != 0:
+        sub[x, z] = 1
+        contested[x, z] = contested[z, x] = True
+
+
+@inner
+def _vstructures_two_pass(sub, endo, marginal, sep_ptr, sep_flat, contested):
+    """causality-lab's ``orient_v_structures``: first every pair of undirected neighbours
+    ``x - z - y`` (non-adjacent, ``z`` outside their separating set) gives ``x -> z <- y``,
+    all pairs read on the graph as it was; then, on the graph after that pass, an edge
+    ``x - z`` still undirected becomes ``x -> z`` for a parent ``y -> z`` non-adjacent to
+    ``x`` (``z`` outside their separating set). An edge claimed both ways is contested."""
+    m = sub.shape[0]
+    for p in range(2):
+        und = zeros((m, m), np.bool_)
+        par = zeros((m, m), np.bool_)
+        for u in range(m):
+            for v in range(m):
+                und[u, v] = sub[u, v] != 0 and sub[v, u] != 0 and not contested[u, v]
+                par[u, v] = sub[u, v] != 0 and (sub[v, u] == 0 or contested[u, v])
+        want = zeros((m, m), np.bool_)
+        for z in range(m):
+            if not endo[z]:
+                continue
+            for x in range(m):
+                if not und[x, z]:
+                    continue
+                for y in range(m):
+                    if y == x or not (und[y, z] if p == 0 else par[y, z]):
+                        continue
+                    if sub[x, y] != 0 or sub[y, x] != 0:
+                        continue
+                    if _collider(marginal, sep_ptr, sep_flat, x, y, z):
+                        want[x, z] = True
+                        if p == 0:
+                            want[y, z] = True
+        for u in range(m):
+            for v in range(m):
+                if want[u, v]:
+                    _claim(sub, contested, u, v)
+
+
+@inner
 def _is_parent(sub, contested, u, v):
     """``u -> v``, or ``u <-> v`` contested (a parent both ways, as causality-lab's bidirected edges)."""
     return sub[u, v] != 0 and (sub[v, u] == 0 or contested[u, v])
@@ -445,6 +507,33 @@ def meek_sequential(sub, endo, contested, n_rules):
 
 
 @nb.njit(cache=True)
+def reorient_final(g):
+    """causality-lab's last step of RAI (``learn_structure``): Meek's rules 1-3 on the
+    learned graph, then a fresh orientation of its skeleton — ``x -> z <- y`` for every two
+    non-adjacent parents of ``z`` in it (an edge claimed both ways contested), Meek's rules
+    1-3 — returned as a new PDAG (contested edges undirected)."""
+    m = g.shape[0]
+    everywhere = np.ones(m, np.bool_)
+    contested = zeros((m, m), np.bool_)
+    meek_sequential(g, everywhere, contested, 3)
+    out = zeros((m, m), np.int8)
+    for u in range(m):
+        for v in range(m):
+            if g[u, v] != 0 or g[v, u] != 0:
+                out[u, v] = 1
+    for z in range(m):
+        for x in range(m):
+            if g[x, z] == 0 or g[z, x] != 0:
+                continue
+            for y in range(x + 1, m):
+                if g[y, z] != 0 and g[z, y] == 0 and g[x, y] == 0 and g[y, x] == 0:
+                    _claim(out, contested, x, z)
+                    _claim(out, contested, y, z)
+    meek_sequential(out, everywhere, contested, 3)
+    return out
+
+
+@nb.njit(cache=True)
 def orient_kernel(sub, endo, locked, marginal, sep_ptr, sep_flat, view, keep, sequential=False):
     """Orient the edges between endogenous nodes (in place); see ``pdag.orient``.
 
@@ -468,6 +557,16 @@ def orient_kernel(sub, endo, locked, marginal, sep_ptr, sep_flat, view, keep, se
         for v in range(m):
             if locked[u, v] and endo[u] and endo[v] and sub[u, v] != 0:
                 sub[v, u] = 0
+    if sequential:
+        # causality-lab's two passes; contested edges are parents both ways until the rules
+        # are done, then undirected
+        contested = zeros((m, m), np.bool_)
+        _vstructures_two_pass(sub, endo, marginal, sep_ptr, sep_flat, contested)
+        for u in range(m):
+            for v in range(m):
+                view[u, v] = sub[u, v]
+        meek_sequential(sub, np.ones(m, np.bool_), contested, 4)  # the whole graph, as causality-lab
+        return
     # v-structures x -> z <- y, collected on the graph as it is
     want = zeros((m, m), np.bool_)
     pa = empty(m, np.int64)
@@ -485,18 +584,7 @@ def orient_kernel(sub, endo, locked, marginal, sep_ptr, sep_flat, view, keep, se
                 y = pa[j]
                 if sub[x, y] != 0 or sub[y, x] != 0:
                     continue
-                if marginal[x, y]:
-                    collider = True
-                else:
-                    k = sep_ptr[x, y]
-                    if k < 0:
-                        continue
-                    collider = True
-                    for t in range(sep_flat[k, 0]):
-                        if sep_flat[k, 1 + t] == z:
-                            collider = False
-                            break
-                if collider:
+                if _collider(marginal, sep_ptr, sep_flat, x, y, z):
                     want[x, z] = True
                     want[y, z] = True
     fresh = zeros((m, m), np.bool_)
@@ -506,8 +594,8 @@ def orient_kernel(sub, endo, locked, marginal, sep_ptr, sep_flat, view, keep, se
             if want[u, v] and not want[v, u] and endo[u] and sub[v, u] != 0 and sub[u, v] != 0:
                 sub[v, u] = 0
                 fresh[u, v] = True
-    # undo this pass's orientations that close directed cycles (causality-lab does not)
-    while not sequential:
+    # undo this pass's orientations that close directed cycles
+    while True:
         cyc = _cyclic_nodes(sub)
         undone = False
         for u in range(m):
@@ -524,14 +612,10 @@ def orient_kernel(sub, endo, locked, marginal, sep_ptr, sep_flat, view, keep, se
     # keep: an edge the v-structures claim both ways is contested and stays undirected
     # (causality-lab's bidirected edges); otherwise it is an ordinary undirected edge
     contested = zeros((m, m), np.bool_)
-    if keep or sequential:
+    if keep:
         for u in range(m):
             for v in range(m):
                 contested[u, v] = want[u, v] and want[v, u] and sub[u, v] != 0 and sub[v, u] != 0
-    if sequential:
-        # contested edges are parents both ways until the rules are done, then undirected
-        meek_sequential(sub, endo, contested, 4)
-        return
     # Meek's rules until nothing changes, never closing a directed cycle
     changed = True
     while changed:

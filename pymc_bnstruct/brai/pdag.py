@@ -115,7 +115,8 @@ def orient(g: np.ndarray, endo: Sequence[int], sepsets: SepSets, locked: np.ndar
     """
     endo = sorted(int(v) for v in endo)
     # every rule only looks at endogenous nodes and their potential parents
-    local = np.union1d(endo, np.flatnonzero(g[:, endo].any(axis=1)))
+    # causality-lab's Meek pass runs over the whole graph
+    local = np.arange(g.shape[0]) if sequential else np.union1d(endo, np.flatnonzero(g[:, endo].any(axis=1)))
     sub = np.ascontiguousarray(g[np.ix_(local, local)])
     endo_mask = np.isin(local, endo)
     lock = np.zeros_like(endo_mask, shape=sub.shape) if locked is None else np.ascontiguousarray(
