@@ -155,6 +155,17 @@ def test_contested_index_orients_through_a_contested_edge():
     assert out["index"][1, 2] == out["index"][2, 1] == 1  # the contested edge ends undirected
 
 
+def test_contested_index_keeps_the_white_listed_direction(alarm1):
+    # causality-lab re-orients the learned graph from scratch at the end; a required edge
+    # keeps its direction all the same (against the true one: X12 -> X13, the truth X13 ->
+    # X12; without re-imposing it after the re-orientation the edge ends undirected)
+    train, _, truth = alarm1
+    assert truth[13, 12] == 1
+    cpdag = bns.brai.rai(train, ci_test=PluginCMI(0.0155, min_rows_per_df=0), contested="index",
+                         whitelist=[("X12", "X13")]).values
+    assert cpdag[12, 13] == 1 and cpdag[13, 12] == 0
+
+
 def test_contested_is_validated():
     df = binary_frame(["a", "b", "c"])
     with pytest.raises(ValueError, match="contested"):
@@ -170,14 +181,14 @@ def _oracle_rai(adj, names, conditioning="parents", contested="undirected"):
 
 
 @pytest.mark.parametrize("name", ["sachs", "child"])
-def test_contested_index_is_the_default_with_an_oracle(name):
-    # a faithful oracle never makes two v-structures disagree, nor Meek's rules compel an
-    # edge both ways: the conventions differ only on contested edges, so the CPDAGs agree
+def test_contested_index_recovers_a_faithful_networks_skeleton_from_an_oracle(name):
+    # causality-lab's orientation convention changes which edges stay potential parents,
+    # not what the oracle says: no edge is ever missing, and on these networks the skeleton
+    # is exact (on the 60 random DAGs of the test below: 43 exact, the default 57,
+    # causality-lab's own RAI 46)
     net = bns.datasets.load_network(name)
     adj = np.asarray(net.adjacency.values)
-    names = [str(v) for v in net.adjacency.parent.values]
-    index = _oracle_rai(adj, names, contested="index")
-    assert np.array_equal(index, _oracle_rai(adj, names))
+    index = _oracle_rai(adj, [str(v) for v in net.adjacency.parent.values], contested="index")
     assert np.array_equal((index | index.T) > 0, (adj | adj.T) > 0)
 
 

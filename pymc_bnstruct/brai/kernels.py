@@ -543,8 +543,9 @@ def orient_kernel(sub, endo, locked, marginal, sep_ptr, sep_flat, view, keep, se
     v-structures claim both ways stays undirected and out of Meek's rules, and so does one
     the rules compel both ways; otherwise the edges between endogenous nodes are undirected
     first (orientation afresh) and Meek's rules may orient any undirected edge.
-    ``sequential``: causality-lab's convention (:func:`meek_sequential`, no cycle check):
-    an edge the v-structures claim both ways is a parent both ways in the rules, then undirected.
+    ``sequential``: causality-lab's convention (``_vstructures_two_pass``, then
+    :func:`meek_sequential` over every node of ``sub``, no cycle check): an edge the
+    v-structures claim both ways is a parent both ways in the rules, then undirected.
     """
     m = sub.shape[0]
     if not keep:

@@ -107,11 +107,12 @@ def orient(g: np.ndarray, endo: Sequence[int], sepsets: SepSets, locked: np.ndar
     give no v-structure.
 
     ``sequential=True`` (``contested="index"`` of :func:`~pymc_bnstruct.brai.rai`,
-    causality-lab's convention): an edge asked for in both directions is *contested* and
-    counts as a parent both ways while Meek's rules 1-4 run as causality-lab runs them
-    (rule after rule, heads in index order, every orientation applied at once, no cycle
-    check), so an edge the rules compel both ways points into its lower index; contested
-    edges end undirected.
+    causality-lab's convention): v-structures in causality-lab's two passes (pairs of
+    undirected neighbours, then an undirected neighbour with a parent); an edge claimed in
+    both directions is *contested* and counts as a parent both ways while Meek's rules 1-4
+    run over the whole graph as causality-lab runs them (rule after rule, heads in index
+    order, every orientation applied at once, no cycle check), so an edge the rules compel
+    both ways points into its lower index; contested edges end undirected.
     """
     endo = sorted(int(v) for v in endo)
     # every rule only looks at endogenous nodes and their potential parents

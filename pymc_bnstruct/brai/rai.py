@@ -668,6 +668,12 @@ def rai(data: DiscreteData | ContinuousData | Any, *,
         # test's, when there are several)
         chosen = int(tree._map_choice()[0, 0]) if len(graphs) > 1 else 0
         cpdag = _kernels.reorient_final(graphs[chosen].copy())
+        # the constraints' directions hold whatever the re-orientation says
+        constraints = StructureConstraints(data.names, None, blacklist, whitelist, kinds=data.kinds)
+        allowed = np.asarray(constraints.allowed)
+        locked = (np.asarray(constraints.required) | (allowed & ~allowed.T)) & ((cpdag != 0) | (cpdag.T != 0))
+        cpdag[locked] = 1
+        cpdag[locked.T] = 0
     out = adjacency_dataarray(cpdag, data.names)
     out.attrs["n_ci_tests"] = dict(tree.n_ci_tests)
     out.attrs["n_unsupported"] = dict(tree.n_unsupported)
