@@ -22,10 +22,19 @@ Three reports, one command each:
 
 ``python benchmarks/bench_brai.py --alarm1``
     RAI on the paper's own Alarm data (``tests/data/alarm1``, from causality-lab) with the
-    plug-in CMI at 0.0155, both conditioning modes, beside causality-lab's figures; B-RAI
+    plug-in CMI at 0.0155, both conditioning modes and ``contested="index"``, beside
+    causality-lab's figures; B-RAI
     s = 3 with the same test (anchors off, seeds 1-3) and its ``refined_map("hc")``, hill
     climbing, the true and the empty graph on the same rows; prints the dictionary that
     docs/brai.md caches. Under a minute.
+
+``python benchmarks/bench_brai.py --contested-table [--networks insurance,alarm] [--seeds 1,2,3] [--orders 3]``
+    Which ``contested`` convention of ``bns.brai.rai`` predicts better: held-out log
+    probability and training BDeu of RAI (plug-in CMI at 0.0155) with contested edges
+    ``"undirected"`` (the default) and ``"index"`` (causality-lab's), on Alarm1 in its
+    file order and 10 random column orders, and per network and seed (500 training rows,
+    5,000 test rows) in the file order and ``--orders`` random ones. ``--auto``: with
+    ``ci_test="auto"`` instead (the default test). A few minutes each.
 
 One warm-up fit on asia compiles the numba kernels first (they are cached on disk).
 """
@@ -142,9 +151,12 @@ def alarm1(seeds: list[int], s: int) -> dict:
                 "heldout": round(float(bns.brai.log_predictive(dag, train, test)), 1)}
 
     out = {"causality-lab RAI": CAUSALITY_LAB}
-    for mode in ("parents", "neighbours"):
-        cp = bns.brai.rai(train, ci_test=PluginCMI(0.0155, min_rows_per_df=0), conditioning=mode)
-        out[f"RAI ({mode})"] = measure(cp.values, sum(cp.attrs["n_ci_tests"].values()))
+    for mode, contested, label in (("parents", "index", "RAI (parents, contested='index')"),
+                                   ("parents", "undirected", "RAI (parents)"),
+                                   ("neighbours", "undirected", "RAI (neighbours)")):
+        cp = bns.brai.rai(train, ci_test=PluginCMI(0.0155, min_rows_per_df=0), conditioning=mode,
+                          contested=contested)
+        out[label] = measure(cp.values, sum(cp.attrs["n_ci_tests"].values()))
     runs = []
     for seed in seeds:  # the same test: plug-in CMI has no bootstrap correction (the paper's bootstrap)
         tree = bns.brai.fit(train, n_bootstrap=s, ci_test=PluginCMI(0.0155, min_rows_per_df=0), random_seed=seed,
@@ -169,6 +181,40 @@ def alarm1(seeds: list[int], s: int) -> dict:
     print("\ncached for docs/brai.md:")
     print(repr(out))
     return out
+
+
+# ---------------------------------------------------------------------------- contested edges
+def _rai_in_order(train, test, perm: np.ndarray, contested: str, ci_test) -> tuple[float, float]:
+    """RAI on the columns in the order ``perm``: (training BDeu, held-out log probability)."""
+    cols = np.asarray(train.columns).T[:, perm]
+    data = bns.DiscreteData.from_array(cols, arities=np.asarray(train.arities)[perm])
+    cp = bns.brai.rai(data, ci_test=ci_test, contested=contested)
+    inv = np.argsort(perm)
+    dag = bns.brai.cpdag_to_dag(cp.values[np.ix_(inv, inv)])
+    return (float(bns.network_score(train, dag, bns.BDeu(ess=1.0))),
+            float(bns.brai.log_predictive(dag, train, test)))
+
+
+def contested_table(networks: list[str], seeds: list[int], n_orders: int, auto: bool = False) -> None:
+    """Held-out log probability of RAI with each contested-edge convention, over column orders
+    (``auto``: ``ci_test="auto"``, else the plug-in CMI at 0.0155)."""
+    ci_test = "auto" if auto else PluginCMI(0.0155, min_rows_per_df=0)
+    rng = np.random.default_rng(0)
+    train, test, _ = load_alarm1()
+    sets = [("Alarm1", train, test, 10)]
+    for name in networks:
+        for seed in seeds:
+            _, tr, te = split_sample(name, 500, 5000, seed)
+            sets.append((f"{name} seed {seed}", tr, te, n_orders))
+    print(f"RAI, {'ci_test=auto' if auto else 'plug-in CMI at 0.0155'}: held-out log P(test rows), "
+          "contested 'undirected' vs 'index'")
+    print(f"{'data':<22}{'orders':>7}{'undirected':>14}{'index':>14}{'index better / worse / tie':>30}")
+    for label, tr, te, k in sets:
+        orders = [np.arange(tr.n_vars)] + [rng.permutation(tr.n_vars) for _ in range(k)]
+        und = np.array([_rai_in_order(tr, te, p, "undirected", ci_test)[1] for p in orders])
+        idx = np.array([_rai_in_order(tr, te, p, "index", ci_test)[1] for p in orders])
+        wins = f"{(idx > und).sum()} / {(idx < und).sum()} / {(idx == und).sum()}"
+        print(f"{label:<22}{len(orders):>7}{und.mean():>14,.1f}{idx.mean():>14,.1f}{wins:>30}", flush=True)
 
 
 # ---------------------------------------------------------------------------- timings
@@ -261,6 +307,9 @@ def main() -> None:
     parser.add_argument("--no-hill-climb", action="store_true")
     parser.add_argument("--bootstrap-table", action="store_true")
     parser.add_argument("--alarm1", action="store_true")
+    parser.add_argument("--contested-table", action="store_true")
+    parser.add_argument("--orders", type=int, default=3)
+    parser.add_argument("--auto", action="store_true", help="--contested-table with ci_test='auto'")
     args = parser.parse_args()
     warm_up()
     seeds = [int(x) for x in args.seeds.split(",")]
@@ -268,6 +317,8 @@ def main() -> None:
         bootstrap_table((args.networks or "sachs,child,insurance,alarm").split(","), seeds, 3, args.rows, args.test_rows)
     elif args.alarm1:
         alarm1(seeds[:3], 3)
+    elif args.contested_table:
+        contested_table((args.networks or "insurance,alarm").split(","), seeds, args.orders, args.auto)
     else:
         args.networks = args.networks or "child,insurance,alarm,hailfinder,link"
         timings(args)

@@ -25,7 +25,8 @@ from tests.test_brai import binary_frame, d_separated, random_dag
 ALARM1 = Path(__file__).resolve().parent / "data" / "alarm1"
 # causality-lab's RAI (LearnStructRAI, CondIndepCMI at 0.0155) on Alarm1_s500_v1, measured with
 # causality-lab itself (tests/data/alarm1/README.md)
-REFERENCE_BDEU, REFERENCE_HELDOUT = -5194.4, -50321.6
+# (the run in tests/data/alarm1/README.md: 45 edges, 1,683 CI tests)
+REFERENCE_BDEU, REFERENCE_HELDOUT, REFERENCE_EDGES = -5194.4, -50321.6, 45
 
 rai_module = sys.modules["pymc_bnstruct.brai.rai"]
 
@@ -89,18 +90,21 @@ def alarm1():
     return train, test, truth
 
 
-def _alarm1_rai(alarm1, conditioning):
+def _alarm1_rai(alarm1, conditioning, contested="undirected"):
     train, test, truth = alarm1
-    cpdag = bns.brai.rai(train, ci_test=PluginCMI(0.0155, min_rows_per_df=0), conditioning=conditioning).values
-    dag = bns.brai.cpdag_to_dag(cpdag)
-    skeleton, true_skeleton = (cpdag | cpdag.T) > 0, (truth | truth.T) > 0
+    cpdag = bns.brai.rai(train, ci_test=PluginCMI(0.0155, min_rows_per_df=0), conditioning=conditioning,
+                         contested=contested)
+    dag = bns.brai.cpdag_to_dag(cpdag.values)
+    skeleton, true_skeleton = (cpdag.values | cpdag.values.T) > 0, (truth | truth.T) > 0
     return {"bdeu": bns.network_score(train, dag, bns.BDeu(ess=1.0)),
             "heldout": bns.brai.log_predictive(dag, train, test),
-            "missing": int((true_skeleton & ~skeleton).sum() // 2)}
+            "missing": int((true_skeleton & ~skeleton).sum() // 2),
+            "edges": int(skeleton.sum() // 2), "ci_tests": sum(cpdag.attrs["n_ci_tests"].values())}
 
 
 def test_alarm1_rai_to_its_definition_is_near_causality_lab(alarm1):
-    # measured: BDeu -5,270.1 (1.5 % below), held-out -51,152.2 (1.7 %), 42 edges, 1,749 tests
+    # the default (contested edges undirected), measured: BDeu -5,270.1 (1.5 % below),
+    # held-out -51,152.2 (1.7 %), 42 edges, 1,749 tests
     ours = _alarm1_rai(alarm1, "parents")
     assert ours["bdeu"] == pytest.approx(REFERENCE_BDEU, rel=0.02)
     assert ours["heldout"] == pytest.approx(REFERENCE_HELDOUT, rel=0.02)
@@ -111,20 +115,81 @@ def test_alarm1_rai_to_its_definition_is_near_causality_lab(alarm1):
     assert neighbours["bdeu"] < REFERENCE_BDEU * 1.05 and neighbours["heldout"] < REFERENCE_HELDOUT * 1.05
 
 
-@pytest.mark.xfail(strict=True, reason="issue 40 acceptance (1 %) not reached: -5,270 / -51,152 are 1.5 % / 1.7 % "
-                   "off. causality-lab's figure rests on its column order (Alarm1's columns are in reverse "
-                   "topological order and its Meek pass orients contested edges into the lower index); on "
-                   "permuted columns causality-lab's own RAI gives -5,302 to -5,550 (docs/brai.md)")
 def test_alarm1_acceptance_within_one_percent(alarm1):
-    ours = _alarm1_rai(alarm1, "parents")
+    # issue 40's acceptance: with causality-lab's orientation convention (contested edges
+    # parents both ways in Meek's rules, run in column order) RAI to its definition is within
+    # 1 % of causality-lab's RAI on both figures (measured: -5,230.5 and -50,628.0, 47 edges,
+    # 1,681 tests against 45 and 1,683; the same CPDAG as causality-lab's RAI switched to the
+    # definition's condition sets and split, benchmarks/rai_vs_causality_lab.py)
+    ours = _alarm1_rai(alarm1, "parents", contested="index")
     assert ours["bdeu"] == pytest.approx(REFERENCE_BDEU, rel=0.01)
     assert ours["heldout"] == pytest.approx(REFERENCE_HELDOUT, rel=0.01)
+    assert abs(ours["edges"] - REFERENCE_EDGES) <= 3
+    # the same check rejects the default convention (1.5 % / 1.7 % off): the convention is
+    # what closes the gap, not a loose bound
+    default = _alarm1_rai(alarm1, "parents")
+    assert default["bdeu"] != pytest.approx(REFERENCE_BDEU, rel=0.01)
+    assert default["heldout"] != pytest.approx(REFERENCE_HELDOUT, rel=0.01)
 
 
-def _oracle_rai(adj, names, conditioning="parents"):
+def test_contested_index_orients_through_a_contested_edge():
+    # a - b - c - d, c - e, d - e; sepsets a,c: {}; b,d: {}; b,e: {c}. v-structures a -> b <- c
+    # and b -> c <- d claim b - c both ways: contested. "undirected" leaves c - e and d - e
+    # undirected; "index" takes b as a parent of c, so R1 (b -> c - e, b and e non-adjacent)
+    # gives c -> e and then R2 (d -> c -> e) d -> e
+    from pymc_bnstruct.brai.pdag import SepSets, orient
+    und = [(0, 1), (1, 2), (2, 3), (2, 4), (3, 4)]
+    seps = SepSets(n_vars=5)
+    for x, y, z in [(0, 2, ()), (1, 3, ()), (1, 4, (2,)), (0, 3, ()), (0, 4, ())]:
+        seps.add(x, y, z)
+    out = {}
+    for mode in ("undirected", "index"):
+        g = np.zeros((5, 5), np.int8)
+        for u, v in und:
+            g[u, v] = g[v, u] = 1
+        orient(g, range(5), seps, keep=True, sequential=mode == "index")
+        out[mode] = g
+    directed = lambda g: {(u, v) for u, v in zip(*np.nonzero(g)) if not g[v, u]}  # noqa: E731
+    assert directed(out["undirected"]) == {(0, 1), (3, 2)}
+    assert directed(out["index"]) == {(0, 1), (3, 2), (2, 4), (3, 4)}
+    assert out["index"][1, 2] == out["index"][2, 1] == 1  # the contested edge ends undirected
+
+
+def test_contested_index_keeps_the_white_listed_direction(alarm1):
+    # causality-lab re-orients the learned graph from scratch at the end; a required edge
+    # keeps its direction all the same (against the true one: X12 -> X13, the truth X13 ->
+    # X12; without re-imposing it after the re-orientation the edge ends undirected)
+    train, _, truth = alarm1
+    assert truth[13, 12] == 1
+    cpdag = bns.brai.rai(train, ci_test=PluginCMI(0.0155, min_rows_per_df=0), contested="index",
+                         whitelist=[("X12", "X13")]).values
+    assert cpdag[12, 13] == 1 and cpdag[13, 12] == 0
+
+
+def test_contested_is_validated():
+    df = binary_frame(["a", "b", "c"])
+    with pytest.raises(ValueError, match="contested"):
+        bns.brai.rai(df, contested="lower")
+    with pytest.raises(ValueError, match="contested"):
+        bns.brai.fit(pd.concat([df] * 10, ignore_index=True), contested=None, progressbar=False)
+
+
+def _oracle_rai(adj, names, conditioning="parents", contested="undirected"):
     idx = {s: i for i, s in enumerate(names)}
     oracle = lambda x, y, z: d_separated(adj, idx[x], idx[y], {idx[v] for v in z})  # noqa: E731
-    return bns.brai.rai(binary_frame(names), ci_test=oracle, conditioning=conditioning).values
+    return bns.brai.rai(binary_frame(names), ci_test=oracle, conditioning=conditioning, contested=contested).values
+
+
+@pytest.mark.parametrize("name", ["sachs", "child"])
+def test_contested_index_recovers_a_faithful_networks_skeleton_from_an_oracle(name):
+    # causality-lab's orientation convention changes which edges stay potential parents,
+    # not what the oracle says: no edge is ever missing, and on these networks the skeleton
+    # is exact (on the 60 random DAGs of the test below: 43 exact, the default 57,
+    # causality-lab's own RAI 46)
+    net = bns.datasets.load_network(name)
+    adj = np.asarray(net.adjacency.values)
+    index = _oracle_rai(adj, [str(v) for v in net.adjacency.parent.values], contested="index")
+    assert np.array_equal((index | index.T) > 0, (adj | adj.T) > 0)
 
 
 @pytest.mark.parametrize("name", ["sachs", "child", "alarm"])

@@ -384,8 +384,157 @@ def _compelled(sub, u, v):
     return False
 
 
+@inner
+def _collider(marginal, sep_ptr, sep_flat, x, y, z):
+    """Non-adjacent ``x``, ``y`` with a recorded separating set that leaves out ``z``."""
+    if marginal[x, y]:
+        return True
+    k = sep_ptr[x, y]
+    if k < 0:
+        return False  # never separated (never adjacent): no v-structure
+    for t in range(sep_flat[k, 0]):
+        if sep_flat[k, 1 + t] == z:
+            return False
+    return True
+
+
+@inner
+def _claim(sub, contested, x, z):
+    """Orient ``x -> z`` as causality-lab's ``orient_edge`` does: an edge already ``z -> x``
+    becomes bidirected (contested)."""
+    if sub[z, x] != 0 and sub[x, z] != 0 and not contested[x, z]:
+        sub[z, x] = 0
+    elif sub[x, z] == 0 and sub[z, x] != 0:
+        sub[x, z] = 1
+        contested[x, z] = contested[z, x] = True
+
+
+@inner
+def _vstructures_two_pass(sub, endo, marginal, sep_ptr, sep_flat, contested):
+    """causality-lab's ``orient_v_structures``: first every pair of undirected neighbours
+    ``x - z - y`` (non-adjacent, ``z`` outside their separating set) gives ``x -> z <- y``,
+    all pairs read on the graph as it was; then, on the graph after that pass, an edge
+    ``x - z`` still undirected becomes ``x -> z`` for a parent ``y -> z`` non-adjacent to
+    ``x`` (``z`` outside their separating set). An edge claimed both ways is contested."""
+    m = sub.shape[0]
+    for p in range(2):
+        und = zeros((m, m), np.bool_)
+        par = zeros((m, m), np.bool_)
+        for u in range(m):
+            for v in range(m):
+                und[u, v] = sub[u, v] != 0 and sub[v, u] != 0 and not contested[u, v]
+                par[u, v] = sub[u, v] != 0 and (sub[v, u] == 0 or contested[u, v])
+        want = zeros((m, m), np.bool_)
+        for z in range(m):
+            if not endo[z]:
+                continue
+            for x in range(m):
+                if not und[x, z]:
+                    continue
+                for y in range(m):
+                    if y == x or not (und[y, z] if p == 0 else par[y, z]):
+                        continue
+                    if sub[x, y] != 0 or sub[y, x] != 0:
+                        continue
+                    if _collider(marginal, sep_ptr, sep_flat, x, y, z):
+                        want[x, z] = True
+                        if p == 0:
+                            want[y, z] = True
+        for u in range(m):
+            for v in range(m):
+                if want[u, v]:
+                    _claim(sub, contested, u, v)
+
+
+@inner
+def _is_parent(sub, contested, u, v):
+    """``u -> v``, or ``u <-> v`` contested (a parent both ways, as causality-lab's bidirected edges)."""
+    return sub[u, v] != 0 and (sub[v, u] == 0 or contested[u, v])
+
+
+@inner
+def _sequential_rule(sub, contested, rule, u, v):
+    """Does Meek's rule ``rule`` (1-4, causality-lab's ``orient_by_rule_k``) compel ``u -> v``?"""
+    m = sub.shape[0]
+    if rule == 1:  # w -> u - v, w and v non-adjacent
+        for w in range(m):
+            if w != v and _is_parent(sub, contested, w, u) and sub[w, v] == 0 and sub[v, w] == 0:
+                return True
+    elif rule == 2:  # u -> w -> v
+        for w in range(m):
+            if _is_parent(sub, contested, w, v) and _is_parent(sub, contested, u, w):
+                return True
+    elif rule == 3:  # u - c -> v and u - d -> v, c and d non-adjacent
+        for c in range(m):
+            if not (_is_parent(sub, contested, c, v) and sub[u, c] != 0 and sub[c, u] != 0 and not contested[u, c]):
+                continue
+            for d in range(c + 1, m):
+                if _is_parent(sub, contested, d, v) and sub[u, d] != 0 and sub[d, u] != 0 and not contested[u, d] \
+                        and sub[c, d] == 0 and sub[d, c] == 0:
+                    return True
+    else:  # w -> c -> v, c adjacent to u, w - u
+        for c in range(m):
+            if not _is_parent(sub, contested, c, v) or (sub[c, u] == 0 and sub[u, c] == 0):
+                continue
+            for w in range(m):
+                if w != u and _is_parent(sub, contested, w, c) and sub[w, u] != 0 and sub[u, w] != 0 \
+                        and not contested[w, u]:
+                    return True
+    return False
+
+
 @nb.njit(cache=True)
-def orient_kernel(sub, endo, locked, marginal, sep_ptr, sep_flat, view, keep):
+def meek_sequential(sub, endo, contested, n_rules):
+    """Meek's rules 1..``n_rules`` as causality-lab applies them (``maximally_orient_pattern``):
+    rule after rule, each over the endogenous heads ``v`` in index order and their undirected
+    neighbours ``u`` in index order, every orientation applied at once (so an edge the rules
+    compel both ways points into its lower index), until nothing changes. Contested edges
+    count as parents both ways and are never oriented."""
+    m = sub.shape[0]
+    changed = True
+    while changed:
+        changed = False
+        for rule in range(1, n_rules + 1):
+            for v in range(m):
+                if not endo[v]:
+                    continue
+                for u in range(m):
+                    if u == v or sub[u, v] == 0 or sub[v, u] == 0 or contested[u, v]:
+                        continue
+                    if _sequential_rule(sub, contested, rule, u, v):
+                        sub[v, u] = 0
+                        changed = True
+
+
+@nb.njit(cache=True)
+def reorient_final(g):
+    """causality-lab's last step of RAI (``learn_structure``): Meek's rules 1-3 on the
+    learned graph, then a fresh orientation of its skeleton — ``x -> z <- y`` for every two
+    non-adjacent parents of ``z`` in it (an edge claimed both ways contested), Meek's rules
+    1-3 — returned as a new PDAG (contested edges undirected)."""
+    m = g.shape[0]
+    everywhere = np.ones(m, np.bool_)
+    contested = zeros((m, m), np.bool_)
+    meek_sequential(g, everywhere, contested, 3)
+    out = zeros((m, m), np.int8)
+    for u in range(m):
+        for v in range(m):
+            if g[u, v] != 0 or g[v, u] != 0:
+                out[u, v] = 1
+    for z in range(m):
+        for x in range(m):
+            if g[x, z] == 0 or g[z, x] != 0:
+                continue
+            for y in range(x + 1, m):
+                if g[y, z] != 0 and g[z, y] == 0 and g[x, y] == 0 and g[y, x] == 0:
+                    _claim(out, contested, x, z)
+                    _claim(out, contested, y, z)
+    meek_sequential(out, everywhere, contested, 3)
+    return out
+
+
+@nb.njit(cache=True)
+def orient_kernel(sub, endo, locked, marginal, sep_ptr, sep_flat, view, keep, sequential=False):
     """Orient the edges between endogenous nodes (in place); see ``pdag.orient``.
 
     ``marginal[x, y]``: separated by the empty set; ``sep_ptr[x, y] = k >= 0``: separated
@@ -394,6 +543,9 @@ def orient_kernel(sub, endo, locked, marginal, sep_ptr, sep_flat, view, keep):
     v-structures claim both ways stays undirected and out of Meek's rules, and so does one
     the rules compel both ways; otherwise the edges between endogenous nodes are undirected
     first (orientation afresh) and Meek's rules may orient any undirected edge.
+    ``sequential``: causality-lab's convention (``_vstructures_two_pass``, then
+    :func:`meek_sequential` over every node of ``sub``, no cycle check): an edge the
+    v-structures claim both ways is a parent both ways in the rules, then undirected.
     """
     m = sub.shape[0]
     if not keep:
@@ -406,6 +558,16 @@ def orient_kernel(sub, endo, locked, marginal, sep_ptr, sep_flat, view, keep):
         for v in range(m):
             if locked[u, v] and endo[u] and endo[v] and sub[u, v] != 0:
                 sub[v, u] = 0
+    if sequential:
+        # causality-lab's two passes; contested edges are parents both ways until the rules
+        # are done, then undirected
+        contested = zeros((m, m), np.bool_)
+        _vstructures_two_pass(sub, endo, marginal, sep_ptr, sep_flat, contested)
+        for u in range(m):
+            for v in range(m):
+                view[u, v] = sub[u, v]
+        meek_sequential(sub, np.ones(m, np.bool_), contested, 4)  # the whole graph, as causality-lab
+        return
     # v-structures x -> z <- y, collected on the graph as it is
     want = zeros((m, m), np.bool_)
     pa = empty(m, np.int64)
@@ -423,18 +585,7 @@ def orient_kernel(sub, endo, locked, marginal, sep_ptr, sep_flat, view, keep):
                 y = pa[j]
                 if sub[x, y] != 0 or sub[y, x] != 0:
                     continue
-                if marginal[x, y]:
-                    collider = True
-                else:
-                    k = sep_ptr[x, y]
-                    if k < 0:
-                        continue
-                    collider = True
-                    for t in range(sep_flat[k, 0]):
-                        if sep_flat[k, 1 + t] == z:
-                            collider = False
-                            break
-                if collider:
+                if _collider(marginal, sep_ptr, sep_flat, x, y, z):
                     want[x, z] = True
                     want[y, z] = True
     fresh = zeros((m, m), np.bool_)

@@ -84,7 +84,7 @@ def potential_parents(g: np.ndarray, v: int) -> np.ndarray:
 
 
 def orient(g: np.ndarray, endo: Sequence[int], sepsets: SepSets, locked: np.ndarray | None = None,
-           split_view: np.ndarray | None = None, keep: bool = False) -> None:
+           split_view: np.ndarray | None = None, keep: bool = False, sequential: bool = False) -> None:
     """Orient the edges between endogenous nodes (in place): orient v-structures, then apply
     Meek's rules 1-3.
 
@@ -105,10 +105,19 @@ def orient(g: np.ndarray, endo: Sequence[int], sepsets: SepSets, locked: np.ndar
     directions stays as it was, so the result does not depend on the iteration order.
     Pairs without a recorded separating set (never adjacent, e.g. black-listed both ways)
     give no v-structure.
+
+    ``sequential=True`` (``contested="index"`` of :func:`~pymc_bnstruct.brai.rai`,
+    causality-lab's convention): v-structures in causality-lab's two passes (pairs of
+    undirected neighbours, then an undirected neighbour with a parent); an edge claimed in
+    both directions is *contested* and counts as a parent both ways while Meek's rules 1-4
+    run over the whole graph as causality-lab runs them (rule after rule, heads in index
+    order, every orientation applied at once, no cycle check), so an edge the rules compel
+    both ways points into its lower index; contested edges end undirected.
     """
     endo = sorted(int(v) for v in endo)
     # every rule only looks at endogenous nodes and their potential parents
-    local = np.union1d(endo, np.flatnonzero(g[:, endo].any(axis=1)))
+    # causality-lab's Meek pass runs over the whole graph
+    local = np.arange(g.shape[0]) if sequential else np.union1d(endo, np.flatnonzero(g[:, endo].any(axis=1)))
     sub = np.ascontiguousarray(g[np.ix_(local, local)])
     endo_mask = np.isin(local, endo)
     lock = np.zeros_like(endo_mask, shape=sub.shape) if locked is None else np.ascontiguousarray(
@@ -116,7 +125,7 @@ def orient(g: np.ndarray, endo: Sequence[int], sepsets: SepSets, locked: np.ndar
     width = max((len(z) for z in _chain_values(sepsets)), default=0)
     marginal, ptr, flat = sepsets.dense(local, width)
     view = np.empty_like(sub)
-    _kernels.orient_kernel(sub, endo_mask, lock, marginal, ptr, flat, view, bool(keep))
+    _kernels.orient_kernel(sub, endo_mask, lock, marginal, ptr, flat, view, bool(keep), bool(sequential))
     if split_view is not None:
         split_view[...] = g
         split_view[np.ix_(local, local)] = view

@@ -50,6 +50,7 @@ from ..rng import RandomSeed
 from ..scores import Score, check_score, default_score
 from ..scores import kernels as score_kernels
 from ..validation import ArgumentTypeError, check_choice, check_executor, check_int
+from . import kernels as _kernels
 from .ci_tests import BoundTest, CITest, FisherZ, as_ci_test
 from .pdag import SepSets, orient, repaired_extension, split_autonomous
 from .tree import Call, GraphGenerativeTree, Leaf, merge_counts
@@ -78,9 +79,11 @@ class _Builder:
 
     def __init__(self, data: DiscreteData | ContinuousData, test: CITest | FisherZ | Callable[..., Any], score: Score,
                  prior: StructurePrior | None, n_bootstrap: int, resample: bool, max_order: int | None,
-                 required: np.ndarray, allowed: np.ndarray, entropy: int, conditioning: str = "parents") -> None:
+                 required: np.ndarray, allowed: np.ndarray, entropy: int, conditioning: str = "parents",
+                 contested: str = "undirected") -> None:
         self.data = data
         self.conditioning = conditioning
+        self.sequential = contested == "index"
         self.parents_mode = conditioning == "parents"
         self.tested = data.observational()  # the rows the CI tests read
         self.test = test
@@ -333,7 +336,7 @@ class _Builder:
                         x, y = pairs[e]
                         g[x, y] = g[y, x] = 0
                         sepsets.add(x, y, tuple(int(v) for v in seps[e]))
-            orient(g, endo, sepsets, self.locked, view, keep=self.parents_mode)
+            orient(g, endo, sepsets, self.locked, view, keep=self.parents_mode, sequential=self.sequential)
         return view
 
     def _refine_sequential(self, g: np.ndarray, endo: Sequence[int], exo: Sequence[int], n: int, bound: BoundTest,
@@ -361,7 +364,15 @@ class _Builder:
 
     def call(self, g: np.ndarray, endo: tuple[int, ...], exo: tuple[int, ...], n: int, bound: BoundTest,
              sepsets: SepSets, path: tuple[int, ...], budget: float) -> Leaf | Call:
-        """One call of Algorithm 1 on the sample ``bound`` (``g`` is not modified)."""
+        """One call of Algorithm 1 on the sample ``bound`` (``g`` is not modified).
+
+        RAI (one sample, no resampling) refines one graph throughout, as Yehezkel & Lerner
+        define it: each group's call starts from the graph and separating sets the previous
+        group's call left (the descendant set sees its ancestor sets refined); the graph a
+        call leaves is in ``self.last``. B-RAI's groups start from their parent's graph, so
+        that each group's bootstrap children can be chosen independently.
+        """
+        self.last = (g, sepsets)
         if not self.can_test(g, endo, exo, n):
             return self.leaf(g, endo)
         if self.n_tests >= budget:
@@ -371,6 +382,13 @@ class _Builder:
         sepsets = SepSets(sepsets)
         view = self.increase_resolution(g, endo, exo, n, bound, sepsets)
         groups, fixed = self.split(g, view, endo, exo, n)
+        if self.n_bootstrap == 1 and not self.resample:
+            threaded = []
+            for gi, (e, x) in enumerate(groups):
+                threaded.append((self.call(g, e, x, n + 1, bound, sepsets, path + (gi, 0), budget),))
+                g, sepsets = self.last
+            self.last = (g, sepsets)
+            return Call(n, tuple(endo), tuple(threaded))
         children: list[list[Leaf | Call]] = [[f] if f is not None else [] for f in fixed]
         for t in range(self.n_bootstrap if any(f is None for f in fixed) else 0):
             # one bootstrap sample per split t, shared by all groups (Algorithm 1, line 10)
@@ -424,8 +442,10 @@ def _initial_graph(constraints: StructureConstraints) -> np.ndarray:
 def _build(data: DiscreteData | ContinuousData, test: Any, score: Score, prior: StructurePrior | None, n_bootstrap: int,
            resample: bool, max_order: int | None, blacklist: Any, whitelist: Any, random_seed: RandomSeed,
            executor: Executor | None, max_ci_tests: int | None, progressbar: bool,
-           direct: bool = False, anchors: bool = False, conditioning: str = "parents") -> GraphGenerativeTree:
-    """Build the tree; ``direct`` runs RAI's single recursion without the root's task split.
+           direct: bool = False, anchors: bool = False, conditioning: str = "parents",
+           contested: str = "undirected", graphs: list[np.ndarray] | None = None) -> GraphGenerativeTree:
+    """Build the tree; ``direct`` runs RAI's single recursion without the root's task split
+    (``graphs``, if given, receives the graph it leaves, per test).
 
     ``test`` may be a list of tests (``ci_test="auto"``): one tree per test, joined under a
     root whose single group chooses among them by score, like a bootstrap choice. With
@@ -437,17 +457,19 @@ def _build(data: DiscreteData | ContinuousData, test: Any, score: Score, prior: 
     tests = list(test) if isinstance(test, (list, tuple)) else [test]
     start = time.perf_counter()
     counts: dict[str, dict[int, int]] = {"computed": {}, "unsupported": {}, "cached": {}}
-    n_unextendable, exhausted, roots = 0, False, []
+    n_unextendable, exhausted, roots, finals = 0, False, [], []
     budget = math.inf if max_ci_tests is None else float(max_ci_tests) / len(tests)
     for one in tests:
         builder = _Builder(data, one, score, prior, n_bootstrap, resample, max_order,
                            np.asarray(constraints.required), np.asarray(constraints.allowed),
-                           _entropy(random_seed), conditioning)
+                           _entropy(random_seed), conditioning, contested)
         root, infos = _grow(builder, constraints, budget, executor, progressbar, direct)
         roots.append(root)
+        if direct:
+            finals.append(builder.last[0])  # the graph RAI's single recursion leaves
         if anchors:
             plain = _Builder(data, one, score, prior, 1, False, max_order, np.asarray(constraints.required),
-                             np.asarray(constraints.allowed), 0, conditioning)
+                             np.asarray(constraints.allowed), 0, conditioning, contested)
             plain._family_cache = builder._family_cache  # the same full-data scores
             roots.append(_grow(plain, constraints, budget, None, False, True)[0])
             infos.append({"counts": plain.counts, "n_unextendable": plain.n_unextendable,
@@ -467,9 +489,12 @@ def _build(data: DiscreteData | ContinuousData, test: Any, score: Score, prior: 
     if exhausted:
         warnings.warn(f"B-RAI stopped refining after max_ci_tests={max_ci_tests} CI tests; the remaining "
                       "calls became leaves", RuntimeWarning, stacklevel=3)
-    return GraphGenerativeTree(root, data, score, prior, counts, n_unextendable,
+    tree = GraphGenerativeTree(root, data, score, prior, counts, n_unextendable,
                                seconds=time.perf_counter() - start, n_bootstrap=n_bootstrap,
                                empty_score=empty_score, ci_test=test, blacklist=blacklist, whitelist=whitelist)
+    if graphs is not None:
+        graphs.extend(finals)
+    return tree
 
 
 def _grow(builder: _Builder, constraints: StructureConstraints, budget: float, executor: Executor | None,
@@ -558,16 +583,23 @@ def _check_common(data: Any, ci_test: Any, max_order: Any,
 
 #: The values of ``conditioning`` (see :func:`rai`).
 CONDITIONING = ("parents", "neighbours")
+#: The values of ``contested`` (see :func:`rai`).
+CONTESTED = ("undirected", "index")
 
 
 def _check_conditioning(conditioning: Any) -> str:
     return check_choice(conditioning, "conditioning", CONDITIONING)
 
 
+def _check_contested(contested: Any) -> str:
+    return check_choice(contested, "contested", CONTESTED)
+
+
 def rai(data: DiscreteData | ContinuousData | Any, *,
         ci_test: CITest | FisherZ | Callable[..., bool] | str | None = "auto",
         max_order: int | None = None, blacklist: Sequence[tuple[Any, Any]] | None = None,
-        whitelist: Sequence[tuple[Any, Any]] | None = None, conditioning: str = "parents") -> xr.DataArray:
+        whitelist: Sequence[tuple[Any, Any]] | None = None, conditioning: str = "parents",
+        contested: str = "undirected") -> xr.DataArray:
     """Learn a CPDAG with RAI (Yehezkel & Lerner, 2009).
 
     Parameters
@@ -593,6 +625,18 @@ def rai(data: DiscreteData | ContinuousData | Any, *,
         afresh at every stage; exact with a d-separation oracle (the true CPDAG), but with
         a statistical test it removes true edges given their common children
         (docs/brai.md, "RAI").
+    contested : {"undirected", "index"}, default "undirected"
+        An edge that two v-structures orient both ways (erroneous tests) is *contested*.
+        ``"undirected"``: it stays undirected and out of Meek's rules, and an edge the rules
+        compel both ways stays undirected too, so no orientation rests on the column order.
+        ``"index"``: causality-lab's convention — v-structures in its two passes, a
+        contested edge a parent both ways while Meek's rules 1-4 run over the whole graph
+        edge after edge, heads in column order, each orientation applied at once (so an edge
+        compelled both ways points into its lower column index), contested edges undirected
+        after, and the learned graph re-oriented at the end. With it, RAI gives exactly the
+        CPDAG of causality-lab's RAI switched to the definition's condition sets and split,
+        and is within 1 % of causality-lab's own on the paper's Alarm data (docs/brai.md,
+        "Reproducing Rohekar et al.").
 
     Returns
     -------
@@ -614,9 +658,22 @@ def rai(data: DiscreteData | ContinuousData | Any, *,
     """
     data, test, max_order = _check_common(data, ci_test, max_order, 1)
     conditioning = _check_conditioning(conditioning)
+    contested = _check_contested(contested)
+    graphs: list[np.ndarray] = []
     tree = _build(data, test, default_score(data), None, 1, False, max_order, blacklist, whitelist, 0, None, None, False,
-                  direct=True, conditioning=conditioning)
+                  direct=True, conditioning=conditioning, contested=contested, graphs=graphs)
     cpdag = tree.map_cpdag()[0].values
+    if contested == "index":
+        # causality-lab returns the graph its recursion leaves, re-oriented (the chosen
+        # test's, when there are several)
+        chosen = int(tree._map_choice()[0, 0]) if len(graphs) > 1 else 0
+        cpdag = _kernels.reorient_final(graphs[chosen].copy())
+        # the constraints' directions hold whatever the re-orientation says
+        constraints = StructureConstraints(data.names, None, blacklist, whitelist, kinds=data.kinds)
+        allowed = np.asarray(constraints.allowed)
+        locked = (np.asarray(constraints.required) | (allowed & ~allowed.T)) & ((cpdag != 0) | (cpdag.T != 0))
+        cpdag[locked] = 1
+        cpdag[locked.T] = 0
     out = adjacency_dataarray(cpdag, data.names)
     out.attrs["n_ci_tests"] = dict(tree.n_ci_tests)
     out.attrs["n_unsupported"] = dict(tree.n_unsupported)
@@ -628,7 +685,8 @@ def fit(data: DiscreteData | ContinuousData | Any, *, n_bootstrap: int = 3, max_
         prior: StructurePrior | None = None, blacklist: Sequence[tuple[Any, Any]] | None = None,
         whitelist: Sequence[tuple[Any, Any]] | None = None, random_seed: RandomSeed = None,
         executor: Executor | None = None, max_ci_tests: int | None = None,
-        progressbar: bool = True, conditioning: str = "parents", anchors: bool = True) -> GraphGenerativeTree:
+        progressbar: bool = True, conditioning: str = "parents", anchors: bool = True,
+        contested: str = "undirected") -> GraphGenerativeTree:
     """Learn a graph generative tree with B-RAI (Rohekar et al., 2018, Algorithm 1).
 
     Parameters
@@ -665,6 +723,8 @@ def fit(data: DiscreteData | ContinuousData | Any, *, n_bootstrap: int = 3, max_
         Report finished root branches on stderr.
     conditioning : {"parents", "neighbours"}, default "parents"
         The condition sets and orientation of every call, as in :func:`rai`.
+    contested : {"undirected", "index"}, default "undirected"
+        How every call orients edges that v-structures claim both ways, as in :func:`rai`.
     anchors : bool, default True
         Add RAI's route on the full data (per test) and the empty graph to the root's
         choice, so the MAP never scores below either (not part of the paper's Algorithm 1;
@@ -696,10 +756,12 @@ def fit(data: DiscreteData | ContinuousData | Any, *, n_bootstrap: int = 3, max_
     max_ci_tests = check_int(max_ci_tests, "max_ci_tests", minimum=0, allow_none=True)
     executor = check_executor(executor)
     conditioning = _check_conditioning(conditioning)
+    contested = _check_contested(contested)
     if not isinstance(anchors, (bool, np.bool_)):
         raise ArgumentTypeError(f"anchors must be a bool, got {anchors!r}")
     tree = _build(data, test, score, prior, n_bootstrap, True, max_order, blacklist, whitelist, random_seed,
-                  executor, max_ci_tests, bool(progressbar), anchors=bool(anchors), conditioning=conditioning)
+                  executor, max_ci_tests, bool(progressbar), anchors=bool(anchors), conditioning=conditioning,
+                  contested=contested)
     # the empty graph is the root choice's last child; argmax keeps the first of ties, so it
     # is chosen only when every learned route scores strictly below it
     n_root_children = tree._child_ptr[1] - tree._child_ptr[0] if tree.n_nodes > 1 else 0
