@@ -93,7 +93,8 @@ def scores(result: object, truth: np.ndarray) -> dict[str, float]:
 
 def verdict(result: object) -> dict[str, object]:
     v = bns.convergence_verdict(result)
-    return {"verdict": v.level, "max_r_hat": float(v.numbers.get("max_r_hat", np.nan))}
+    return {"verdict": v.level, "max_r_hat": float(v.numbers.get("max_r_hat", np.nan)),
+            "log_score_r_hat": float(v.numbers.get("log_score_r_hat", np.nan))}
 
 
 def median_range(values: list[float], digits: int) -> str:
@@ -188,7 +189,8 @@ def main() -> None:
             ref, ref_seconds = learn(complete, args.draws, seed, args.cores)
             ref_scores = {**scores(ref, truth), **verdict(ref)}
             print(f"  {name} seed {seed} complete: AUROC {ref_scores['auroc']:.3f} SHD {ref_scores['shd']:.0f} "
-                  f"{ref_seconds:.1f} s {ref_scores['verdict']} R-hat {ref_scores['max_r_hat']:.3f}", file=sys.stderr, flush=True)
+                  f"{ref_seconds:.1f} s {ref_scores['verdict']} R-hat {ref_scores['max_r_hat']:.3f} "
+                  f"(log score {ref_scores['log_score_r_hat']:.3f})", file=sys.stderr, flush=True)
             for pattern, share in patterns:
                 gappy = blank(complete, pattern, share, mask_seed(seed, pattern, share))
                 kept = gappy.complete_rows()
@@ -200,6 +202,7 @@ def main() -> None:
                        "cells": gappy.n_missing / gappy.codes.size, "kept": kept.n_samples,
                        "ref_auroc": ref_scores["auroc"], "ref_shd": ref_scores["shd"], "ref_seconds": ref_seconds,
                        "ref_verdict": ref_scores["verdict"], "ref_max_r_hat": ref_scores["max_r_hat"],
+                       "ref_log_score_r_hat": ref_scores["log_score_r_hat"],
                        "lw_auroc": lw["auroc"], "lw_shd": lw["shd"], **scores(ours, truth), "seconds": seconds,
                        "time_ratio": seconds / ref_seconds,
                        "sweep_every": int(ours["posterior"].attrs.get("bnstruct_sweep_every", 1)), **verdict(ours)}
@@ -207,7 +210,8 @@ def main() -> None:
                 records.append(rec)
                 print(f"  {name} seed {seed} {pattern} {share:.0%}: listwise {lw['auroc']:.3f} modelled "
                       f"{rec['auroc']:.3f} SHD {rec['shd']:.0f} {seconds:.1f} s ({rec['time_ratio']:.1f}x) "
-                      f"{rec['verdict']} R-hat {rec['max_r_hat']:.3f}", file=sys.stderr, flush=True)
+                      f"{rec['verdict']} R-hat {rec['max_r_hat']:.3f} (log score {rec['log_score_r_hat']:.3f}, "
+                      f"sweep_every {rec['sweep_every']})", file=sys.stderr, flush=True)
                 if args.json:
                     with open(args.json, "w") as f:
                         json.dump(records, f, indent=1)

@@ -211,8 +211,12 @@ class MissingCells:
         return cells if self.continuous else cells.astype(np.int64)
 
     def completed(self) -> DiscreteData | ContinuousData | MixedData:
-        """The completed data now (a snapshot: later sweeps do not change it)."""
-        return self.data.completed(self.values)
+        """The completed data now (a snapshot: later sweeps do not change it; made once per
+        :attr:`version`, as the Op and the structure step both ask after a sweep)."""
+        made = getattr(self, "_completed", None)
+        if made is None or made[0] != self.version:
+            made = self._completed = (self.version, self.data.completed(self.values))
+        return made[1]
 
     def changed_since(self, version: int) -> np.ndarray:
         """Bool per variable: whether one of its cells changed after ``version``."""

@@ -162,11 +162,7 @@ class OrderScorer:
         chains read the new values; a chain's cached node terms must be dropped
         (:meth:`~pymc_bnstruct.order.chain.OrderChain.forget_terms`)."""
         table = self.table
-        sel = np.array(self.table_rows)
-        for i in range(self.n_vars):
-            lo, hi = int(self.offsets[i]), int(self.offsets[i + 1])
-            rows = sel[lo:hi]
-            sel[lo:hi] = rows[np.argsort(-table.log_scores[rows], kind="stable")]
+        sel = _kernels.best_first(self.offsets, self.table_rows, table.log_scores)
         for name, new in (("table_rows", sel), ("bits", table.bitsets[sel]), ("log_scores", table.log_scores[sel]),
                           ("parent_sets", table.parent_sets[sel]), ("n_parents", table.n_parents[sel])):
             write_in_place(getattr(self, name), new)
