@@ -324,17 +324,21 @@ def test_size_run_fills_the_budget_and_keeps_given_values():
 
 
 def test_default_size_scales_with_n_and_is_capped():
-    assert default_moves_per_draw("order", 8) == 100 and default_moves_per_draw("order", 50) == 200
-    size = size_run(method="order", n_vars=50, chains=4, parallel=1, rate=1e6, seconds=None,
+    # order MCMC: 100 up to 15 variables, then with n^2 (45 variables: 100 * 3^2); the other
+    # samplers: their own default up to 25, then with n
+    assert default_moves_per_draw("order", 8) == 100 and default_moves_per_draw("order", 15) == 100
+    assert default_moves_per_draw("order", 45) == 900 and default_moves_per_draw("partition", 50) == 200
+    assert default_moves_per_draw("structure", 25) == 1000 and default_moves_per_draw("structure", 50) == 2000
+    size = size_run(method="order", n_vars=45, chains=4, parallel=1, rate=1e6, seconds=None,
                     draws=None, tune=None, moves_per_draw=None)
-    assert size.moves_per_draw == 200 and not size.capped
+    assert size.moves_per_draw == 900 and not size.capped
     capped = size_run(method="order", n_vars=724, chains=4, parallel=1, rate=1e3, seconds=None,
                       draws=None, tune=None, moves_per_draw=None)
     assert capped.capped and capped.seconds <= DEFAULT_CAP_SECONDS * 1.01
     # fewer recorded draws (memory), the same moves in all
-    few = size_run(method="order", n_vars=50, chains=4, parallel=1, rate=1e6, seconds=None,
+    few = size_run(method="order", n_vars=45, chains=4, parallel=1, rate=1e6, seconds=None,
                    draws=None, tune=None, moves_per_draw=None, max_draws=250)
-    assert few.draws == 250 and few.moves_per_draw == 200 * 1000 // 250
+    assert few.draws == 250 and few.moves_per_draw == 900 * 1000 // 250
     floor = size_run(method="order", n_vars=50, chains=4, parallel=1, rate=1e6, seconds=None,
                      draws=None, tune=None, moves_per_draw=None, max_draws=3)
     assert floor.draws == MIN_DRAWS
@@ -361,8 +365,9 @@ def test_a_budget_too_short_warns_before_sampling(asia):
 
 
 def test_the_verdict_of_a_short_run_says_what_would_get_there(asia):
-    """A learn run too short to converge: the verdict fails and names a budget twice the run's
-    time and the other sampler (draws that learn did not make get none: tests/test_diagnostics.py)."""
+    """A learn run too short to converge: the verdict fails and names a budget large enough for
+    the smallest ESS to reach 100 (at most 10 times the run's time) and the other sampler
+    (draws that learn did not make get none: tests/test_diagnostics.py)."""
     df = asia
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -373,4 +378,45 @@ def test_the_verdict_of_a_short_run_says_what_would_get_there(asia):
     seconds = float(get_group(idata, "posterior").attrs["bnstruct_seconds"])
     advice = verdict.advice
     assert advice in str(verdict) and advice.startswith("with bns.learn: this order run took")
-    assert f"budget='{max(2 * seconds, 10):.0f}s'" in advice and "method='partition'" in advice
+    ess = verdict.numbers["min_ess_bulk"]
+    assert ess < 10  # 30 draws of one move: the budget asked for is the largest, 10 times the run
+    assert f"budget='{max(10 * seconds, 10):.0f}s'" in advice and "10 times the moves" in advice
+    assert f"the smallest bulk ESS, {ess:,.0f}" in advice and "method='partition'" in advice
+
+
+@pytest.mark.parametrize("numbers, failed, factor", [
+    ({"min_ess_bulk": 25.0, "max_r_hat": 1.10}, True, 4),     # 100 / 25
+    ({"min_ess_bulk": 30.0, "max_r_hat": 1.10}, True, 4),     # 100 / 30, rounded up
+    ({"min_ess_bulk": 396.0, "max_r_hat": 1.02}, False, 2),   # usable: 400 / 396, at least 2
+    ({"min_ess_bulk": 150.0, "max_r_hat": 1.02}, False, 3),   # usable: 400 / 150
+    ({"min_ess_bulk": 500.0, "max_r_hat": 1.30}, True, 4),    # different modes: at least 4
+    ({"min_ess_bulk": 500.0, "max_r_hat": math.inf}, True, 4),
+    ({"min_ess_bulk": 2.0}, True, 10),                        # at most 10
+    ({}, True, 2),
+])
+def test_the_advice_asks_for_the_moves_the_numbers_need(numbers, failed, factor):
+    from pymc_bnstruct.results.diagnostics import _moves_factor
+
+    assert _moves_factor(numbers, failed) == factor
+
+
+@pytest.mark.slow
+def test_the_default_run_converges_on_alarm_where_the_former_default_did_not():
+    """alarm-500 (seed 1): the default order run (n^2 moves per draw, mostly flips and adjacent
+    transpositions) ends with a verdict that is not "failed" and an R-hat of the log score
+    <= 1.05; the control, the former default (148 moves per draw, flips and cuts half each),
+    leaves a chain in a minor mode: the verdict fails and asks for at least 4 times the moves."""
+    df = bns.datasets.load_network("alarm").sample(500, random_seed=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        idata = bns.learn(df, random_seed=1, progressbar=False)
+        verdict = bns.convergence_verdict(idata)
+        former = bns.learn(df, random_seed=1, progressbar=False, moves_per_draw=148, adjacent_prob=0.0)
+        stuck = bns.convergence_verdict(former)
+    assert verdict.level != "failed", str(verdict)
+    assert verdict.numbers["log_score_r_hat"] <= 1.05
+    assert stuck.level == "failed" and stuck.numbers["max_r_hat"] > 1.2
+    seconds = float(get_group(former, "posterior").attrs["bnstruct_seconds"])
+    asked = float(stuck.advice.split("budget='")[1].split("s'")[0])
+    assert asked >= 4 * seconds - 1
+

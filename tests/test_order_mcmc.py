@@ -54,6 +54,22 @@ def test_step_kwargs_reach_the_auto_assigned_sampler(small):
     assert np.isnan(idata.sample_stats["cut_accept_rate"]).all()
 
 
+def test_the_default_mix_is_mostly_flips_and_adjacent_transpositions(small):
+    """Flips 0.5, adjacent transpositions 0.4, cuts the rest; a larger swap_prob leaves the
+    adjacent ones what is left (swap_prob=1.0 alone stays valid)."""
+    with model_of(small, max_parents=1):
+        mixes = [(s.swap_prob, s.adjacent_prob) for s in
+                 (OrderMetropolis(), OrderMetropolis(swap_prob=0.8), OrderMetropolis(swap_prob=1.0),
+                  OrderMetropolis(swap_prob=0.2, adjacent_prob=0.0))]
+        step = OrderMetropolis(moves_per_draw=2000)
+        idata = pm.sample(3, tune=0, chains=1, random_seed=1, step=step, **SAMPLE)
+    assert mixes[0] == (0.5, 0.4) and mixes[1] == (0.8, pytest.approx(0.2)) and mixes[2] == (1.0, 0.0)
+    assert mixes[3] == (0.2, 0.0)
+    # every kind is proposed: the cuts keep the remaining 0.1
+    assert np.isfinite(idata.sample_stats["cut_accept_rate"]).all()
+    assert np.isfinite(idata.sample_stats["adjacent_accept_rate"]).all()
+
+
 # ------------------------------------------------------------------ output
 def test_stats_dims_coords_and_arviz(small):
     model = model_of(small, max_parents=2, features=("edge", "markov_blanket"))

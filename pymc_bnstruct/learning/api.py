@@ -177,7 +177,9 @@ def learn(
         Wall-clock time for the whole call (``60``, ``"60s"``, ``"2min"``, ``"1.5h"``):
         the moves per draw are chosen to fill it, from the sampler's speed measured on
         this data. None: the moves per draw grow with the number of variables (the step's
-        default up to 25 variables, in proportion beyond), the run shortened to end within
+        default up to 25 variables, in proportion beyond; order MCMC: 100 up to 15
+        variables, then ``100 (n/15)²``, which its chains need to converge on alarm and
+        hailfinder, ``docs/large_networks.md``), the run shortened to end within
         ten minutes of sampling (with a warning saying so).
     progressbar : bool, default True
         PyMC's progress bar and one line per stage on stderr.

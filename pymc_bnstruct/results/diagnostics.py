@@ -6,6 +6,7 @@ All read ``pm.sample`` output through the dims contract described in
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -327,8 +328,11 @@ class Verdict:
         it applies; ``inf`` for R-hat of chains stuck at different values).
     advice : str
         For a run of :func:`pymc_bnstruct.learn` that is not good: what would get it there in
-        ``learn``'s own terms (a budget twice this run's time; for a failed run also the other
-        sampler and a smaller space). Empty otherwise.
+        ``learn``'s own terms: a budget of 2 to 10 times this run's time (enough moves for the
+        smallest bulk ESS to reach the usable bound, or the good one for a usable run, as it
+        grows about in proportion to the moves; at least 4 times when an R-hat above 1.2
+        says the chains sit in different modes); for a failed run also the other sampler
+        and a smaller space. Empty otherwise.
 
     ``ok`` is ``level == "good"``; ``str(verdict)`` is one line per problem (then the advice),
     or one line saying that the run converged with its numbers.
@@ -471,21 +475,48 @@ def _judge(df: pd.DataFrame, values: np.ndarray, w: np.ndarray | None, kinds: li
             for reason in samc_diagnostics(idata, burn_in=burn_in).reasons:
                 failed.append(f"did not converge: SAMC {reason}")
     level = "failed" if failed else "usable" if rough else "good"
-    advice = _learn_advice(idata, failed=bool(failed)) if failed or rough else None
+    advice = _learn_advice(idata, failed=bool(failed), numbers=numbers) if failed or rough else None
     return Verdict(level, failed + rough, numbers, advice or "")
 
 
-def _learn_advice(idata: Any, *, failed: bool) -> str | None:
+#: The most times a run's moves the verdict's advice asks for (beyond it the other sampler or
+#: a smaller space is the better advice, which a failed run's advice also gives).
+_MOST_FACTOR = 10
+#: An R-hat above this is chains in different modes rather than slow ones: advise at least 4x.
+_STUCK_R_HAT = 1.2
+
+
+def _moves_factor(numbers: dict[str, float], failed: bool) -> int:
+    """How many times this run's moves the verdict asks for: at least 2; enough that the
+    smallest bulk ESS, which grows about in proportion to the moves, reaches the usable
+    (failed run) or good bound; at least 4 when an R-hat says the chains sit in different
+    modes; at most :data:`_MOST_FACTOR`."""
+    factor = 2
+    ess = numbers.get("min_ess_bulk", math.nan)
+    if np.isfinite(ess) and ess > 0:
+        factor = max(factor, math.ceil((USABLE_ESS if failed else GOOD_ESS) / ess))
+    if numbers.get("max_r_hat", 1.0) > _STUCK_R_HAT:  # inf too; NaN compares False
+        factor = max(factor, 4)
+    return min(factor, _MOST_FACTOR)
+
+
+def _learn_advice(idata: Any, *, failed: bool, numbers: dict[str, float] | None = None) -> str | None:
     """For a run of :func:`pymc_bnstruct.learn`: what would get it to a good verdict, in its
-    own terms (a budget twice this run's time; for a failed run, also the other sampler and
-    a smaller space). None for other sampler output."""
+    own terms (a budget of :func:`_moves_factor` times this run's time; for a failed run,
+    also the other sampler and a smaller space). None for other sampler output."""
     attrs = get_group(idata, "posterior").attrs if has_group(idata, "posterior") else {}
     method, seconds = attrs.get("bnstruct_method"), attrs.get("bnstruct_seconds")
     if method is None or seconds is None or not np.isfinite(float(seconds)):
         return None
     seconds = float(seconds)
-    text = (f"with bns.learn: this {method} run took {seconds:,.0f} s; budget='{max(2 * seconds, 10):.0f}s' "
-            "gives its chains about twice the moves")
+    factor = _moves_factor(numbers or {}, failed)
+    times = "twice" if factor == 2 else f"{factor} times"
+    text = (f"with bns.learn: this {method} run took {seconds:,.0f} s; budget='{max(factor * seconds, 10):.0f}s' "
+            f"gives its chains about {times} the moves")
+    ess, target = (numbers or {}).get("min_ess_bulk", math.nan), USABLE_ESS if failed else GOOD_ESS
+    if np.isfinite(ess) and 2 * ess < target:
+        text += (f" (the smallest bulk ESS, {ess:,.0f}, grows about in proportion to them; {target:.0f} is "
+                 "needed)")
     cells = attrs.get("bnstruct_missing_cells", 0)
     if cells:
         draws = get_group(idata, "posterior").sizes.get("draw", 0)

@@ -1,0 +1,86 @@
+"""Do the defaults converge? ``bns.learn(df)`` on realistic networks, several seeds, one table.
+
+For each network and seed: 500 rows sampled from it (that seed), one
+``bns.learn(df, random_seed=seed)`` call with every other argument at its default, and
+its wall time, the rank-normalised split R-hat of the log score, the package's own
+verdict (:func:`pymc_bnstruct.convergence_verdict`: its level and largest R-hat over the
+log score and the edges), the per-chain mean log scores (chains stuck in different modes
+show here first), and the skeleton AUROC of the edge posterior against the true network.
+
+``--kwargs`` passes more keywords to ``learn`` (JSON), for experiments, e.g.
+``--kwargs '{"moves_per_draw": 2000}'``. All runs share one process, which first runs a
+tiny ``learn`` so the times exclude loading the compiled kernels.
+
+    python benchmarks/bench_defaults.py [--networks child,insurance,alarm,hailfinder] [--seeds 1,2,3]
+        [--rows 500] [--method order] [--kwargs JSON] [--json out.jsonl]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+import warnings
+
+import numpy as np
+
+NETWORKS = ("child", "insurance", "alarm", "hailfinder")
+
+
+def one(name: str, rows: int, seed: int, method: str, kwargs: dict) -> dict:
+    import arviz as az
+
+    import pymc_bnstruct as bns
+    from pymc_bnstruct.results.idata import get_group
+
+    net = bns.datasets.load_network(name)
+    df = net.sample(rows, random_seed=seed)
+    t0 = time.perf_counter()
+    idata = bns.learn(df, method=method, random_seed=seed, progressbar=False, **kwargs)
+    seconds = time.perf_counter() - t0
+    ls = get_group(idata, "sample_stats")["log_score"]
+    rhat = float(az.rhat(ls.to_dataset(name="log_score"), method="rank")["log_score"])
+    verdict = bns.convergence_verdict(idata)
+    attrs = get_group(idata, "posterior").attrs
+    auroc = bns.roc_curve(bns.edge_probabilities(idata), net.adjacency, kind="skeleton").auc
+    return {"network": name, "vars": df.shape[1], "seed": seed, "seconds": seconds,
+            "moves_per_draw": int(attrs["bnstruct_moves_per_draw"]), "draws": int(ls.sizes["draw"]),
+            "rhat": rhat, "verdict": verdict.level, "max_rhat": verdict.numbers.get("max_r_hat", np.nan),
+            "chain_diff": verdict.numbers.get("max_chain_difference", np.nan),
+            "chain_means": [round(float(x), 1) for x in ls.mean("draw").values],
+            "auroc": float(auroc), "advice": verdict.advice}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--networks", default=",".join(NETWORKS))
+    ap.add_argument("--seeds", default="1,2,3")
+    ap.add_argument("--rows", type=int, default=500)
+    ap.add_argument("--method", default="order")
+    ap.add_argument("--kwargs", default="{}", help="more learn keywords, JSON")
+    ap.add_argument("--json", help="also append each row to this JSON-lines file")
+    args = ap.parse_args()
+    kwargs = json.loads(args.kwargs)
+    import pymc_bnstruct as bns
+
+    warnings.simplefilter("ignore")
+    bns.learn(bns.datasets.load_network("asia").sample(100, random_seed=0), chains=1, draws=20, tune=5,
+              progressbar=False, method=args.method)  # load the compiled kernels
+    print(f"bns.learn(df, method={args.method!r}, random_seed=seed{''.join(f', {k}={v!r}' for k, v in kwargs.items())})"
+          f", {args.rows} rows sampled with the same seed")
+    print("| network | vars | seed | seconds | moves/draw | R-hat log score | verdict | max R-hat | "
+          "chain diff. | per-chain mean log score | skeleton AUROC |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for name in args.networks.split(","):
+        for seed in map(int, args.seeds.split(",")):
+            row = one(name, args.rows, seed, args.method, kwargs)
+            print(f"| {name} | {row['vars']} | {seed} | {row['seconds']:.1f} | {row['moves_per_draw']} | "
+                  f"{row['rhat']:.3f} | {row['verdict']} | {row['max_rhat']:.3f} | {row['chain_diff']:.2f} | "
+                  f"{', '.join(f'{x:.1f}' for x in row['chain_means'])} | {row['auroc']:.3f} |", flush=True)
+            if args.json:
+                with open(args.json, "a") as f:
+                    f.write(json.dumps({**row, "kwargs": kwargs}) + "\n")
+
+
+if __name__ == "__main__":
+    main()
