@@ -95,24 +95,39 @@ def test_learn_models_missing_cells_by_default_and_says_so(caplog):
 
 
 def test_every_chain_sweeps_the_cells_at_least_the_floor(monkeypatch):
-    """However dear a sweep looks against the moves, a chain sweeps its cells at least
-    MIN_SWEEPS_PER_CHAIN times; and a verdict on data with gaps advises more draws."""
+    """However dear a sweep looks against the moves of a budgeted run, a chain sweeps its
+    cells at least MIN_SWEEPS_PER_CHAIN times; and a verdict on data with gaps advises more draws."""
     import pymc_bnstruct.learning.api as api
 
     data = problem(*PROBLEMS[3])
     monkeypatch.setattr(api, "IMPUTE_TIME_SHARE", 1e-9)  # the time rule alone: a sweep every ~10^9 draws
     monkeypatch.setattr(api, "IMPUTE_FREE_SECONDS", 0.0)
     monkeypatch.setattr(api, "MIN_SWEEPS_PER_CHAIN", 20)
-    idata = bns.learn(data, chains=2, draws=90, tune=10, random_seed=1, progressbar=False)
+    idata = bns.learn(data, chains=2, draws=90, tune=10, random_seed=1, progressbar=False, budget=3)
     assert idata["posterior"].attrs["bnstruct_sweep_every"] == 5  # (90 + 10) // 20
     changed = idata["sample_stats"]["imputed_changed"].values
     assert (changed > 0).any() and np.mean(changed > 0) < 0.5  # sweeps on every 5th draw only
     monkeypatch.setattr(api, "MIN_SWEEPS_PER_CHAIN", 1)
-    sparse = bns.learn(data, chains=1, draws=90, tune=10, random_seed=1, progressbar=False)
+    sparse = bns.learn(data, chains=1, draws=90, tune=10, random_seed=1, progressbar=False, budget=3)
     assert sparse["posterior"].attrs["bnstruct_sweep_every"] == 100  # the control: without the floor, no sweeps
     from pymc_bnstruct.results.diagnostics import _learn_advice
 
     assert "draws=180 also gives the cells twice the sweeps" in _learn_advice(idata, failed=True)
+
+
+def test_without_a_budget_every_draw_sweeps_and_a_seed_gives_the_same_draws(monkeypatch):
+    """No timing decides anything in a run without a budget: however dear a sweep looks, the
+    cells are swept on every draw, and the same seed gives the same draws."""
+    import pymc_bnstruct.learning.api as api
+
+    data = problem(*PROBLEMS[1])  # cells whose conditionals are far from certain
+    monkeypatch.setattr(api, "IMPUTE_TIME_SHARE", 1e-9)  # would make the sweeps rare if timing counted
+    monkeypatch.setattr(api, "IMPUTE_FREE_SECONDS", 0.0)
+    runs = [bns.learn(data, chains=1, draws=40, tune=10, random_seed=5, progressbar=False) for _ in range(2)]
+    assert all(run["posterior"].attrs["bnstruct_sweep_every"] == 1 for run in runs)
+    assert (runs[0]["sample_stats"]["imputed_changed"].values > 0).mean() > 0.5  # timing would give 0
+    for name in ("order", "order_imputed"):
+        assert np.array_equal(runs[0]["posterior"][name].values, runs[1]["posterior"][name].values)
 
 
 @pytest.mark.slow

@@ -82,12 +82,13 @@ MISSING_MODES = ("model", "drop-rows", "error")
 RECORD_IMPUTED_CELLS = 10_000
 #: The samplers that model missing cells.
 IMPUTING_METHODS = ("order", "partition", "structure")
-#: Imputation sweeps (with their rescoring) may take about this share of the structure
-#: moves' time: on larger score tables ``bns.ImputeMissing`` then sweeps every k-th draw.
+#: With a budget, imputation sweeps (with their rescoring) may take about this share of the
+#: structure moves' time: on larger score tables ``bns.ImputeMissing`` then sweeps every
+#: k-th draw. Without a budget it sweeps on every draw (no timing, reproducible draws).
 IMPUTE_TIME_SHARE = 1.0
 #: ... unless a sweep takes less than this (seconds): then it runs on every draw.
 IMPUTE_FREE_SECONDS = 0.005
-#: A run sweeps the cells at least this many times per chain (tuning included; fewer only
+#: A budgeted run sweeps the cells at least this many times per chain (tuning included; fewer only
 #: when it has fewer draws), whatever the time share: with a few dozen sweeps the chains of
 #: child, insurance and alarm at 10 % missing disagreed (R-hat 1.08-3.7); with 300 child's
 #: agreed (R-hat 1.02), insurance's needed more (``docs/missing.md``, "Convergence").
@@ -198,11 +199,12 @@ def learn(
         (order, partition and structure MCMC, discrete data with BDeu or K2, continuous data
         with BGe, mixed data with CG: ``P(G | observed cells)`` under missing at random,
         ``docs/missing.md``), with one log line saying how many; a sweep over the cells runs
-        every k-th draw, k from its measured cost (:class:`~pymc_bnstruct.ImputeMissing`'s
-        ``sweep_every``, recorded as ``bnstruct_sweep_every``), and at least
-        :data:`MIN_SWEEPS_PER_CHAIN` (600) times per chain, which on large score tables
-        makes the run several times the complete-data run; ``"drop-rows"`` learns from the complete rows only
-        (listwise deletion); ``"error"`` refuses data with gaps.
+        on every draw (:class:`~pymc_bnstruct.ImputeMissing`), which on large score tables
+        makes the run several times the complete-data run; with a ``budget``, every k-th
+        draw, k from its measured cost (``sweep_every``, recorded as
+        ``bnstruct_sweep_every``), at least :data:`MIN_SWEEPS_PER_CHAIN` (600) times per
+        chain; ``"drop-rows"`` learns from the complete rows only (listwise deletion);
+        ``"error"`` refuses data with gaps.
     record_imputed : bool, optional
         Record the imputed cells per draw (``f"{name}_imputed"`` in the posterior). None:
         up to :data:`RECORD_IMPUTED_CELLS` cells.
@@ -353,8 +355,13 @@ def learn(
     step.moves_per_draw = size.moves_per_draw
     sweep_every = 1
     if data.has_missing and executor is None:  # workers assign their own ImputeMissing (every draw)
-        step, sweep_every = _with_imputation(model, step, point, size.moves_per_draw / size.moves_per_second + per_draw,
-                                             most_every=max(1, (size.draws + size.tune) // MIN_SWEEPS_PER_CHAIN))
+        if remaining is None:  # no timing: the same seed gives the same draws on any machine
+            with model:
+                step = [step, ImputeMissing()]
+        else:
+            step, sweep_every = _with_imputation(
+                model, step, point, size.moves_per_draw / size.moves_per_second + per_draw,
+                most_every=max(1, (size.draws + size.tune) // MIN_SWEEPS_PER_CHAIN))
     if on_plan is not None:
         on_plan(size)
     recipe = Recipe(data=data, method=method, variable_kwargs=variable_kwargs,
