@@ -420,3 +420,21 @@ def test_the_default_run_converges_on_alarm_where_the_former_default_did_not():
     asked = float(stuck.advice.split("budget='")[1].split("s'")[0])
     assert asked >= 4 * seconds - 1
 
+
+
+def test_default_cores_one_process_per_cpu_for_a_long_run_one_for_a_short_one(monkeypatch, asia):
+    # PyMC's cores=None counts half the CPUs (one process on a 2-CPU machine); learn's counts
+    # them all, but keeps a run shorter than PARALLEL_FROM_SECONDS in one process
+    import pymc_bnstruct.learning.budget as budget
+
+    used = []
+    real = learning_api.run_chains
+    monkeypatch.setattr(learning_api, "run_chains", lambda *a, **k: (used.append(k["cores"]), real(*a, **k))[1])
+    monkeypatch.setattr(budget, "usable_cpus", lambda: 2)
+    short = bns.learn(asia, random_seed=4, **SHORT)
+    monkeypatch.setattr(learning_api, "PARALLEL_FROM_SECONDS", 0.0)
+    long = bns.learn(asia, random_seed=4, **SHORT)
+    explicit = bns.learn(asia, random_seed=4, cores=1, **SHORT)
+    assert used == [1, 2, 1]
+    assert np.array_equal(_posterior(short, "order"), _posterior(long, "order"))
+    assert np.array_equal(_posterior(short, "order"), _posterior(explicit, "order"))

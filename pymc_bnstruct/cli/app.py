@@ -193,8 +193,8 @@ def build_parser() -> argparse.ArgumentParser:
     learn.add_argument("--n-bootstrap", type=_int_at_least(1), default=3, help="B-RAI bootstrap samples (default 3)")
     learn.add_argument("--seed", type=_int_at_least(0), default=None, help="random seed, >= 0 (searches, chains)")
     learn.add_argument("--cores", type=_int_at_least(1), default=None,
-                       help="processes for the chains (default: what PyMC uses); the same seed gives the same "
-                            "draws for any number")
+                       help="processes for the chains (default: one per CPU, one for a run under 5 s); the same "
+                            "seed gives the same draws for any number")
     learn.add_argument("--missing", choices=("model", "drop-rows", "error"), default="model",
                        help="missing cells: model them (default; order, partition and structure MCMC impute them, "
                             "assuming missing at random), drop the rows that have them, or refuse")

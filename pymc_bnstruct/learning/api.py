@@ -40,6 +40,7 @@ from ..step_methods import ImputeMissing
 from ..validation import ArgumentTypeError, check_executor, check_int
 from .budget import (
     DEFAULT_CAP_SECONDS,
+    PARALLEL_FROM_SECONDS,
     RunSize,
     draw_seconds,
     moves_per_second,
@@ -166,7 +167,10 @@ def learn(
         Most candidate parents per node of a space learned by ``"auto"``.
     chains : int, default 4
     cores : int, optional
-        Chains run at once (PyMC's ``cores``); None: what PyMC would use.
+        Chains run at once (PyMC's ``cores``). None: one process per usable CPU (up to
+        ``chains``; PyMC's own default counts half the CPUs), or a single process when the
+        chains would take under :data:`~pymc_bnstruct.learning.budget.PARALLEL_FROM_SECONDS`
+        (5 s) one after another; always one with missing cells (unless ``executor``).
     draws, tune : int, optional
         Recorded and tuning draws per chain; default 1000 and ``max(100, draws // 5)``.
         A budget may lower the default draws of a slow sampler, and on large networks
@@ -341,11 +345,15 @@ def learn(
     remaining = None
     if seconds is not None:
         remaining = max(seconds - (time.perf_counter() - start) - _OVERHEAD_SECONDS, 0.1)
-    size = size_run(method=method, n_vars=data.n_vars, chains=chains, parallel=parallel, rate=rate,
-                    seconds=remaining, draws=draws, tune=tune, moves_per_draw=fixed_moves,
-                    max_draws=int(DRAW_MEMORY // (1.2 * chains * _bytes_per_draw(method, data.n_vars,
-                                                                                 variable_kwargs))),
-                    draw_seconds=per_draw)
+    sizing = dict(method=method, n_vars=data.n_vars, chains=chains, rate=rate, seconds=remaining, draws=draws,
+                  tune=tune, moves_per_draw=fixed_moves, draw_seconds=per_draw,
+                  max_draws=int(DRAW_MEMORY // (1.2 * chains * _bytes_per_draw(method, data.n_vars, variable_kwargs))))
+    if cores is None and executor is None and parallel > 1:
+        # one process for a short run (the same draws either way: every chain has its own seed)
+        if size_run(parallel=1, **sizing).seconds < PARALLEL_FROM_SECONDS:
+            parallel = 1
+        cores = parallel
+    size = size_run(parallel=parallel, **sizing)
     if size.capped:
         _warn_capped(size)
     if remaining is not None and size.seconds > 1.2 * remaining:
