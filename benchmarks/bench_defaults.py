@@ -7,12 +7,18 @@ verdict (:func:`pymc_bnstruct.convergence_verdict`: its level and largest R-hat 
 log score and the edges), the per-chain mean log scores (chains stuck in different modes
 show here first), and the skeleton AUROC of the edge posterior against the true network.
 
+``--bidag`` adds BiDAG 2.1.4 on the same rows (iterativeMCMC, then orderMCMC on its end
+space: ``run_bidag.R`` through ``peers.py``; its columns are left out, saying so, when R or
+BiDAG is absent): its time from the search space to the edge probabilities (R and the data loaded) and skeleton AUROC.
+
 ``--kwargs`` passes more keywords to ``learn`` (JSON), for experiments, e.g.
 ``--kwargs '{"moves_per_draw": 2000}'``. All runs share one process, which first runs a
 tiny ``learn`` so the times exclude loading the compiled kernels.
 
     python benchmarks/bench_defaults.py [--networks child,insurance,alarm,hailfinder] [--seeds 1,2,3]
-        [--rows 500] [--method order] [--kwargs JSON] [--json out.jsonl]
+        [--rows 500] [--method order] [--kwargs JSON] [--json out.jsonl] [--bidag]
+
+Run from the ``benchmarks`` folder (``--bidag`` imports ``peers.py`` from it).
 """
 
 from __future__ import annotations
@@ -48,7 +54,20 @@ def one(name: str, rows: int, seed: int, method: str, kwargs: dict) -> dict:
             "rhat": rhat, "verdict": verdict.level, "max_rhat": verdict.numbers.get("max_r_hat", np.nan),
             "chain_diff": verdict.numbers.get("max_chain_difference", np.nan),
             "chain_means": [round(float(x), 1) for x in ls.mean("draw").values],
-            "auroc": float(auroc), "advice": verdict.advice}
+            "auroc": float(auroc), "advice": verdict.advice, "data": df, "truth": net.adjacency}
+
+
+def bidag(row: dict) -> dict:
+    """BiDAG's order MCMC on the rows ``row`` was learned from: wall seconds and skeleton AUROC."""
+    from peers import run_bidag
+
+    import pymc_bnstruct as bns
+
+    res = run_bidag(row["data"], "discrete", "order")
+    if res is None or res.get("timeout"):
+        return {"bidag_seconds": np.nan, "bidag_auroc": np.nan}
+    auroc = bns.roc_curve(res["edge"], row["truth"], kind="skeleton").auc
+    return {"bidag_seconds": res["seconds"], "bidag_auroc": float(auroc)}
 
 
 def main() -> None:
@@ -59,6 +78,7 @@ def main() -> None:
     ap.add_argument("--method", default="order")
     ap.add_argument("--kwargs", default="{}", help="more learn keywords, JSON")
     ap.add_argument("--json", help="also append each row to this JSON-lines file")
+    ap.add_argument("--bidag", action="store_true", help="add BiDAG's order MCMC on the same rows")
     args = ap.parse_args()
     kwargs = json.loads(args.kwargs)
     import pymc_bnstruct as bns
@@ -68,18 +88,23 @@ def main() -> None:
               progressbar=False, method=args.method)  # load the compiled kernels
     print(f"bns.learn(df, method={args.method!r}, random_seed=seed{''.join(f', {k}={v!r}' for k, v in kwargs.items())})"
           f", {args.rows} rows sampled with the same seed")
+    peer = " BiDAG seconds | BiDAG AUROC |" if args.bidag else ""
     print("| network | vars | seed | seconds | moves/draw | R-hat log score | verdict | max R-hat | "
-          "chain diff. | per-chain mean log score | skeleton AUROC |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+          f"chain diff. | per-chain mean log score | skeleton AUROC |{peer}")
+    print("|---" * (11 + 2 * args.bidag) + "|")
     for name in args.networks.split(","):
         for seed in map(int, args.seeds.split(",")):
             row = one(name, args.rows, seed, args.method, kwargs)
+            if args.bidag:
+                row.update(bidag(row))
+            cells = f" {row['bidag_seconds']:.1f} | {row['bidag_auroc']:.3f} |" if args.bidag else ""
             print(f"| {name} | {row['vars']} | {seed} | {row['seconds']:.1f} | {row['moves_per_draw']} | "
                   f"{row['rhat']:.3f} | {row['verdict']} | {row['max_rhat']:.3f} | {row['chain_diff']:.2f} | "
-                  f"{', '.join(f'{x:.1f}' for x in row['chain_means'])} | {row['auroc']:.3f} |", flush=True)
+                  f"{', '.join(f'{x:.1f}' for x in row['chain_means'])} | {row['auroc']:.3f} |{cells}", flush=True)
             if args.json:
+                kept = {k: v for k, v in row.items() if k not in ("data", "truth")}
                 with open(args.json, "a") as f:
-                    f.write(json.dumps({**row, "kwargs": kwargs}) + "\n")
+                    f.write(json.dumps({**kept, "kwargs": kwargs}) + "\n")
 
 
 if __name__ == "__main__":
