@@ -180,7 +180,7 @@ def update_tables(old, new, arities, children, parent_sets, n_parents, table_at,
 
 
 #: The same kernel in one thread.
-_update_tables_serial = nb.njit(cache=True)(update_tables.py_func)
+_update_tables_serial = nb.njit(cache=True)(getattr(update_tables, "py_func", update_tables))  # plain, no JIT
 
 
 def _log_tables(kind: int, ess: float, arities: np.ndarray, children: np.ndarray, parent_sets: np.ndarray,
