@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import math
 
-import numba
 import numba as nb
 import numpy as np
 
@@ -259,9 +258,9 @@ class FamilyCounts:
         # threads pay off on many row moves only (and cost much on a loaded machine)
         moves = float(np.count_nonzero(new[:, :len(self.arities)] != self.rows[:, :len(self.arities)], axis=0)
                       @ self.families_per_var)
-        kernel = update_tables if moves >= PARALLEL_MOVES and numba.get_num_threads() > 1 else _update_tables_serial
+        kernel = update_tables if moves >= PARALLEL_MOVES and nb.get_num_threads() > 1 else _update_tables_serial
         kernel(self.rows, new, self.arities, self.children, self.parent_sets, self.n_parents, self.table_at,
-                      self.counts, self.a_at, self.a_values, self.logs, local, status, 8 * numba.get_num_threads())
+                      self.counts, self.a_at, self.a_values, self.logs, local, status, 8 * nb.get_num_threads())
         self.rows = new
         self.n_updates += 1
         return int(np.count_nonzero(status == 1)), np.flatnonzero(status == 2)

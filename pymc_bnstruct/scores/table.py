@@ -413,7 +413,7 @@ class ScoreTable:
             raise ValueError("rescore needs data over the table's variables and rows")
         if flags.shape != (self.n_vars,):
             raise ValueError(f"changed must hold one flag per variable ({self.n_vars}), got shape {flags.shape}")
-        children = self._children
+        children = self.children
         counts = self._family_counts()
         self.data = data
         if counts is not None and counts.n_updates % REFRESH_EVERY != REFRESH_EVERY - 1:
@@ -443,15 +443,9 @@ class ScoreTable:
             self._counts = None
             if self.data.kind == "discrete" and self.score.kind in (_kernels.BDEU, _kernels.K2):
                 cols, arities = self.score.engine_inputs(self.data)
-                self._counts = FamilyCounts(cols, arities, self._children, self.parent_sets, self.n_parents,
+                self._counts = FamilyCounts(cols, arities, self.children, self.parent_sets, self.n_parents,
                                             self.score.kind, float(self.score._param))
         return self._counts
-
-    @property
-    def _children(self) -> np.ndarray:
-        if not hasattr(self, "_children_cache"):
-            self._children_cache = read_only(self.children)
-        return self._children_cache
 
     # ----------------------------------------------------------------- access
     @property
@@ -470,8 +464,10 @@ class ScoreTable:
 
     @property
     def children(self) -> np.ndarray:
-        """Child index of every family."""
-        return np.repeat(np.arange(self.n_vars), np.diff(self.offsets))
+        """Child index of every family (read-only; made once, as every rescoring reads it)."""
+        if not hasattr(self, "_children"):
+            self._children = read_only(np.repeat(np.arange(self.n_vars), np.diff(self.offsets)))
+        return self._children
 
     def family_slice(self, child: str | int) -> slice:
         """Rows of ``child``'s families."""
