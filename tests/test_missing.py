@@ -130,6 +130,34 @@ def test_without_a_budget_every_draw_sweeps_and_a_seed_gives_the_same_draws(monk
         assert np.array_equal(runs[0]["posterior"][name].values, runs[1]["posterior"][name].values)
 
 
+@pytest.mark.parametrize("method", ["order", "partition", "structure"])
+def test_chains_with_gaps_run_in_parallel_processes_with_the_same_draws(method, monkeypatch):
+    """pm.sample(cores > 1) cannot sweep the cells (the features are computed in the parent):
+    learn runs one chain per task on its own process pool instead, and each chain starts
+    from scores made afresh, so the draws equal those of the chains run one after another."""
+    import pymc_bnstruct.learning.api as api
+
+    pools = []
+
+    class CountedPool(api.ProcessPoolExecutor):
+        def __init__(self, *args, **kwargs):
+            pools.append(args)
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(api, "ProcessPoolExecutor", CountedPool)
+    data = problem(*PROBLEMS[1])
+    kwargs = dict(method=method, chains=2, draws=40, tune=10, random_seed=5, progressbar=False,
+                  **({"anneal_moves": 200} if method == "structure" else {}))
+    serial = bns.learn(data, cores=1, **kwargs)
+    assert not pools
+    parallel = bns.learn(data, cores=2, **kwargs)
+    assert pools == [(2,)]
+    name = bns.learning.chains.SAMPLERS[method].var_name
+    for var in (name, f"{name}_imputed"):
+        np.testing.assert_array_equal(parallel["posterior"][var].values, serial["posterior"][var].values, err_msg=var)
+    assert not np.array_equal(parallel["posterior"][name].values[0], parallel["posterior"][name].values[1])
+
+
 @pytest.mark.slow
 def test_continuous_cells_under_bge_agree_with_a_long_reference_run():
     from test_missing_kernels import gaussian_problem

@@ -13,10 +13,11 @@ import inspect
 import json
 import logging
 import math
+import multiprocessing
 import time
 import warnings
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import Executor
+from concurrent.futures import Executor, ProcessPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -170,7 +171,9 @@ def learn(
         Chains run at once (PyMC's ``cores``). None: one process per usable CPU (up to
         ``chains``; PyMC's own default counts half the CPUs), or a single process when the
         chains would take under :data:`~pymc_bnstruct.learning.budget.PARALLEL_FROM_SECONDS`
-        (5 s) one after another; always one with missing cells (unless ``executor``).
+        (5 s) one after another. With missing cells, parallel chains run one per task on a
+        process pool (each process builds its own model: ``pm.sample(cores > 1)`` cannot
+        sweep the cells), with the same draws as one after another.
     draws, tune : int, optional
         Recorded and tuning draws per chain; default 1000 and ``max(100, draws // 5)``.
         A budget may lower the default draws of a slow sampler, and on large networks
@@ -293,12 +296,6 @@ def learn(
     draws = check_int(draws, "draws", minimum=1, allow_none=True)
     tune = check_int(tune, "tune", minimum=0, allow_none=True)
     executor = check_executor(executor)
-    if data.has_missing and executor is None and cores != 1 and method in IMPUTING_METHODS:
-        # pm.sample(cores > 1) records the draws, and computes the features, in this process, while
-        # the imputed cells are sampled in the children (MissingCells.check_process)
-        _log.info("bns.learn: the chains run one after another (cores=1): with missing cells, parallel chains "
-                  "need executor=")
-        cores = 1
     seed = _root_seed(random_seed)
     progress = bool(progressbar)
 
@@ -331,6 +328,7 @@ def learn(
     recipe = Recipe(data=data, method=method, variable_kwargs=variable_kwargs, step_kwargs=step_kwargs,
                     sample_kwargs=sample_kwargs, chains=chains, seed=seed, progressbar=progress)
     model = build_model(recipe)
+    user_sample_kwargs = sample_kwargs
     if data.has_missing and not _record_imputed(record_imputed, data):
         sample_kwargs = {**sample_kwargs, "var_names": _kept_names(model, SAMPLERS[method].var_name)}
 
@@ -353,6 +351,17 @@ def learn(
         if size_run(parallel=1, **sizing).seconds < PARALLEL_FROM_SECONDS:
             parallel = 1
         cores = parallel
+    own_pool = None
+    if data.has_missing and executor is None and parallel > 1:
+        if user_sample_kwargs:
+            _log.info("bns.learn: the chains run one after another: with missing cells, pm.sample keywords "
+                      "(%s) need one process", ", ".join(sorted(user_sample_kwargs)))
+            parallel = cores = 1
+        else:
+            # pm.sample(cores > 1) would sweep the cells in its children but compute the features in
+            # this process (MissingCells.check_process): one chain per task instead, each worker
+            # building its own model, the same draws as one after another
+            executor = own_pool = ProcessPoolExecutor(parallel, mp_context=multiprocessing.get_context())
     size = size_run(parallel=parallel, **sizing)
     if size.capped:
         _warn_capped(size)
@@ -362,27 +371,29 @@ def learn(
                       f"{_fmt_seconds(size.seconds)}; fewer chains or a larger budget", UserWarning, stacklevel=2)
     step.moves_per_draw = size.moves_per_draw
     sweep_every = 1
-    if data.has_missing and executor is None:  # workers assign their own ImputeMissing (every draw)
-        if remaining is None:  # no timing: the same seed gives the same draws on any machine
-            with model:
-                step = [step, ImputeMissing()]
-        else:
-            step, sweep_every = _with_imputation(
-                model, step, point, size.moves_per_draw / size.moves_per_second + per_draw,
-                most_every=max(1, (size.draws + size.tune) // MIN_SWEEPS_PER_CHAIN))
+    if data.has_missing and remaining is not None and (executor is None or own_pool is not None):
+        sweep_every = _sweep_every(model, point, size.moves_per_draw / size.moves_per_second + per_draw,
+                                   most_every=max(1, (size.draws + size.tune) // MIN_SWEEPS_PER_CHAIN))
     if on_plan is not None:
         on_plan(size)
     recipe = Recipe(data=data, method=method, variable_kwargs=variable_kwargs,
                     step_kwargs={**step_kwargs, "moves_per_draw": size.moves_per_draw},
-                    sample_kwargs=sample_kwargs, draws=size.draws,
-                    tune=size.tune, chains=chains, seed=seed, progressbar=progress)
+                    sample_kwargs=sample_kwargs, draws=size.draws, tune=size.tune, chains=chains, seed=seed,
+                    progressbar=progress, sweep_every=sweep_every)
     if progress:
         where = f"on {type(executor).__name__}" if executor is not None else f"{parallel} at a time"
         _log.info("bns.learn: %s MCMC, %d chains (%s) x %d+%d draws x %d moves (%s moves/s per chain, "
                   "about %s)", method, chains, where, size.tune, size.draws, size.moves_per_draw,
                   f"{size.moves_per_second:,.0f}", _fmt_seconds(size.seconds))
-    idata = run_chains(recipe, model=model, step=step, cores=cores, executor=executor,
-                       on_chain_done=_chain_done_logger(chains) if progress else None)
+    if data.has_missing:
+        with model:
+            step = [step, ImputeMissing(sweep_every=sweep_every)]
+    try:
+        idata = run_chains(recipe, model=model, step=step, cores=cores, executor=executor,
+                           on_chain_done=_chain_done_logger(chains) if progress else None)
+    finally:
+        if own_pool is not None:
+            own_pool.shutdown(cancel_futures=True)
     _record(idata, {
         "bnstruct_method": method,
         _SPACE_ATTR: "full" if space is None else json.dumps(dict(_as_candidates(space, data))),
@@ -425,15 +436,13 @@ def _missing_cells(data: DiscreteData | ContinuousData, missing: str, method: st
     return data
 
 
-def _with_imputation(model: pm.Model, step: Any, point: dict, draw_seconds: float,
-                     most_every: int | None = None) -> tuple[list, int]:
-    """The steps of a run with missing cells: ``step`` and an :class:`~pymc_bnstruct.ImputeMissing`
-    that sweeps every k-th draw, k such that sweeping (with the rescoring after it) takes
-    about :data:`IMPUTE_TIME_SHARE` of the moves' time, from the fastest of three timed sweeps, and at most
-    ``most_every`` (the floor of :data:`MIN_SWEEPS_PER_CHAIN` sweeps per chain)."""
+def _sweep_every(model: pm.Model, point: dict, draw_seconds: float, most_every: int | None = None) -> int:
+    """``sweep_every`` of a budgeted run with missing cells: k such that sweeping every k-th
+    draw (with the rescoring after it) takes about :data:`IMPUTE_TIME_SHARE` of the moves'
+    time, from the fastest of three timed sweeps, and at most ``most_every`` (the floor of
+    :data:`MIN_SWEEPS_PER_CHAIN` sweeps per chain)."""
     with model:
         impute = ImputeMissing()
-    state = impute.sampling_state
     point = impute.step(point)[0]  # the first sweep loads the kernels (and builds the score table's count tables)
     times = []
     for _ in range(3):
@@ -445,12 +454,8 @@ def _with_imputation(model: pm.Model, step: Any, point: dict, draw_seconds: floa
     # the fastest: a kernel compiled late (a first sweep that changed no cell) or a busy
     # machine must not make the sweeps rarer
     sweep = min(times)
-    impute.sampling_state = state
     every = 1 if sweep < IMPUTE_FREE_SECONDS else max(1, math.ceil(sweep / (IMPUTE_TIME_SHARE * max(draw_seconds, 1e-9))))
-    if most_every is not None:
-        every = min(every, most_every)
-    with model:
-        return [step, ImputeMissing(sweep_every=every)], every
+    return every if most_every is None else min(every, most_every)
 
 
 def _record_imputed(record: bool | None, data: DiscreteData | ContinuousData) -> bool:

@@ -26,9 +26,9 @@ from ..data import ContinuousData, DiscreteData
 from ..model.variables import DAG, NodeOrder, NodePartition
 from ..results.idata import get_group, has_group
 from ..rng import RandomSeed
-from ..step_methods import SAMC, OrderMetropolis, PartitionMetropolis, StructureMetropolis
+from ..step_methods import SAMC, ImputeMissing, OrderMetropolis, PartitionMetropolis, StructureMetropolis
 
-__all__ = ["SAMPLERS", "Sampler", "Recipe", "build_model", "make_step", "run_chains", "quiet_initial_draws",
+__all__ = ["SAMPLERS", "Sampler", "Recipe", "build_model", "make_step", "make_steps", "run_chains", "quiet_initial_draws",
            "chain_generator", "concat_chains"]
 
 class Sampler(NamedTuple):
@@ -71,6 +71,8 @@ class Recipe:
     chains: int = 4
     seed: int = 0
     progressbar: bool = False
+    #: Data with missing cells: ``bns.ImputeMissing(sweep_every=)`` of each chain run from the recipe.
+    sweep_every: int = 1
 
     @property
     def var_name(self) -> str:
@@ -89,6 +91,17 @@ def make_step(recipe: Recipe, model: pm.Model, **overrides: Any) -> Any:
     """A fresh step method of ``recipe`` for ``model`` (``overrides`` replace step keywords)."""
     with model:
         return SAMPLERS[recipe.method].step(**{**recipe.step_kwargs, **overrides})
+
+
+def make_steps(recipe: Recipe, model: pm.Model) -> list[Any]:
+    """Every step of a chain of ``recipe``: the sampler's, then, on data with missing cells,
+    the :class:`~pymc_bnstruct.ImputeMissing` that sweeps them (last, so that each draw's
+    features are computed from the cells its structure was drawn with)."""
+    steps = [make_step(recipe, model)]
+    if recipe.data.has_missing:
+        with model:
+            steps.append(ImputeMissing(sweep_every=recipe.sweep_every))
+    return steps
 
 
 @contextlib.contextmanager
@@ -110,7 +123,7 @@ def chain_generator(seed: int, chain: int) -> np.random.Generator:
 def _sample(recipe: Recipe, model: pm.Model | None, step: Any, *, chains: int, cores: int | None,
             random_seed: RandomSeed) -> Any:
     model = build_model(recipe) if model is None else model
-    step = make_step(recipe, model) if step is None else step
+    step = make_steps(recipe, model) if step is None else step
     with model, quiet_initial_draws():
         return pm.sample(draws=recipe.draws, tune=recipe.tune, chains=chains, cores=cores, step=step,
                          random_seed=random_seed, progressbar=recipe.progressbar,

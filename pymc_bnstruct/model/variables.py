@@ -106,14 +106,16 @@ class _Imputing:
     imputed: MissingCells | None = None
     _scored_version = 0
 
-    def sync_scores(self) -> None:
-        """Bring the Op's family scores up to date with the imputed cells."""
+    def sync_scores(self, from_all_rows: bool = False) -> None:
+        """Bring the Op's family scores up to date with the imputed cells; ``from_all_rows``:
+        score every family afresh (a chain's start: its scores, to the last bit, and so its
+        draws, then do not depend on the chains that ran before it in this process)."""
         cells = self.imputed
-        if cells is not None and cells.version != self._scored_version:
-            self._rescore(cells, cells.changed_since(self._scored_version))
+        if cells is not None and (from_all_rows or cells.version != self._scored_version):
+            self._rescore(cells, cells.changed_since(self._scored_version), from_all_rows)
             self._scored_version = cells.version
 
-    def _rescore(self, cells: MissingCells, changed: np.ndarray) -> None:
+    def _rescore(self, cells: MissingCells, changed: np.ndarray, from_all_rows: bool) -> None:
         raise NotImplementedError
 
     def dag_for(self, value: np.ndarray, seed: int) -> np.ndarray:
@@ -210,8 +212,8 @@ class _ScorerRV(_Imputing, RandomVariable):
     def _new_prior_sampler(self) -> Any:
         raise NotImplementedError
 
-    def _rescore(self, cells: MissingCells, changed: np.ndarray) -> None:
-        self.scorer.table.rescore(cells.completed(), changed)
+    def _rescore(self, cells: MissingCells, changed: np.ndarray, from_all_rows: bool) -> None:
+        self.scorer.table.rescore(cells.completed(), changed, from_all_rows=from_all_rows)
         self.scorer.refresh()
 
     def dag_for(self, value: np.ndarray, seed: int) -> np.ndarray:
@@ -581,8 +583,9 @@ class DAGRV(_Imputing, RandomVariable):
     def constraints(self):
         return self.score_op.constraints
 
-    def _rescore(self, cells: MissingCells, changed: np.ndarray) -> None:
-        self.cache.forget(changed)  # the cache reads cells.columns in place
+    def _rescore(self, cells: MissingCells, changed: np.ndarray, from_all_rows: bool) -> None:
+        # the cache reads cells.columns in place and scores a family from all rows anyway
+        self.cache.forget(changed)
 
     def dag_for(self, value: np.ndarray, seed: int) -> np.ndarray:
         return value

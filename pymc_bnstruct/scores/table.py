@@ -393,7 +393,7 @@ class ScoreTable:
     def _log_priors(self, children: np.ndarray, parent_sets: np.ndarray, n_parents: np.ndarray) -> np.ndarray:
         return self.prior.log_families(self.n_vars, children, parent_sets, n_parents)
 
-    def rescore(self, data: DiscreteData | ContinuousData, changed: np.ndarray) -> int:
+    def rescore(self, data: DiscreteData | ContinuousData, changed: np.ndarray, *, from_all_rows: bool = False) -> int:
         """Rescore, on ``data`` (the same variables and rows, some columns rewritten: imputed
         missing cells), every family that holds a variable flagged in ``changed`` as child or
         parent; the others keep their scores. ``data`` becomes the table's data.
@@ -403,7 +403,10 @@ class ScoreTable:
         built at the first call) and moves only the rows whose cells changed, so a call costs
         O(changed rows × affected families); families with large count tables, and every
         :data:`~pymc_bnstruct.scores.counts.REFRESH_EVERY`-th call, are scored from all rows.
-        The scores equal a fresh table's on ``data`` up to rounding (~1e-12).
+        The scores equal a fresh table's on ``data`` up to rounding (~1e-12);
+        ``from_all_rows=True`` rescores every family from all rows and drops the count
+        tables (rebuilt at the next call, as for a new table), so that the scores from then
+        on do not depend on earlier calls, to the last bit.
 
         Returns the number of families rescored. ``local_scores`` and ``log_scores`` are
         replaced by new read-only arrays.
@@ -414,6 +417,13 @@ class ScoreTable:
         if flags.shape != (self.n_vars,):
             raise ValueError(f"changed must hold one flag per variable ({self.n_vars}), got shape {flags.shape}")
         children = self.children
+        if from_all_rows:
+            self.data = data
+            self.__dict__.pop("_counts", None)
+            local = self.score.family_scores(data, children, self.parent_sets, self.n_parents)
+            self.local_scores = read_only(local)
+            self.log_scores = read_only(local + self.log_priors)
+            return self.n_families
         counts = self._family_counts()
         self.data = data
         if counts is not None and counts.n_updates % REFRESH_EVERY != REFRESH_EVERY - 1:

@@ -407,10 +407,11 @@ class StructureStep(BlockedStep):
         if cells is None:
             return
         cells.load(point[imputed_name(self.var_name)])
-        op.sync_scores()
+        op.sync_scores(from_all_rows=self.fresh)
         seen = getattr(self, "_imputed_version", 0)
-        if cells.version != seen:
-            self._rescored(cells.completed(), cells.changed_since(seen))
+        if self.fresh or cells.version != seen:
+            changed = np.ones(cells.data.n_vars, dtype=bool) if self.fresh else cells.changed_since(seen)
+            self._rescored(cells.completed(), changed)
             self._imputed_version = cells.version
 
     def _rescored(self, data: Any, changed: np.ndarray) -> None:
