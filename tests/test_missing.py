@@ -158,6 +158,45 @@ def test_chains_with_gaps_run_in_parallel_processes_with_the_same_draws(method, 
     assert not np.array_equal(parallel["posterior"][name].values[0], parallel["posterior"][name].values[1])
 
 
+def test_the_excluded_edges_follow_the_imputed_cells():
+    """The left-out families of a restricted space are scored on the data as the imputed
+    cells leave it: after the cells change, the per-draw unrestricted edge probabilities
+    equal those of an unrestricted scorer on the new completion (stale scores from the
+    first completion miss by far more)."""
+    from pymc_bnstruct.missing import MissingCells
+    from pymc_bnstruct.order.excluded import ExcludedRecorder
+
+    df = bns.datasets.load_network("asia").sample(300, random_seed=3)
+    gappy = df.astype(object).mask(np.random.default_rng(3).random(df.shape) < 0.3)
+    data = bns.DiscreteData.from_frame(gappy, states={c: list(df[c].cat.categories) for c in df})
+    cells = MissingCells(data, bns.BDeu())
+    table = bns.ScoreTable(cells.completed(), max_parents=2, candidates=1)
+    scorer = bns.OrderScorer(table)
+    recorder = ExcludedRecorder(scorer, every=1, max_families=10_000)
+    order = np.arange(data.n_vars)
+
+    def edges():
+        stats = recorder.stats(False, lambda fam: fam.order_evaluation(order, scorer.node_log_scores(order), scorer))
+        full = np.zeros((data.n_vars, data.n_vars))
+        parents, probs = stats["excluded_edge_parent"], stats["excluded_edge_probability"]
+        for v in range(data.n_vars):
+            for u, p in zip(parents[v], probs[v]):
+                if u >= 0:
+                    full[u, v] = p
+        return full
+
+    edges()  # builds the left-out families on the first completion
+    rng = np.random.default_rng(0)
+    cells.load(rng.integers(0, 2, cells.n_cells))  # every variable of asia is binary
+    table.rescore(cells.completed(), np.ones(data.n_vars, dtype=bool))
+    scorer.refresh()
+    got = edges()
+    want = bns.OrderScorer(bns.ScoreTable(cells.completed(), max_parents=2)).feature_probabilities("edge", order=order)
+    outside = got > 0
+    assert outside.sum() >= 5
+    np.testing.assert_allclose(got[outside], want[outside], atol=1e-9)
+
+
 @pytest.mark.slow
 def test_continuous_cells_under_bge_agree_with_a_long_reference_run():
     from test_missing_kernels import gaussian_problem

@@ -29,6 +29,7 @@ from ..constraints import DEFAULT_MAX_PARENTS, StructureConstraints, check_max_p
 from ..contract import imputed_name
 from ..data import ContinuousData, DiscreteData, as_data
 from ..missing import MissingCells, check_imputable
+from ..order.excluded import EXCLUDED_EVERY
 from ..priors import StructurePrior, Uniform
 from ..results.convert import LearnResult
 from ..results.excluded import excluded_edges, excluded_mass
@@ -49,7 +50,7 @@ from .budget import (
     parse_budget,
     size_run,
 )
-from .chains import SAMPLERS, Recipe, build_model, make_step, quiet_initial_draws, run_chains
+from .chains import SAMPLERS, Recipe, build_model, make_step, make_steps, quiet_initial_draws, run_chains
 
 _log = logging.getLogger(__name__)
 
@@ -95,6 +96,11 @@ IMPUTE_FREE_SECONDS = 0.005
 #: child, insurance and alarm at 10 % missing disagreed (R-hat 1.08-3.7); with 300 child's
 #: agreed (R-hat 1.02), insurance's needed more (``docs/missing.md``, "Convergence").
 MIN_SWEEPS_PER_CHAIN = 600
+#: With missing cells, order and partition chains on a restricted space score the left-out
+#: families again at each evaluated draw of the excluded mass and edges (the cells changed):
+#: about this many evaluations per chain (alarm, 277 k left-out families: 0.3 s each), not
+#: one every ``EXCLUDED_EVERY`` draws.
+EXCLUDED_EVALUATIONS_WITH_GAPS = 10
 #: Bytes the draws of all chains (recorded and tuning) may take by default (more variables:
 #: fewer draws, more moves per draw); PyMC and the conversion to InferenceData hold a few
 #: copies, so the peak is a small multiple of it.
@@ -376,8 +382,11 @@ def learn(
                                    most_every=max(1, (size.draws + size.tune) // MIN_SWEEPS_PER_CHAIN))
     if on_plan is not None:
         on_plan(size)
-    recipe = Recipe(data=data, method=method, variable_kwargs=variable_kwargs,
-                    step_kwargs={**step_kwargs, "moves_per_draw": size.moves_per_draw},
+    step_kwargs = {**step_kwargs, "moves_per_draw": size.moves_per_draw}
+    if data.has_missing and space is not None and method in ("order", "partition"):
+        step_kwargs.setdefault("excluded_every",
+                               max(EXCLUDED_EVERY, (size.draws + size.tune) // EXCLUDED_EVALUATIONS_WITH_GAPS))
+    recipe = Recipe(data=data, method=method, variable_kwargs=variable_kwargs, step_kwargs=step_kwargs,
                     sample_kwargs=sample_kwargs, draws=size.draws, tune=size.tune, chains=chains, seed=seed,
                     progressbar=progress, sweep_every=sweep_every)
     if progress:
@@ -385,9 +394,8 @@ def learn(
         _log.info("bns.learn: %s MCMC, %d chains (%s) x %d+%d draws x %d moves (%s moves/s per chain, "
                   "about %s)", method, chains, where, size.tune, size.draws, size.moves_per_draw,
                   f"{size.moves_per_second:,.0f}", _fmt_seconds(size.seconds))
-    if data.has_missing:
-        with model:
-            step = [step, ImputeMissing(sweep_every=sweep_every)]
+    if data.has_missing:  # the probed step's keywords changed (excluded_every); ImputeMissing last
+        step = make_steps(recipe, model)
     try:
         idata = run_chains(recipe, model=model, step=step, cores=cores, executor=executor,
                            on_chain_done=_chain_done_logger(chains) if progress else None)

@@ -270,7 +270,8 @@ class ExcludedRecorder:
     ``every``-th draw of a chain, NaN in the others.
 
     The :class:`ExcludedFamilies` are built at the first evaluated draw (in the process that
-    runs the chain) and kept for the step method's later chains.
+    runs the chain) and kept for the step method's later chains, until the scorer's data
+    change (imputed missing cells): the next evaluated draw scores them again.
 
     Parameters
     ----------
@@ -301,6 +302,7 @@ class ExcludedRecorder:
         self.every = check_excluded_every(every)
         self.max_families = check_int(max_families, "excluded_max_families", minimum=0)
         self.families: ExcludedFamilies | None = None
+        self._scored_on: Any = None  # the table's data the families were scored on
         self._draw = 0
 
     def dtypes(self) -> dict[str, tuple[Any, list]]:
@@ -315,7 +317,11 @@ class ExcludedRecorder:
                 EXCLUDED_EDGE_REST: (np.dtype((np.float64, (n,))), [n])}
 
     def _build(self) -> ExcludedFamilies | None:
+        data = self.scorer.table.data
+        if self.families is not None and data is not self._scored_on:
+            self.families = None  # imputed cells changed the data: the left-out families' scores are stale
         if self.families is None:
+            self._scored_on = data
             try:
                 self.families = ExcludedFamilies(self.scorer, max_families=self.max_families)
             except ValueError as err:
