@@ -230,11 +230,15 @@ def test_widen_candidates_adds_the_flagged_parents():
     flagged = {(p, c) for p, c, hi, rep in edges[["parent", "child", "upper", "reported"]].itertuples(index=False)
                if hi - rep > 0.05}
     assert ("RiskAversion", "DrivQuality") in flagged
+    assert wider.keys() == space.keys()
     for child, parents in wider.items():
-        added = set(parents) - set(space[child])
-        assert parents[:len(space[child])] == space[child]
-        assert added == {p for p, c in flagged if c == child}
-    assert bns.results.excluded.widen_candidates(idata, space, above=0.99) == space
+        assert set(space[child]) <= set(parents) and len(set(parents)) == len(parents)
+        assert set(parents) - set(space[child]) == {p for p, c in flagged if c == child}
+    same = bns.results.excluded.widen_candidates(idata, space, above=0.99)
+    assert {k: set(v) for k, v in same.items()} == {k: set(v) for k, v in space.items()}
+    # a dict that leaves a node out leaves its parents unrestricted: it stays so
+    partial = {k: v for k, v in space.items() if k != "DrivQuality"}
+    assert len(bns.results.excluded.widen_candidates(idata, partial)["DrivQuality"]) == 11
     with pytest.raises(ValueError, match="records no search space"):
         bns.results.excluded.widen_candidates(idata)
     with pytest.raises(ValueError, match="above must be"):

@@ -7,8 +7,9 @@ candidates that are most probable under the unrestricted model given the draw's 
 :func:`excluded_edges` turns them into the edge-level certificate a person can act on
 ("no edge outside the space has posterior probability above X, and the result under-reports
 none by more than Y"; it warns when Y is above 5 points, naming the edges, and
-:func:`widen_candidates` gives the space widened by them); :func:`excluded_mass` combines the ratios into the family-level ``1 - Z_space /
-Z_full``, which adds up every left-out family, however negligible each one is.
+:func:`widen_candidates` gives the space widened by them); :func:`excluded_mass` combines
+the ratios into the family-level ``1 - Z_space / Z_full``, which adds up every left-out
+family, however negligible each one is.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import pandas as pd
 import xarray as xr
 from scipy.special import logsumexp
 
+from ..constraints import StructureConstraints
 from ..contract import NODE
 from ..order.excluded import (
     EXCLUDED_EDGE_PARENT,
@@ -497,22 +499,21 @@ def widen_candidates(result: Any, candidates: Any = None, *, above: float = WARN
         if recorded == "full":
             raise ValueError("the output was sampled on the full space: there is nothing to widen")
         candidates = json.loads(recorded)
-    candidates = getattr(candidates, "candidates", candidates)  # a SearchSpace
-    if not isinstance(candidates, Mapping):
+    if not isinstance(getattr(candidates, "candidates", candidates), Mapping):  # a SearchSpace, or a dict
         raise ValueError(f"candidates must be a SearchSpace or a dict {{name: [parents]}}, got "
                          f"{type(candidates).__name__}")
-    wider = {k: list(v) for k, v in candidates.items()}
     edges = excluded_edges(result, var_name=var_name, burn_in=burn_in, warn=False)
+    names = _node_names(result, _stats(result, var_name)[EXCLUDED_EDGE_REST].shape[-1])
+    # every node named, by name (a node the dict leaves out has every parent as a candidate)
+    space = StructureConstraints(names, None, candidates=candidates).candidates
+    wider = {names[v]: [names[u] for u in c] for v, c in enumerate(space)}
     flagged = edges[edges["upper"] - edges["reported"] > above]
     for parent, child in flagged[["parent", "child"]].itertuples(index=False):
-        key = child if child in wider else str(child)
-        if key not in wider:
-            raise ValueError(f"candidates has no entry for {child!r}: pass the space the output was sampled on")
-        if parent not in wider[key]:
-            wider[key].append(parent)
-    n_added = sum(len(wider[k]) - len(candidates[k]) for k in wider)
-    _log.info("widen_candidates: %d parent(s) added to %d node(s)", n_added,
-              sum(len(wider[k]) > len(candidates[k]) for k in wider))
+        if parent not in wider[child]:
+            wider[child].append(parent)
+    added = {k: len(v) - len(space[i]) for i, (k, v) in enumerate(wider.items())}
+    _log.info("widen_candidates: %d parent(s) added to %d node(s)", sum(added.values()),
+              sum(a > 0 for a in added.values()))
     return wider
 
 
