@@ -65,9 +65,9 @@ def test_top_outside_edges_lists_the_largest():
         assert np.all(probs[v][parents[v] < 0] == 0.0)
 
 
-def _sample(d, candidates, *, draws, chains=4, moves=20, var=bns.NodeOrder, step=bns.OrderMetropolis):
+def _sample(d, candidates, *, draws, chains=4, moves=20, var=bns.NodeOrder, step=bns.OrderMetropolis, plus1=False):
     with pm.Model():
-        var("x", d, max_parents=3, candidates=candidates)
+        var("x", d, max_parents=3, candidates=candidates, plus1=plus1)
         return pm.sample(step=step(moves_per_draw=moves, excluded_every=1), draws=draws, tune=200, chains=chains,
                          cores=1, random_seed=1, progressbar=False, compute_convergence_checks=False)
 
@@ -134,3 +134,132 @@ def test_full_space_has_no_excluded_edges():
         warnings.simplefilter("error", ExcludedEdgesWarning)
         edges = bns.excluded_edges(idata)
     assert len(edges) == 0 and edges.attrs["max_probability"] == 0.0
+
+
+def _exact_shortfall(d, m):
+    """Exact ``P(u -> v | D)`` under the unrestricted order-modular model minus the same under
+    the plus1 space of the best ``m`` single parents: what a plus1 chain's own edge
+    probabilities miss."""
+    kw = dict(modularity="order", max_parents=3, progressbar=False)
+    full = bns.edge_probabilities(bns.exact.posterior(d, **kw)).values
+    space = bns.edge_probabilities(bns.exact.posterior(d, candidates=m, plus1=True, **kw)).values
+    return full, full - space
+
+
+def test_plus1_space_that_reports_its_outside_edges_does_not_warn():
+    """With plus1 the chain draws an outside parent alone, and reports its edge itself: on
+    insurance (best 2 single parents) RiskAversion -> DrivQuality has an exact unrestricted
+    probability of 0.457 and the space's own is the same to 3 decimals (exact shortfall
+    < 0.001 for every outside edge; test_shortfall_matches_order_dp). The estimator warned on
+    the edge's probability (0.33-0.45 at these draws); it now warns on what the result misses."""
+    d = _data("insurance", 300, 3)
+    idata = _sample(d, 2, draws=300, chains=2, plus1=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ExcludedEdgesWarning)
+        edges = bns.excluded_edges(idata)
+    assert edges.attrs["max_probability"] > 0.3  # the old warning's figure: it would fire
+    assert edges.attrs["reported"] is True and edges.attrs["max_shortfall"] < 0.01
+    row = edges.iloc[0]
+    assert (row.parent, row.child) == ("RiskAversion", "DrivQuality")
+    assert abs(row.shortfall) < 0.01 and row.reported > 0.3
+    assert "under-reports them by at most" in edges.attrs["headline"]
+
+
+def test_plus1_space_that_misses_edges_warns_with_the_shortfall():
+    """On alarm's first 12 columns (best 2 single parents, plus1) the space misses what the
+    families with two outside parents hold: LVFAILURE -> HRBP has exact probability 0.436
+    unrestricted and 0.007 in the space (test_shortfall_matches_order_dp)."""
+    d = _data("alarm", 300, 1)
+    idata = _sample(d, 2, draws=1000, plus1=True)
+    with pytest.warns(ExcludedEdgesWarning, match=r"hides .* LVFAILURE -> HRBP \(0\.4\d?; the result: 0\.00\d*\)"):
+        edges = bns.excluded_edges(idata)
+    row = edges[(edges.parent == "LVFAILURE") & (edges.child == "HRBP")].iloc[0]
+    assert abs(row.shortfall - 0.429) < TOL and abs(row.reported - 0.007) < 0.005
+    assert edges.attrs["max_shortfall"] >= row.shortfall
+
+
+def test_reported_is_the_chains_own_edge_probability():
+    """With every draw evaluated, ``reported`` is the result's own edge probability; without
+    plus1 the chain never draws an outside edge, so it is 0 and the shortfall is the probability."""
+    d = _data("insurance", 300, 3)
+    idata = _sample(d, 2, draws=100, chains=2, plus1=True)
+    own = bns.edge_probabilities(idata)
+    edges = bns.excluded_edges(idata, warn=False)
+    for r in edges.itertuples():
+        assert r.reported == pytest.approx(float(own.sel(parent=r.parent, child=r.child)), abs=1e-12)
+    assert (edges["reported"] > 0).any()
+    burnt = bns.excluded_edges(idata, warn=False, burn_in=50)
+    own = bns.edge_probabilities(idata, burn_in=50)
+    for r in burnt.itertuples():
+        assert r.reported == pytest.approx(float(own.sel(parent=r.parent, child=r.child)), abs=1e-12)
+    plain = bns.excluded_edges(_sample(d, 2, draws=100, chains=2), warn=False)
+    assert (plain["reported"] == 0).all() and np.array_equal(plain["shortfall"], plain["probability"])
+
+
+@pytest.mark.slow
+def test_shortfall_matches_order_dp():
+    """The shortfall of every non-reversed outside edge of a plus1 space, against the exact
+    order DP with and without the space: within 0.02 where the space holds the posterior
+    (insurance and child, best 2), and for the edges the alarm space misses."""
+    for net, seed, m, draws, pairs in [("insurance", 3, 2, 1500, None), ("child", 2, 2, 1500, None),
+                                       ("alarm", 1, 2, 2500, [("LVFAILURE", "HRBP"), ("HISTORY", "HRBP")])]:
+        d = _data(net, 300, seed)
+        full, exact = _exact_shortfall(d, m)
+        names = list(d.columns)
+        edges = bns.excluded_edges(_sample(d, m, draws=draws, plus1=True), warn=False)
+        checked = 0
+        for r in edges.itertuples():
+            u, v = names.index(r.parent), names.index(r.child)
+            if r.reverses_space_edge or (pairs is not None and (r.parent, r.child) not in pairs):
+                continue
+            assert abs(r.shortfall - exact[u, v]) <= TOL, (net, r.parent, r.child, r.shortfall, exact[u, v])
+            checked += 1
+        assert checked >= (len(pairs) if pairs else 5)
+        if pairs:
+            assert min(exact[names.index(p), names.index(c)] for p, c in pairs) > 0.25  # the check bites
+
+
+def test_widen_candidates_adds_the_flagged_parents():
+    d = _data("insurance", 300, 3)
+    idata = _sample(d, 2, draws=300, chains=2)
+    names = list(d.columns)
+    table = bns.ScoreTable(d, max_parents=3, candidates=2)
+    space = {names[v]: [names[u] for u in table.candidates[v]] for v in range(12)}
+    wider = bns.results.excluded.widen_candidates(idata, space)
+    edges = bns.excluded_edges(idata, warn=False)
+    flagged = {(p, c) for p, c, hi, rep in edges[["parent", "child", "upper", "reported"]].itertuples(index=False)
+               if hi - rep > 0.05}
+    assert ("RiskAversion", "DrivQuality") in flagged
+    assert wider.keys() == space.keys()
+    for child, parents in wider.items():
+        assert set(space[child]) <= set(parents) and len(set(parents)) == len(parents)
+        assert set(parents) - set(space[child]) == {p for p, c in flagged if c == child}
+    same = bns.results.excluded.widen_candidates(idata, space, above=0.99)
+    assert {k: set(v) for k, v in same.items()} == {k: set(v) for k, v in space.items()}
+    # a dict that leaves a node out leaves its parents unrestricted: it stays so
+    partial = {k: v for k, v in space.items() if k != "DrivQuality"}
+    assert len(bns.results.excluded.widen_candidates(idata, partial)["DrivQuality"]) == 11
+    with pytest.raises(ValueError, match="records no search space"):
+        bns.results.excluded.widen_candidates(idata)
+    with pytest.raises(ValueError, match="above must be"):
+        bns.results.excluded.widen_candidates(idata, space, above=1.5)
+    with pytest.raises(ValueError, match="candidates must be"):
+        bns.results.excluded.widen_candidates(idata, 2)
+
+
+def test_learn_records_the_shortfall_and_widens_its_own_space():
+    d = _data("insurance", 300, 3)
+    names = list(d.columns)
+    table = bns.ScoreTable(d, max_parents=3, candidates=2)
+    space = {names[v]: [names[u] for u in table.candidates[v]] for v in range(12)}
+    with pytest.warns(ExcludedEdgesWarning, match=r"widen_candidates"):
+        idata = bns.learn(d, candidates=space, plus1=False, chains=2, draws=200, tune=50, cores=1, random_seed=1,
+                          progressbar=False)
+    attrs = idata["posterior"].attrs
+    edges = bns.excluded_edges(idata, warn=False)
+    assert attrs["bnstruct_excluded_edge_shortfall"] == pytest.approx(edges.attrs["max_shortfall"], rel=1e-12)
+    # no plus1: the result reports 0 for every outside edge, and the shortfall is the probability
+    assert attrs["bnstruct_excluded_edge_shortfall"] == pytest.approx(attrs["bnstruct_excluded_edge_max"], rel=1e-12)
+    wider = bns.results.excluded.widen_candidates(idata)  # the space bns.learn recorded
+    assert wider == bns.results.excluded.widen_candidates(idata, space)
+    assert "RiskAversion" in wider["DrivQuality"] and "RiskAversion" not in space["DrivQuality"]

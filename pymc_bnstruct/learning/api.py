@@ -237,8 +237,10 @@ def learn(
         neighbourhood was sampled), ``bnstruct_moves_per_draw``,
         ``bnstruct_budget_seconds`` (NaN without a budget), ``bnstruct_excluded_edge_max``
         (the largest posterior probability of an edge outside the search space,
-        :func:`~pymc_bnstruct.excluded_edges`), ``bnstruct_excluded_mass`` (the
-        family-level :func:`~pymc_bnstruct.excluded_mass`; both 0 for the full space, NaN
+        :func:`~pymc_bnstruct.excluded_edges`), ``bnstruct_excluded_edge_shortfall`` (the
+        most by which the result's own edge probabilities may fall short of such an
+        edge's: with plus1 the chain draws them too), ``bnstruct_excluded_mass`` (the
+        family-level :func:`~pymc_bnstruct.excluded_mass`; all 0 for the full space, NaN
         for a restricted DAG sampler, which does not estimate them) and ``bnstruct_seconds``.
     SearchResult, ExactPosterior or GraphGenerativeTree
         For ``"hc"``, ``"tabu"``, ``"skeleton"``: the search result (a point estimate);
@@ -266,8 +268,10 @@ def learn(
     Warns
     -----
     ExcludedEdgesWarning
-        An edge outside the search space may have posterior probability above 5 % (order
-        and partition MCMC; see :func:`~pymc_bnstruct.excluded_edges`), naming the edges.
+        The result may under-report the posterior probability of an edge outside the search
+        space by more than 5 points (order and partition MCMC; see
+        :func:`~pymc_bnstruct.excluded_edges`), naming the edges; sample again with
+        ``candidates=bns.results.excluded.widen_candidates(idata)``.
     UserWarning
         A default run shortened to ten minutes of sampling; a budget too short for even
         the smallest run (100 draws of 10 moves per chain).
@@ -481,10 +485,11 @@ def _kept_names(model: pm.Model, name: str) -> list[str]:
 
 
 def _excluded(idata: Any, method: str, space: Any) -> dict[str, float]:
-    """The largest posterior probability of an edge outside the space and the family-level
-    excluded mass (0 for the full space; NaN where no sampler estimates them);
-    :func:`~pymc_bnstruct.excluded_edges` warns above 5 %."""
-    keys = ("bnstruct_excluded_edge_max", "bnstruct_excluded_mass")
+    """The largest posterior probability of an edge outside the space, the most by which the
+    result under-reports one, and the family-level excluded mass (0 for the full space; NaN
+    where no sampler estimates them); :func:`~pymc_bnstruct.excluded_edges` warns when the
+    second is above 5 points."""
+    keys = ("bnstruct_excluded_edge_max", "bnstruct_excluded_edge_shortfall", "bnstruct_excluded_mass")
     if space is None:
         return dict.fromkeys(keys, 0.0)
     stats = get_group(idata, "sample_stats")
@@ -492,7 +497,8 @@ def _excluded(idata: Any, method: str, space: Any) -> dict[str, float]:
     if method not in ("order", "partition") or not evaluated:  # a DAG sampler, or excluded_every=0
         return dict.fromkeys(keys, math.nan)
     edges = excluded_edges(idata)
-    return {keys[0]: float(edges.attrs["max_probability"]), keys[1]: float(excluded_mass(idata))}
+    return {keys[0]: float(edges.attrs["max_probability"]), keys[1]: float(edges.attrs["max_shortfall"]),
+            keys[2]: float(excluded_mass(idata))}
 
 
 def _check_method(method: Any) -> str:

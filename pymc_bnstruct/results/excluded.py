@@ -5,15 +5,20 @@ record ``excluded_log_ratio = Σ_v log(1 + out_v / in_v)`` on a subsample of dra
 :mod:`pymc_bnstruct.order.excluded`), and with it, per child, the edges from outside its
 candidates that are most probable under the unrestricted model given the draw's state.
 :func:`excluded_edges` turns them into the edge-level certificate a person can act on
-("no edge outside the space has posterior probability above X"; it warns above 5 %, naming
-the edges); :func:`excluded_mass` combines the ratios into the family-level ``1 - Z_space /
-Z_full``, which adds up every left-out family, however negligible each one is.
+("no edge outside the space has posterior probability above X, and the result under-reports
+none by more than Y"; it warns when Y is above 5 points, naming the edges, and
+:func:`widen_candidates` gives the space widened by them); :func:`excluded_mass` combines
+the ratios into the family-level ``1 - Z_space / Z_full``, which adds up every left-out
+family, however negligible each one is.
 """
 
 from __future__ import annotations
 
+import json
+import logging
 import math
 import warnings
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -21,6 +26,7 @@ import pandas as pd
 import xarray as xr
 from scipy.special import logsumexp
 
+from ..constraints import StructureConstraints
 from ..contract import NODE
 from ..order.excluded import (
     EXCLUDED_EDGE_PARENT,
@@ -32,16 +38,20 @@ from ..order.excluded import (
     EXCLUDED_NODE_LOG_RATIO,
 )
 from ..step_methods.base import step_stat_name
+from .draws import resolve_source
 from .idata import get_group, has_group, select_draws
 
-__all__ = ["excluded_mass", "excluded_edges", "ExcludedMassWarning", "ExcludedEdgesWarning", "WARN_ABOVE",
-           "WARN_EDGE_ABOVE", "recorded_excluded_mass", "recorded_excluded_edges"]
+__all__ = ["excluded_mass", "excluded_edges", "widen_candidates", "ExcludedMassWarning", "ExcludedEdgesWarning",
+           "WARN_ABOVE", "WARN_EDGE_ABOVE", "recorded_excluded_mass", "recorded_excluded_edges"]
 
 #: :func:`excluded_mass` (with ``warn=True``) warns above this excluded mass (1 %).
 WARN_ABOVE = 0.01
-#: :func:`excluded_edges` warns when an edge outside the space may have a posterior
-#: probability above this (5 %).
+#: :func:`excluded_edges` warns when the result may under-report the posterior probability of an
+#: edge outside the space by more than this (5 points; without plus1 the result reports 0 for
+#: them, and this is their probability).
 WARN_EDGE_ABOVE = 0.05
+_log = logging.getLogger(__name__)
+
 # Nodes (edges) named in the warnings.
 _WORST = 3
 _WORST_EDGES = 5
@@ -243,6 +253,15 @@ def excluded_edges(result: Any, *, var_name: str | None = None, burn_in: int = 0
     outside parents not listed); an edge missing from a draw's list counts 0 in
     ``probability`` and the bound in ``upper``, so the true value lies between them.
 
+    **What the result misses.** With the plus1 neighbourhood (``plus1=True``, ``bns.learn``'s
+    default on a learned space) the chain draws an outside parent alone, and its own edge
+    probabilities already report such an edge: ``reported`` is that figure (the mean of the
+    chain's per-draw edge probabilities over the same evaluated draws; 0 without plus1,
+    where the chain never draws the edge), and ``shortfall = probability - reported`` is
+    what the space hides from the result. The warning tests the shortfall, not the
+    probability: on alarm (500 rows, ``bns.learn`` defaults) LVFAILURE -> SAO2 has posterior
+    probability 0.37, and the result reports 0.36 (0.36 on the full space).
+
     Parameters
     ----------
     result : arviz.InferenceData or xarray.DataTree
@@ -254,21 +273,25 @@ def excluded_edges(result: Any, *, var_name: str | None = None, burn_in: int = 0
     burn_in : int, default 0
         Recorded draws to drop from the start of every chain.
     warn : bool, default True
-        Warn (:class:`ExcludedEdgesWarning`) when ``attrs["max_probability"]`` exceeds
-        :data:`WARN_EDGE_ABOVE` (5 %).
+        Warn (:class:`ExcludedEdgesWarning`) when ``attrs["max_shortfall"]`` exceeds
+        :data:`WARN_EDGE_ABOVE` (5 points).
 
     Returns
     -------
     pandas.DataFrame
         One row per edge outside the space that some evaluated draw listed, most probable
         first: ``parent``, ``child`` (names), ``probability`` (the estimate), ``upper``
-        (the estimate plus the bound of the draws that did not list it) and
+        (the estimate plus the bound of the draws that did not list it), ``reported`` (the
+        chain's own probability of the edge), ``shortfall`` (``probability - reported``) and
         ``reverses_space_edge`` (the space allows ``child -> parent``; see Notes). ``attrs``:
-        ``max_probability`` (the headline: no edge outside the space has a larger
-        estimated posterior probability; the largest ``upper``, and the bound of the edges
-        no draw listed), ``headline`` (that sentence), ``n_evaluated`` and ``lower_bound``
-        (True when only the left-out families with the fewest outside parents were scored,
-        or under partition MCMC: the figures are then too small, see :func:`excluded_mass`).
+        ``max_probability`` (no edge outside the space has a larger estimated posterior
+        probability; the largest ``upper``, and the bound of the edges no draw listed),
+        ``max_shortfall`` (the result under-reports no such edge by more: the largest
+        ``upper - reported``, and the same bound; what the warning tests), ``headline``
+        (those sentences), ``n_evaluated``, ``reported`` (False when the output has no
+        per-draw edge probabilities: ``reported`` is then 0) and ``lower_bound`` (True when
+        only the left-out families with the fewest outside parents were scored, or under
+        partition MCMC: the figures are then too small, see :func:`excluded_mass`).
 
     Raises
     ------
@@ -278,8 +301,9 @@ def excluded_edges(result: Any, *, var_name: str | None = None, burn_in: int = 0
     Warns
     -----
     ExcludedEdgesWarning
-        When an edge outside the space may have posterior probability above 5 %, naming the
-        edges and the fix: widen those children's candidate parents.
+        When the result may under-report the posterior probability of an edge outside the
+        space by more than 5 points, naming the edges (with both figures) and the fix: widen
+        those children's candidate parents (:func:`widen_candidates` gives the space).
 
     Notes
     -----
@@ -314,7 +338,7 @@ def excluded_edges(result: Any, *, var_name: str | None = None, burn_in: int = 0
     ...                       cores=1, random_seed=1, progressbar=False, compute_convergence_checks=False)
     >>> edges = bns.excluded_edges(idata, warn=False)
     >>> list(edges.columns)
-    ['parent', 'child', 'probability', 'upper', 'reverses_space_edge']
+    ['parent', 'child', 'probability', 'upper', 'reported', 'shortfall', 'reverses_space_edge']
     >>> edges.attrs["headline"].startswith("no edge outside the search space has posterior probability above")
     True
     """
@@ -354,33 +378,143 @@ def excluded_edges(result: Any, *, var_name: str | None = None, burn_in: int = 0
     # upper = est + Σ_{draws not listing u -> v} w_d rest_d(v) = est + Σ_d w_d rest_d(v) - Σ_{listing} w_d rest_d(v)
     listed_bound = np.zeros((n, n))
     np.add.at(listed_bound, (u_idx, v_idx), bound[d_idx, v_idx])
-    upper = est + bound.sum(axis=0)[None, :] - listed_bound
+    upper = np.minimum(est + bound.sum(axis=0)[None, :] - listed_bound, 1.0)
+    est = np.minimum(est, 1.0)
+    own = _reported(result, var_name, burn_in, evaluated, n)
+    reported = np.zeros((n, n)) if own is None else own
     rows = np.argwhere(seen > 0)
-    frame = pd.DataFrame({"parent": [names[u] for u, _ in rows], "child": [names[v] for _, v in rows],
-                          "probability": [min(est[u, v], 1.0) for u, v in rows],
-                          "upper": [min(upper[u, v], 1.0) for u, v in rows],
-                          "reverses_space_edge": [bool(flips[u, v]) for u, v in rows]})
+    ru, rv = rows[:, 0], rows[:, 1]
+    frame = pd.DataFrame({"parent": [names[u] for u in ru], "child": [names[v] for v in rv],
+                          "probability": est[ru, rv], "upper": upper[ru, rv], "reported": reported[ru, rv],
+                          "shortfall": est[ru, rv] - reported[ru, rv],
+                          "reverses_space_edge": flips[ru, rv].astype(bool)})
     frame = frame.sort_values(["probability", "upper"], ascending=False, kind="stable").reset_index(drop=True)
-    top = max(float(frame["upper"].max()) if len(frame) else 0.0, float(bound.sum(axis=0).max()) if n else 0.0)
-    top = min(top, 1.0)
+    never_listed = min(float(bound.sum(axis=0).max()) if n else 0.0, 1.0)  # any edge no draw listed
+    top = max(float(frame["upper"].max()) if len(frame) else 0.0, never_listed)
+    # what the result may under-report: upper - reported per listed edge; an edge no draw listed
+    # by the whole bound (its reported share is not subtracted)
+    gap = max(float((frame["upper"] - frame["reported"]).max()) if len(frame) else 0.0, never_listed, 0.0)
     n_eval = int(evaluated.sum())
     n_flips = int(frame["reverses_space_edge"].sum())
-    headline = (f"no edge outside the search space has posterior probability above {top:.2g}"
-                f"{' (at least; a lower bound)' if lower else ''} (over {n_eval} draws)"
+    at_least = " (at least; a lower bound)" if lower else ""
+    headline = (f"no edge outside the search space has posterior probability above {top:.2g}{at_least}"
+                + (f"; the result under-reports them by at most {gap:.2g}" if own is not None and gap < top else "")
+                + f" (over {n_eval} draws)"
                 + (f"; {n_flips} of them reverse an edge of the space, and their estimates may fall short"
                    if n_flips else ""))
-    frame.attrs.update({"max_probability": top, "headline": headline, "n_evaluated": n_eval, "lower_bound": lower})
-    if warn and top > WARN_EDGE_ABOVE:
-        worst = frame[frame["upper"] > WARN_EDGE_ABOVE].head(_WORST_EDGES)
-        named = ", ".join(f"{p} -> {c} ({r:.2g})" for p, c, r in worst[["parent", "child", "probability"]].itertuples(
-            index=False))
+    frame.attrs.update({"max_probability": top, "max_shortfall": gap, "headline": headline, "n_evaluated": n_eval,
+                        "lower_bound": lower, "reported": own is not None})
+    if warn and gap > WARN_EDGE_ABOVE:
+        worst = frame[frame["upper"] - frame["reported"] > WARN_EDGE_ABOVE]
+        if (worst["shortfall"] > 0).any():  # the rest are there only by the bound of the unlisted draws
+            worst = worst[worst["shortfall"] > 0]
+        worst = worst.sort_values("shortfall", ascending=False, kind="stable").head(_WORST_EDGES)
+        named = ", ".join(f"{p} -> {c} ({r:.2g}" + (f"; the result: {o:.2g})" if own is not None else ")")
+                          for p, c, r, o in worst[["parent", "child", "probability", "reported"]].itertuples(index=False))
         children = list(dict.fromkeys(worst["child"]))
         warnings.warn(
-            f"an edge outside the search space may have posterior probability up to {top:.2g} (over {n_eval} draws): "
-            f"{named or 'edges no draw listed'}. Widen the candidate parents of {', '.join(map(str, children)) or 'the nodes'}"
-            ": add those parents for them in candidates= (a dict), a larger max_candidates= in bns.search_space, "
-            "plus1=True where it is off, or candidates=None (no restriction)", ExcludedEdgesWarning, stacklevel=2)
+            f"the search space hides posterior probability of edges outside it: up to {gap:.2g}{at_least} (over {n_eval} "
+            f"draws) for {named or 'edges no draw listed'}. Widen the candidate parents of "
+            f"{', '.join(map(str, children)) or 'the nodes'} and sample again: candidates="
+            "bns.results.excluded.widen_candidates(result, space) (bns.learn's output needs no space; it adds those "
+            "parents), a larger max_candidates= in bns.search_space, plus1=True where it is off, or candidates=None "
+            "(no restriction)", ExcludedEdgesWarning, stacklevel=2)
     return frame
+
+
+def _reported(result: Any, var_name: str | None, burn_in: int, evaluated: np.ndarray, n: int) -> np.ndarray | None:
+    """The chain's own ``P(u -> v)`` over the evaluated draws: the mean of its recorded per-draw
+    edge probabilities (the draws the importance average uses, so that the difference is not
+    blurred by two subsamples), or None when the output has none."""
+    try:
+        src = resolve_source(result, "edge", var_name)
+    except (ValueError, TypeError):
+        return None
+    if src.kind == "dag" or src.edge is None:
+        return None
+    da = select_draws(get_group(result, "posterior")[src.edge], burn_in)
+    if da.shape[-2:] != (n, n) or da.sizes["chain"] * da.sizes["draw"] != len(evaluated):
+        return None
+    chain, draw = np.divmod(np.flatnonzero(evaluated), da.sizes["draw"])
+    # only the evaluated draws are read: the whole variable is chains x draws x n² floats
+    picked = da.isel(chain=xr.DataArray(chain, dims="e"), draw=xr.DataArray(draw, dims="e"))
+    return np.asarray(picked.transpose("e", ...).values, dtype=np.float64).mean(axis=0)
+
+
+def widen_candidates(result: Any, candidates: Any = None, *, above: float = WARN_EDGE_ABOVE,
+                     var_name: str | None = None, burn_in: int = 0) -> dict[str, list]:
+    """The search space of ``result`` widened by the edges :func:`excluded_edges` flags.
+
+    Every edge outside the space whose posterior probability the result may under-report by
+    more than ``above`` (``upper - reported`` of :func:`excluded_edges`, the quantity its
+    warning tests) has its parent added to its child's candidate parents. Sample again on
+    the returned space: its own :func:`excluded_edges` says whether that sufficed.
+
+    Parameters
+    ----------
+    result : arviz.InferenceData or xarray.DataTree
+        Output of an order or partition chain on a restricted space (``bns.learn``, or
+        ``pm.sample`` with :class:`~pymc_bnstruct.OrderMetropolis` /
+        :class:`~pymc_bnstruct.PartitionMetropolis`).
+    candidates : SearchSpace or dict, optional
+        The space ``result`` was sampled on; by default the one ``bns.learn`` recorded in the
+        posterior's ``bnstruct_search_space`` attribute.
+    above : float, default :data:`WARN_EDGE_ABOVE`
+        Add the edges the result may under-report by more than this.
+    var_name, burn_in
+        As in :func:`excluded_edges`.
+
+    Returns
+    -------
+    dict
+        ``{variable name: [candidate parent names]}``, for ``candidates=`` of ``bns.learn``, the
+        model variables and ``bns.ScoreTable``; a copy of the space when nothing is flagged.
+
+    Raises
+    ------
+    ValueError
+        No space given and none recorded, a recorded full space, or ``above`` outside ``[0, 1)``.
+
+    Examples
+    --------
+    >>> df = bns.datasets.load_network("child").sample(300, random_seed=2).iloc[:, :12]
+    >>> space = {name: [] for name in df.columns}             # no candidate parents at all
+    >>> with pm.Model():
+    ...     _ = bns.NodeOrder("x", df, max_parents=2, candidates=space)
+    ...     idata = pm.sample(step=bns.OrderMetropolis(excluded_every=2), draws=100, tune=50, chains=1,
+    ...                       cores=1, random_seed=1, progressbar=False, compute_convergence_checks=False)
+    >>> wider = bns.results.excluded.widen_candidates(idata, space)
+    >>> sum(map(len, wider.values())) > 0
+    True
+    """
+    if isinstance(above, (bool, np.bool_)) or not isinstance(above, (int, float, np.floating, np.integer)) \
+            or not 0 <= above < 1:
+        raise ValueError(f"above must be a number in [0, 1), got {above!r}")
+    if candidates is None:
+        posterior = get_group(result, "posterior") if has_group(result, "posterior") else None
+        recorded = None if posterior is None else posterior.attrs.get("bnstruct_search_space")
+        if recorded is None:
+            raise ValueError("the output records no search space (only bns.learn's does): pass the space it was "
+                             "sampled on as candidates=")
+        if recorded == "full":
+            raise ValueError("the output was sampled on the full space: there is nothing to widen")
+        candidates = json.loads(recorded)
+    if not isinstance(getattr(candidates, "candidates", candidates), Mapping):  # a SearchSpace, or a dict
+        raise ValueError(f"candidates must be a SearchSpace or a dict {{name: [parents]}}, got "
+                         f"{type(candidates).__name__}")
+    edges = excluded_edges(result, var_name=var_name, burn_in=burn_in, warn=False)
+    names = _node_names(result, _stats(result, var_name)[EXCLUDED_EDGE_REST].shape[-1])
+    # every node named, by name (a node the dict leaves out has every parent as a candidate)
+    space = StructureConstraints(names, None, candidates=candidates).candidates
+    wider = {names[v]: [names[u] for u in c] for v, c in enumerate(space)}
+    flagged = edges[edges["upper"] - edges["reported"] > above]
+    for parent, child in flagged[["parent", "child"]].itertuples(index=False):
+        if parent not in wider[child]:
+            wider[child].append(parent)
+    added = {k: len(v) - len(space[i]) for i, (k, v) in enumerate(wider.items())}
+    _log.info("widen_candidates: %d parent(s) added to %d node(s)", sum(added.values()),
+              sum(a > 0 for a in added.values()))
+    return wider
 
 
 def recorded_excluded_edges(idata: Any, *, var_name: str | None = None, burn_in: int = 0) -> pd.DataFrame | None:
