@@ -31,7 +31,7 @@ import warnings
 import numpy as np
 import xarray as xr
 from bench_scores import median_time  # the same timing rule (warm-up, then the median); run from benchmarks/'s folder
-from peers import run_bidag
+from peers import bidag_cells, run_bidag
 from scipy.special import gammaln
 
 import pymc_bnstruct as bns
@@ -110,11 +110,14 @@ def bench_samplers(n_vars: int, rows: int, seed: int, method: str, budget: str |
     probs = bns.edge_probabilities(idata)
     out = {"wall_s": wall, "auroc": bns.roc_curve(probs, net.adjacency, kind="skeleton").auc,
            "edges": len(net.edges)}
-    peer = run_bidag(df, "continuous", method)
-    if peer is not None and not peer.get("timeout"):
+    peer = run_bidag(df, "continuous", method, seed=seed)  # stopped after peers.BIDAG_TIMEOUT seconds
+    auroc = None
+    if peer is not None and "edge" in peer:
         edge = xr.DataArray(peer["edge"].to_numpy(), dims=EDGE_DIMS,
                             coords={EDGE_DIMS[0]: list(peer["edge"].index), EDGE_DIMS[1]: list(peer["edge"].columns)})
-        out.update(bidag_s=peer["seconds"], bidag_auroc=bns.roc_curve(edge, net.adjacency, kind="skeleton").auc)
+        auroc = bns.roc_curve(edge, net.adjacency, kind="skeleton").auc
+        out.update(bidag_s=peer["seconds"], bidag_auroc=auroc)
+    out["bidag_cells"] = bidag_cells(peer, auroc)
     return out
 
 
@@ -142,7 +145,7 @@ def main() -> int:
         for seed in range(1, args.seeds + 1):
             for method in ("order", "partition"):
                 r = bench_samplers(n_vars, rows, seed, method, budget)
-                peer = (f"{r['bidag_s']:.1f} | {r['bidag_auroc']:.3f}" if "bidag_s" in r else "— | —")
+                peer = " | ".join(r["bidag_cells"])
                 print(f"| {n_vars} | {rows:,} | {seed} | {r['edges']} | {method} | {r['wall_s']:.1f} | "
                       f"{r['auroc']:.3f} | {peer} |", flush=True)
     return 0

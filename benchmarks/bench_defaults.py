@@ -10,13 +10,15 @@ show here first), and the skeleton AUROC of the edge posterior against the true 
 ``--bidag`` adds BiDAG 2.1.4 on the same rows (iterativeMCMC, then orderMCMC on its end
 space: ``run_bidag.R`` through ``peers.py``; its columns are left out, saying so, when R or
 BiDAG is absent): its time from the search space to the edge probabilities (R and the data loaded) and skeleton AUROC.
+R is seeded with the run's seed, columns with one value are left out as ``bns.learn`` does,
+and a run past ``--bidag-timeout`` seconds (default 600) is stopped and shown as timed out.
 
 ``--kwargs`` passes more keywords to ``learn`` (JSON), for experiments, e.g.
 ``--kwargs '{"moves_per_draw": 2000}'``. All runs share one process, which first runs a
 tiny ``learn`` so the times exclude loading the compiled kernels.
 
     python benchmarks/bench_defaults.py [--networks child,insurance,alarm,hailfinder] [--seeds 1,2,3]
-        [--rows 500] [--method order] [--kwargs JSON] [--json out.jsonl] [--bidag]
+        [--rows 500] [--method order] [--kwargs JSON] [--json out.jsonl] [--bidag [--bidag-timeout 600]]
 
 Run from the ``benchmarks`` folder (``--bidag`` imports ``peers.py`` from it).
 """
@@ -25,10 +27,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 import warnings
 
 import numpy as np
+from peers import BIDAG_TIMEOUT, bidag_cells, bidag_status
 
 NETWORKS = ("child", "insurance", "alarm", "hailfinder")
 
@@ -57,17 +61,22 @@ def one(name: str, rows: int, seed: int, method: str, kwargs: dict) -> dict:
             "auroc": float(auroc), "advice": verdict.advice, "data": df, "truth": net.adjacency}
 
 
-def bidag(row: dict) -> dict:
-    """BiDAG's order MCMC on the rows ``row`` was learned from: wall seconds and skeleton AUROC."""
+def bidag(row: dict, timeout: float) -> dict:
+    """BiDAG's order MCMC on the rows ``row`` was learned from (R seeded with the row's seed):
+    wall seconds and skeleton AUROC (NaN when it timed out or failed), its status and table cells."""
     from peers import run_bidag
 
     import pymc_bnstruct as bns
 
-    res = run_bidag(row["data"], "discrete", "order")
-    if res is None or res.get("timeout"):
-        return {"bidag_seconds": np.nan, "bidag_auroc": np.nan}
-    auroc = bns.roc_curve(res["edge"], row["truth"], kind="skeleton").auc
-    return {"bidag_seconds": res["seconds"], "bidag_auroc": float(auroc)}
+    res = run_bidag(row["data"], "discrete", "order", timeout=timeout, seed=row["seed"])
+    auroc = float(bns.roc_curve(res["edge"], row["truth"], kind="skeleton").auc) if res and "edge" in res else None
+    status = bidag_status(res)
+    if status in ("timeout", "failed"):
+        print(f"# BiDAG on {row['network']} seed {row['seed']}: "
+              f"{f'timed out after {timeout:.0f} s' if status == 'timeout' else res['error']}", file=sys.stderr,
+              flush=True)
+    return {"bidag_status": status, "bidag_seconds": res["seconds"] if auroc is not None else np.nan,
+            "bidag_auroc": np.nan if auroc is None else auroc, "bidag_cells": bidag_cells(res, auroc)}
 
 
 def main() -> None:
@@ -79,6 +88,8 @@ def main() -> None:
     ap.add_argument("--kwargs", default="{}", help="more learn keywords, JSON")
     ap.add_argument("--json", help="also append each row to this JSON-lines file")
     ap.add_argument("--bidag", action="store_true", help="add BiDAG's order MCMC on the same rows")
+    ap.add_argument("--bidag-timeout", type=float, default=BIDAG_TIMEOUT,
+                    help=f"seconds before a BiDAG run is stopped and reported as timed out (default {BIDAG_TIMEOUT:.0f})")
     args = ap.parse_args()
     kwargs = json.loads(args.kwargs)
     import pymc_bnstruct as bns
@@ -95,14 +106,18 @@ def main() -> None:
     for name in args.networks.split(","):
         for seed in map(int, args.seeds.split(",")):
             row = one(name, args.rows, seed, args.method, kwargs)
+            cells = ""
             if args.bidag:
-                row.update(bidag(row))
-            cells = f" {row['bidag_seconds']:.1f} | {row['bidag_auroc']:.3f} |" if args.bidag else ""
+                # says which side a long wait is on (the table row comes after BiDAG)
+                print(f"# {name} seed {seed}: bns.learn took {row['seconds']:.1f} s; BiDAG running "
+                      f"(stopped after {args.bidag_timeout:.0f} s)", file=sys.stderr, flush=True)
+                row.update(bidag(row, args.bidag_timeout))
+                cells = " {} | {} |".format(*row["bidag_cells"])
             print(f"| {name} | {row['vars']} | {seed} | {row['seconds']:.1f} | {row['moves_per_draw']} | "
                   f"{row['rhat']:.3f} | {row['verdict']} | {row['max_rhat']:.3f} | {row['chain_diff']:.2f} | "
                   f"{', '.join(f'{x:.1f}' for x in row['chain_means'])} | {row['auroc']:.3f} |{cells}", flush=True)
             if args.json:
-                kept = {k: v for k, v in row.items() if k not in ("data", "truth")}
+                kept = {k: v for k, v in row.items() if k not in ("data", "truth", "bidag_cells")}
                 with open(args.json, "a") as f:
                     f.write(json.dumps({**kept, "kwargs": kwargs}) + "\n")
 

@@ -1,6 +1,6 @@
 # BiDAG 2.1.4 (Kuipers, Suter & Moffa 2022) as a benchmark peer: its defaults, timed.
 #
-#   Rscript run_bidag.R DATA.csv discrete|continuous order|partition OUT.json
+#   Rscript run_bidag.R DATA.csv discrete|continuous order|partition OUT.json [SEED]
 #
 # Discrete data: BDeu with ESS 1 and no edge penalty (scoreparameters("bdecat", chi = 1,
 # edgepf = 1)), columns coded 0..k-1. Continuous data: BGe with BiDAG's defaults (am = 1,
@@ -8,9 +8,12 @@
 # search space, then orderMCMC (or partitionMCMC) samples on its end space; edgep() with
 # BiDAG's default burn-in of 20 % gives the edge probabilities. Writes JSON: the column
 # names, the seconds of the space and of the whole run, and the edge-probability matrix
-# (row = parent).
+# (row = parent). SEED, when given, seeds R's generator (set.seed): without it every run
+# differs (iterativeMCMC and the sampler are random).
 args <- commandArgs(trailingOnly = TRUE)
-if (length(args) != 4) stop("usage: Rscript run_bidag.R DATA.csv discrete|continuous order|partition OUT.json")
+if (!length(args) %in% c(4, 5)) {
+  stop("usage: Rscript run_bidag.R DATA.csv discrete|continuous order|partition OUT.json [SEED]")
+}
 suppressPackageStartupMessages({
   library(BiDAG)
   library(jsonlite)
@@ -18,6 +21,7 @@ suppressPackageStartupMessages({
 df <- read.csv(args[1], check.names = FALSE, stringsAsFactors = TRUE)
 kind <- args[2]
 sampler <- args[3]
+if (length(args) == 5) set.seed(as.integer(args[5]))
 if (kind == "discrete") {
   codes <- as.data.frame(lapply(df, function(col) as.integer(as.factor(col)) - 1L))
   score <- scoreparameters("bdecat", codes, bdecatpar = list(chi = 1, edgepf = 1))

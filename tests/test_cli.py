@@ -25,7 +25,7 @@ import pandas as pd
 import pytest
 
 import pymc_bnstruct as bns
-from pymc_bnstruct.cli import load_result, main
+from pymc_bnstruct.cli import load_result, main, views
 from pymc_bnstruct.cli.app import build_parser
 from pymc_bnstruct.cli.methods import EXACT_MAX_VARS, METHODS
 
@@ -736,8 +736,10 @@ def test_brai_on_76_variables_stays_under_1_gb_and_counts_its_graphs(tmp_path, m
 
 def test_a_learned_space_and_its_excluded_mass_are_reported(tmp_path, monkeypatch, capsys):
     """On more than 20 variables learn runs on a learned space: summary (JSON and the report's
-    facts) says which, whether plus1 was on, the excluded mass and the largest probability of
-    an edge outside the space, in the headline (with the fix above 5 %)."""
+    facts) says which, whether plus1 was on, the excluded mass, the largest probability of an
+    edge outside the space and the most by which the result under-reports one, in the
+    headline, with the fix (widen_candidates, the CLI's options) when that shortfall, the
+    criterion of ExcludedEdgesWarning, is above 5 points."""
     monkeypatch.chdir(tmp_path)
     bns.datasets.load_network("insurance").sample(200, random_seed=1).to_csv("ins.csv", index=False)
     assert main(["learn", "ins.csv", "--seed", "1", "--chains", "2", "--draws", "30", "--tune", "5",
@@ -751,10 +753,36 @@ def test_a_learned_space_and_its_excluded_mass_are_reported(tmp_path, monkeypatc
     expected = bns.excluded_mass(result.idata, warn=False)
     assert facts["excluded_mass"] == pytest.approx(expected, rel=1e-12)
     with pytest.warns(bns.results.excluded.ExcludedEdgesWarning):
-        top = bns.excluded_edges(result.idata).attrs["max_probability"]
+        edges = bns.excluded_edges(result.idata)
+    top, short = edges.attrs["max_probability"], edges.attrs["max_shortfall"]
     assert facts["excluded_edge_max"] == pytest.approx(top, rel=1e-12)
+    assert facts["excluded_edge_shortfall"] == pytest.approx(short, rel=1e-12)
     assert main(["summary", "o.nc", "--top", "3"]) == 0
     text = capsys.readouterr().out
     assert f"no edge outside the search space has posterior probability above {top:.2g}" in text
-    assert (top > 0.05) == ("widen the space" in text)
+    assert (short > 0.05) == ("learn again on a wider space" in text)
+    # the fix it prints is a call that works on the file: the flagged parents are added
+    assert "widen_candidates(pymc_bnstruct.cli.load_result('o.nc').idata)" in text
+    wider = bns.results.excluded.widen_candidates(load_result("o.nc").idata)
+    flagged = edges[edges["upper"] - edges["reported"] > 0.05]
+    assert len(flagged) and all(p in wider[c] for p, c in flagged[["parent", "child"]].itertuples(index=False))
+    # the fix follows the shortfall, not the probability (which plus1 chains report themselves)
+    real = views.summary
+
+    def recorded(edge_max, shortfall):
+        def fake(*args, **kwargs):
+            table = real(*args, **kwargs)
+            table.attrs.update(excluded_edge_max=edge_max, excluded_edge_shortfall=shortfall)
+            return table
+        return fake
+
+    for edge_max, shortfall, fix in [(0.4, 0.01, False), (0.4, 0.3, True), (0.04, 0.04, False)]:
+        monkeypatch.setattr(views, "summary", recorded(edge_max, shortfall))
+        assert main(["summary", "o.nc", "--top", "3"]) == 0
+        text = capsys.readouterr().out
+        line = next(x for x in text.splitlines() if x.startswith("no edge outside the search space"))
+        assert line.startswith(f"no edge outside the search space has posterior probability above {edge_max:.2g}")
+        assert (f"under-reports none by more than {shortfall:.2g}" in line) == (shortfall < edge_max)
+        assert ("learn again on a wider space" in line) == fix, line
+        assert ("--max-candidates" in line) == fix
     assert f"excluded_mass: {expected:.6g}" in text

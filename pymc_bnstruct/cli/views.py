@@ -130,12 +130,9 @@ def tables(result: Result, top: int = 20, *, truth: Any = None) -> Tables:
             if key in verdict.numbers:
                 facts[key] = verdict.numbers[key]
         facts.update(_space_facts(get_group(result.idata, "posterior").attrs, conv.attrs.get("excluded_mass"),
-                                  conv.attrs.get("excluded_edge_max")))
+                                  conv.attrs.get("excluded_edge_max"), conv.attrs.get("excluded_edge_shortfall")))
         if "excluded_edge_max" in facts:
-            edge_max = facts["excluded_edge_max"]
-            fix = ": widen the space (--max-candidates, --plus1 on) or use --search-space full"
-            out.headline.append(f"no edge outside the search space has posterior probability above {edge_max:.2g} "
-                                f"(bns.excluded_edges){fix if edge_max > WARN_EDGE_ABOVE else ''}")
+            out.headline.append(_excluded_edges_line(facts, result.path))
         cols = ["kind", "mean", "sd", "ess_bulk", "ess_tail", "r_hat", "constant"]
         out.convergence = conv[cols].head(top) if top else conv[cols]
         if _is_samc(result):
@@ -146,9 +143,28 @@ def tables(result: Result, top: int = 20, *, truth: Any = None) -> Tables:
     return out
 
 
-def _space_facts(attrs: Any, excluded: float | None, edge_max: float | None = None) -> dict[str, Any]:
+def _excluded_edges_line(facts: dict[str, Any], path: Path) -> str:
+    """The headline on the edges outside the search space: the largest probability, what the
+    result under-reports of them (with plus1 the chain draws them too) and, when that exceeds
+    :data:`WARN_EDGE_ABOVE` (the criterion of ``ExcludedEdgesWarning``), the fix."""
+    edge_max = facts["excluded_edge_max"]
+    shortfall = facts.get("excluded_edge_shortfall", edge_max)
+    line = f"no edge outside the search space has posterior probability above {edge_max:.2g}"
+    if shortfall < edge_max:
+        line += f"; the result under-reports none by more than {shortfall:.2g}"
+    line += " (bns.excluded_edges)"
+    if shortfall > WARN_EDGE_ABOVE:
+        line += (": learn again on a wider space; in Python candidates=bns.results.excluded.widen_candidates("
+                 f"pymc_bnstruct.cli.load_result({str(path)!r}).idata) adds the parents of the edges it "
+                 "under-reports; here a larger --max-candidates, --plus1 on, or --search-space full")
+    return line
+
+
+def _space_facts(attrs: Any, excluded: float | None, edge_max: float | None = None,
+                 shortfall: float | None = None) -> dict[str, Any]:
     """The search space a sampler ran on (from ``bns.learn``'s attrs), the family-level mass it
-    excludes and the largest posterior probability of an edge outside it."""
+    excludes, the largest posterior probability of an edge outside it and the most by which
+    the result under-reports one."""
     facts: dict[str, Any] = {}
     space = attrs.get("bnstruct_search_space")
     if space is not None:
@@ -163,6 +179,8 @@ def _space_facts(attrs: Any, excluded: float | None, edge_max: float | None = No
         facts["excluded_mass"] = float(excluded)
     if edge_max is not None:
         facts["excluded_edge_max"] = float(edge_max)
+    if shortfall is not None:
+        facts["excluded_edge_shortfall"] = float(shortfall)
     return facts
 
 

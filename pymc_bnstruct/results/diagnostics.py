@@ -157,7 +157,9 @@ def summary(
         chains; ``df.attrs["kish_ess"]`` is the Kish effective sample size of the weights.
         Order and partition chains on a restricted search space: ``df.attrs["excluded_edge_max"]``
         (the largest posterior probability of an edge outside the space,
-        :func:`pymc_bnstruct.excluded_edges`, which warns above 5 %) and
+        :func:`pymc_bnstruct.excluded_edges`), ``df.attrs["excluded_edge_shortfall"]`` (the most
+        by which ``mean`` may fall short of such an edge's probability: with plus1 the chain
+        draws it too; :func:`pymc_bnstruct.excluded_edges` warns above 5 points) and
         ``df.attrs["excluded_mass"]`` (the family-level :func:`pymc_bnstruct.excluded_mass`). A run of
         :func:`pymc_bnstruct.learn` that modelled missing cells: ``df.attrs["missing_fraction"]``,
         the share of the data's cells that were imputed (``docs/missing.md``).
@@ -272,6 +274,7 @@ def summary(
         df.attrs["excluded_mass"] = excluded
     if (edges := recorded_excluded_edges(result, var_name=var_name, burn_in=burn_in)) is not None:
         df.attrs["excluded_edge_max"] = edges.attrs["max_probability"]
+        df.attrs["excluded_edge_shortfall"] = edges.attrs["max_shortfall"]
     if has_group(result, "posterior") and "bnstruct_missing_fraction" in get_group(result, "posterior").attrs:
         df.attrs["missing_fraction"] = float(get_group(result, "posterior").attrs["bnstruct_missing_fraction"])
     df.attrs["verdict"] = _judge(df, values, w, kinds, labels, result, burn_in)
