@@ -161,8 +161,7 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=500)
     parser.add_argument("--draws", type=int, default=None)
     parser.add_argument("--cores", type=int, default=None,
-                        help="cores of every bns.learn call (default: learn's; it runs the chains of data "
-                             "with gaps one after another)")
+                        help="cores of every bns.learn call (default: learn's)")
     parser.add_argument("--json", default=None, help="write every run's numbers to this file")
     parser.add_argument("--render", nargs="+", default=None, metavar="JSON",
                         help="run nothing: print the table of the runs in these --json files")

@@ -192,13 +192,13 @@ class MissingCells:
         """Refuse to run in another process than the one that made these cells: ``pm.sample``
         with ``cores > 1`` samples in child processes but records the draws, and computes the
         per-draw features from the model, in the parent, whose scores never see the imputed
-        cells. Sample such models with ``cores=1`` (``bns.learn`` does, or runs one chain per
-        task on an ``executor=``, where each worker builds its own model)."""
+        cells. Sample such models with ``cores=1``; ``bns.learn`` runs parallel chains one per
+        task on a process pool (its own, or ``executor=``), where each worker builds its own model."""
         if os.getpid() != self._pid:
             raise RuntimeError(
                 "missing cells are sampled in the process that built the model only: pm.sample(cores > 1) "
                 "would record features computed from the first completion. Sample with cores=1, or use "
-                "bns.learn(..., executor=...) to run the chains in parallel")
+                "bns.learn(...), which runs the chains in parallel processes that each build their own model")
 
     @property
     def n_cells(self) -> int:
