@@ -361,17 +361,14 @@ def learn(
         if size_run(parallel=1, **sizing).seconds < PARALLEL_FROM_SECONDS:
             parallel = 1
         cores = parallel
-    own_pool = None
-    if data.has_missing and executor is None and parallel > 1:
-        if user_sample_kwargs:
-            _log.info("bns.learn: the chains run one after another: with missing cells, pm.sample keywords "
-                      "(%s) need one process", ", ".join(sorted(user_sample_kwargs)))
-            parallel = cores = 1
-        else:
-            # pm.sample(cores > 1) would sweep the cells in its children but compute the features in
-            # this process (MissingCells.check_process): one chain per task instead, each worker
-            # building its own model, the same draws as one after another
-            executor = own_pool = ProcessPoolExecutor(parallel, mp_context=multiprocessing.get_context())
+    # pm.sample(cores > 1) would sweep the cells in its children but compute the features in this
+    # process (MissingCells.check_process): one chain per task on a pool instead, each worker
+    # building its own model, the same draws as one after another
+    pool_chains = data.has_missing and executor is None and parallel > 1
+    if pool_chains and user_sample_kwargs:
+        _log.info("bns.learn: the chains run one after another: with missing cells, pm.sample keywords "
+                  "(%s) need one process", ", ".join(sorted(user_sample_kwargs)))
+        pool_chains, parallel, cores = False, 1, 1
     size = size_run(parallel=parallel, **sizing)
     if size.capped:
         _warn_capped(size)
@@ -381,7 +378,7 @@ def learn(
                       f"{_fmt_seconds(size.seconds)}; fewer chains or a larger budget", UserWarning, stacklevel=2)
     step.moves_per_draw = size.moves_per_draw
     sweep_every = 1
-    if data.has_missing and remaining is not None and (executor is None or own_pool is not None):
+    if data.has_missing and remaining is not None and executor is None:
         sweep_every = _sweep_every(model, point, size.moves_per_draw / size.moves_per_second + per_draw,
                                    most_every=max(1, (size.draws + size.tune) // MIN_SWEEPS_PER_CHAIN))
     if on_plan is not None:
@@ -400,12 +397,13 @@ def learn(
                   f"{size.moves_per_second:,.0f}", _fmt_seconds(size.seconds))
     if data.has_missing:  # the probed step's keywords changed (excluded_every); ImputeMissing last
         step = make_steps(recipe, model)
+    pool = ProcessPoolExecutor(parallel, mp_context=multiprocessing.get_context()) if pool_chains else None
     try:
-        idata = run_chains(recipe, model=model, step=step, cores=cores, executor=executor,
+        idata = run_chains(recipe, model=model, step=step, cores=cores, executor=executor or pool,
                            on_chain_done=_chain_done_logger(chains) if progress else None)
     finally:
-        if own_pool is not None:
-            own_pool.shutdown(cancel_futures=True)
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
     _record(idata, {
         "bnstruct_method": method,
         _SPACE_ATTR: "full" if space is None else json.dumps(dict(_as_candidates(space, data))),

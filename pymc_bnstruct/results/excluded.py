@@ -38,6 +38,7 @@ from ..order.excluded import (
     EXCLUDED_NODE_LOG_RATIO,
 )
 from ..step_methods.base import step_stat_name
+from ..validation import check_probability
 from .draws import resolve_source
 from .idata import get_group, has_group, select_draws
 
@@ -473,7 +474,7 @@ def widen_candidates(result: Any, candidates: Any = None, *, above: float = WARN
     Raises
     ------
     ValueError
-        No space given and none recorded, a recorded full space, or ``above`` outside ``[0, 1)``.
+        No space given and none recorded, a recorded full space, or ``above`` outside ``[0, 1]``.
 
     Examples
     --------
@@ -487,9 +488,7 @@ def widen_candidates(result: Any, candidates: Any = None, *, above: float = WARN
     >>> sum(map(len, wider.values())) > 0
     True
     """
-    if isinstance(above, (bool, np.bool_)) or not isinstance(above, (int, float, np.floating, np.integer)) \
-            or not 0 <= above < 1:
-        raise ValueError(f"above must be a number in [0, 1), got {above!r}")
+    above = check_probability(above, "above")
     if candidates is None:
         posterior = get_group(result, "posterior") if has_group(result, "posterior") else None
         recorded = None if posterior is None else posterior.attrs.get("bnstruct_search_space")

@@ -417,14 +417,10 @@ class ScoreTable:
         if flags.shape != (self.n_vars,):
             raise ValueError(f"changed must hold one flag per variable ({self.n_vars}), got shape {flags.shape}")
         children = self.children
-        if from_all_rows:
-            self.data = data
+        if from_all_rows:  # every family flagged, no counts (rebuilt at the next call, as for a new table)
+            flags = np.ones(self.n_vars, dtype=bool)
             self.__dict__.pop("_counts", None)
-            local = self.score.family_scores(data, children, self.parent_sets, self.n_parents)
-            self.local_scores = read_only(local)
-            self.log_scores = read_only(local + self.log_priors)
-            return self.n_families
-        counts = self._family_counts()
+        counts = None if from_all_rows else self._family_counts()
         self.data = data
         if counts is not None and counts.n_updates % REFRESH_EVERY != REFRESH_EVERY - 1:
             local = np.array(self.local_scores)
