@@ -89,6 +89,13 @@ def recompiled(kernel, **helpers):
 
     f = getattr(kernel, "py_func", kernel)  # a plain function under NUMBA_DISABLE_JIT=1
     scope = dict(f.__globals__, **helpers)
+    # the kernel's own loop may sit in a helper of its module (an NRT-free loop): replace there too
+    for name in f.__code__.co_names:
+        g = f.__globals__.get(name)
+        inner = getattr(g, "py_func", g if isinstance(g, types.FunctionType) else None)
+        if (inner is not None and inner.__module__ == f.__module__ and inner is not f
+                and set(helpers) & set(inner.__code__.co_names)):
+            scope[name] = recompiled(f.__globals__[name], **helpers)
     return nb.njit(types.FunctionType(f.__code__, scope, f.__name__, f.__defaults__, f.__closure__))
 
 

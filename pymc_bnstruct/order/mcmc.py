@@ -29,7 +29,7 @@ from typing import Any, NamedTuple
 import numba as nb
 import numpy as np
 
-from ..jit import MoveInfo, empty, move_counts
+from ..jit import MoveInfo, empty, move_counts, nrt_free
 from ..rng import randint, seed_state, uniform
 from .kernels import cached_node_scores, cached_rescore_range
 
@@ -80,16 +80,24 @@ def order_metropolis(state, families, cache, n_moves, p_adjacent, p_swap, seed):
     tables of :func:`~pymc_bnstruct.order.kernels.cached_node_log_sum` (a
     :class:`~pymc_bnstruct.order.chain.NodeTermCache`, kept by the caller between draws).
     """
+    n = state.order.shape[0]
+    proposed, accepted = move_counts(N_KINDS)
+    scratch = (empty(families.bits.shape[1], np.uint64), empty(n, np.float64), empty(n, np.int64))
+    total = _moves(state, families, cache, n_moves, p_adjacent, p_swap, seed_state(seed), proposed, accepted,
+                   scratch)
+    return state, MoveInfo(total, proposed, accepted)
+
+
+@nrt_free
+def _moves(state, families, cache, n_moves, p_adjacent, p_swap, rng, proposed, accepted, scratch):
+    """The loop of :func:`order_metropolis` (its arrays allocated by the caller); returns the new
+    log score."""
     order, terms = state.order, state.terms
     offsets, bits, scores, cutoffs = families.offsets, families.bits, families.log_scores, families.cutoffs
     cand, keys, vals, used, shift, tables = (cache.candidates, cache.keys, cache.values, cache.used, cache.shift,
                                              cache.tables)
     n = order.shape[0]
-    rng = seed_state(seed)
-    proposed, accepted = move_counts(N_KINDS)
-    notpred = empty(bits.shape[1], np.uint64)
-    new_terms = empty(n, np.float64)
-    rotated = empty(n, np.int64)
+    notpred, new_terms, rotated = scratch
     total = 0.0
     for v in range(n):
         total += terms[v]
@@ -146,4 +154,4 @@ def order_metropolis(state, families, cache, n_moves, p_adjacent, p_swap, seed):
     total = 0.0
     for k in range(n):
         total += terms[order[k]]
-    return state, MoveInfo(total, proposed, accepted)
+    return total
