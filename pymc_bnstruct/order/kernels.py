@@ -35,7 +35,7 @@ import math
 import numba as nb
 import numpy as np
 
-from ..jit import empty, inner, wrapping_mul, zeros
+from ..jit import empty, inner, nrt_free, wrapping_mul, zeros
 from .tables import table_node_log_sum
 
 _Z = np.uint64(0)
@@ -354,21 +354,21 @@ def markov_blanket_from(edge, log_none, mb):
             mb[v, u] = val
 
 
-@inner
-def _feature_pass(order, offsets, bits, scores, parents, cutoffs, edge, log_none, want_pairs):
+@nrt_free
+def _feature_pass(order, offsets, bits, scores, parents, cutoffs, edge, log_none, want_pairs, notpred, pair, touched):
     """One pass over the order: ``edge[u, v] = P(u -> v | ≺, D)`` and, with ``want_pairs``,
     ``log_none[a, b] += log(1 - P({a, b} ⊆ Pa_v | ≺, D))`` over the nodes ``v`` (``a < b``).
 
     Per node: its log-sum (:func:`node_log_sum`), then a second scan of the same rows
     spreading each consistent family's probability ``exp(score - lse)`` over its parents.
+    ``notpred``, ``pair`` (zeros) and ``touched``: scratch the caller allocates (:func:`_scratch`).
     """
     n = order.shape[0]
     n_words = bits.shape[1]
-    notpred = empty(n_words, np.uint64)
     _clear(notpred)
-    edge[:, :] = 0.0
-    pair = zeros((n, n), np.float64) if want_pairs else zeros((1, 1), np.float64)
-    touched = empty((n * n if want_pairs else 1, 2), np.int64)
+    for u in range(n):
+        for v in range(n):
+            edge[u, v] = 0.0
     for pos in range(n):
         v = order[pos]
         lo, hi = offsets[v], offsets[v + 1]
@@ -394,11 +394,18 @@ def _feature_pass(order, offsets, bits, scores, parents, cutoffs, edge, log_none
             edge[u, v] = snap(edge[u, v])
 
 
+@nb.njit(cache=True, inline="always")
+def _scratch(n, n_words, want_pairs):
+    """``(notpred, pair, touched)`` for :func:`_feature_pass`."""
+    m = n if want_pairs else 1
+    return empty(n_words, np.uint64), zeros((m, m), np.float64), empty((m * m, 2), np.int64)
+
+
 @nb.njit(cache=True)
 def edge_probabilities(order, offsets, bits, scores, parents, cutoffs, out):
     """``out[u, v] = P(u -> v | ≺, D)`` (prop. 3.2): the weight of v's consistent families containing u."""
-    dummy = zeros((1, 1), np.float64)
-    _feature_pass(order, offsets, bits, scores, parents, cutoffs, out, dummy, np.bool_(False))
+    notpred, pair, touched = _scratch(order.shape[0], bits.shape[1], False)
+    _feature_pass(order, offsets, bits, scores, parents, cutoffs, out, pair, np.bool_(False), notpred, pair, touched)
 
 
 @nb.njit(cache=True)
@@ -411,7 +418,9 @@ def order_features(order, offsets, bits, scores, parents, cutoffs, edge, mb):
     """
     n = order.shape[0]
     log_none = zeros((n, n), np.float64)  # Σ_w log(1 - P({u, v} ⊆ Pa_w)), u < v
-    _feature_pass(order, offsets, bits, scores, parents, cutoffs, edge, log_none, np.bool_(True))
+    notpred, pair, touched = _scratch(n, bits.shape[1], True)
+    _feature_pass(order, offsets, bits, scores, parents, cutoffs, edge, log_none, np.bool_(True), notpred, pair,
+                  touched)
     markov_blanket_from(edge, log_none, mb)
 
 
