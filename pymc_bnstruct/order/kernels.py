@@ -252,12 +252,22 @@ def cached_node_scores(order, offsets, bits, scores, cutoffs, cand, keys, vals, 
 @nb.njit(cache=True, inline="always")
 def cached_rescore_range(order, a, b, offsets, bits, scores, cutoffs, cand, keys, vals, used, shift, tables,
                          notpred, out):
-    """:func:`rescore_range` through the per-node caches and subset tables."""
+    """:func:`rescore_range` through the subset tables, and the per-node caches where a node has none.
+
+    An exchange gives the nodes between ``a`` and ``b`` predecessor sets the cache has rarely
+    seen, so a table node goes to its table directly (the same value the cache would hold):
+    alarm's flips ran 413 k/s through the cache, 631 k/s without. Deck cuts revisit the same
+    ``n`` rotations and keep the cache (:func:`cached_node_scores`: 912 k/s against 240 k/s).
+    """
     _pred_before(notpred, order, a)
     total = 0.0
     for k in range(a, b + 1):
         v = order[k]
-        s = cached_node_log_sum(v, offsets, bits, scores, cutoffs, notpred, cand, keys, vals, used, shift, tables)
+        if tables.use[v]:
+            s = table_node_log_sum(v, notpred, tables)
+        else:
+            s = cached_node_log_sum(v, offsets, bits, scores, cutoffs, notpred, cand, keys, vals, used, shift,
+                                    tables)
         out[k - a] = s
         total += s
         _add(notpred, v)
