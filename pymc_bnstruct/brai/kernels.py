@@ -38,9 +38,17 @@ _UNSUPPORTED = np.int8(2)  # fewer than min_rows rows per degree of freedom: not
 _KEY = types.UniTuple(types.uint64, 2)
 
 
-def new_cache() -> Dict:
-    """An empty per-data-set cache of test outcomes (typed dict, usable from numba)."""
+@nb.njit(cache=True)
+def _empty_cache():
     return Dict.empty(key_type=_KEY, value_type=types.int8)
+
+
+def new_cache() -> Dict:
+    """An empty per-data-set cache of test outcomes (typed dict, usable from numba).
+
+    Made by a cached kernel: ``Dict.empty`` called from Python compiles its constructor
+    afresh in every process (0.15 s of every ``bns.learn`` call's search space)."""
+    return _empty_cache()
 
 
 class TestSpec(NamedTuple):
