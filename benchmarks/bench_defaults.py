@@ -13,7 +13,8 @@ BiDAG is absent): its time from the search space to the edge probabilities (R an
 R is seeded with the run's seed, columns with one value are left out as ``bns.learn`` does,
 and a run past ``--bidag-timeout`` seconds (default 600) is stopped and shown as timed out.
 
-``win95like`` (76 variables with near-copies, :func:`bench_large.win95like`) may be named too.
+The synthetic networks of ``bench_large.SYNTHETIC`` (``win95like``, ``hepar2like``,
+``andeslike``) may be named too.
 
 ``--kwargs`` passes more keywords to ``learn`` (JSON), for experiments, e.g.
 ``--kwargs '{"moves_per_draw": 2000}'``. All runs share one process, which first runs a
@@ -45,12 +46,9 @@ def one(name: str, rows: int, seed: int, method: str, kwargs: dict) -> dict:
     import pymc_bnstruct as bns
     from pymc_bnstruct.results.idata import get_group
 
-    if name == "win95like":  # 76 variables with near-copies (bench_large.py)
-        from bench_large import win95like
+    from bench_large import load
 
-        net = win95like()
-    else:
-        net = bns.datasets.load_network(name)
+    net = load(name)  # a bundled network, or one of bench_large.SYNTHETIC
     df = net.sample(rows, random_seed=seed)
     t0 = time.perf_counter()
     idata = bns.learn(df, method=method, random_seed=seed, progressbar=False, **kwargs)

@@ -35,16 +35,18 @@ import numpy as np
 NETWORKS = ("asia", "child", "insurance", "alarm", "hailfinder", "win95like", "link")
 
 
-def win95like(seed: int = 0):
-    """76 variables (70 binary, 6 with 3-4 states), in-degree at most 3, six near-copies."""
+def win95like(seed: int = 0, n: int = 76, n_copies: int = 6, name: str = "win95like"):
+    """76 variables (70 binary, 6 with 3-4 states), in-degree at most 3, six near-copies.
+
+    Other sizes (``n``, ``n_copies``) give the networks of :data:`SYNTHETIC`, built the same way:
+    every 12th variable with 3-4 states, the rest binary, parents among the 15 before."""
     import pymc_bnstruct as bns
 
     rng = np.random.default_rng(seed)
-    n = 76
-    names = [f"X{i:02d}" for i in range(n)]
+    names = [f"X{i:02d}" if n < 100 else f"X{i:03d}" for i in range(n)]
     arity = {v: (2 if i % 12 else int(rng.integers(3, 5))) for i, v in enumerate(names)}
     parents: dict[str, list[str]] = {}
-    copies = set(rng.choice(np.arange(10, n), size=6, replace=False).tolist())
+    copies = set(rng.choice(np.arange(10, n), size=n_copies, replace=False).tolist())
     cpts = {}
     for i, v in enumerate(names):
         if i == 0:
@@ -65,13 +67,18 @@ def win95like(seed: int = 0):
             table = rng.dirichlet(np.full(arity[v], 0.7), size=int(np.prod(shape[:-1], dtype=int))).reshape(shape)
         cpts[v] = table
     states = {v: [f"s{s}" for s in range(arity[v])] for v in names}
-    return bns.datasets.BayesianNetwork(states, parents, cpts, name="win95like")
+    return bns.datasets.BayesianNetwork(states, parents, cpts, name=name)
+
+
+#: Synthetic stand-ins for networks not shipped (the sizes of hepar2 and andes), as :func:`win95like`.
+SYNTHETIC = {"win95like": {}, "hepar2like": {"seed": 2, "n": 70, "n_copies": 0},
+             "andeslike": {"seed": 3, "n": 223, "n_copies": 0}}
 
 
 def load(name: str):
     import pymc_bnstruct as bns
 
-    return win95like() if name == "win95like" else bns.datasets.load_network(name)
+    return win95like(name=name, **SYNTHETIC[name]) if name in SYNTHETIC else bns.datasets.load_network(name)
 
 
 def one(name: str, rows: int, seed: int, space: str, method: str) -> dict:
