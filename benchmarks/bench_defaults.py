@@ -42,11 +42,10 @@ NETWORKS = ("child", "insurance", "alarm", "hailfinder")
 
 def one(name: str, rows: int, seed: int, method: str, kwargs: dict) -> dict:
     import arviz as az
+    from bench_large import load
 
     import pymc_bnstruct as bns
     from pymc_bnstruct.results.idata import get_group
-
-    from bench_large import load
 
     net = load(name)  # a bundled network, or one of bench_large.SYNTHETIC
     df = net.sample(rows, random_seed=seed)

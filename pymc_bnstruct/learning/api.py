@@ -350,6 +350,11 @@ def learn(
         point = model.initial_point(random_seed=seed)
         rate = moves_per_second(step, point, moves=probe_moves)
         per_draw = draw_seconds(model, point)
+        if data.has_missing and seconds is None:
+            # without a budget every draw sweeps the cells and brings the step's scores up to
+            # date: a cost of each draw, for the cap and for one process or several (the draws
+            # stay the same either way)
+            per_draw += _sweep_seconds(model, point, step)
     remaining = None
     if seconds is not None:
         remaining = max(seconds - (time.perf_counter() - start) - _OVERHEAD_SECONDS, 0.1)
@@ -446,24 +451,41 @@ def _missing_cells(data: DiscreteData | ContinuousData, missing: str, method: st
     return data
 
 
+def _sweep_seconds(model: pm.Model, point: dict, step: Any = None) -> float:
+    """Seconds of one sweep of the missing cells with the rescoring after it (with ``step``,
+    the structure step's own update to the new cells in a one-move draw too): the fastest of
+    three, after one that loads the kernels (and builds the score table's count tables).
+    ``step``'s sampling state and moves per draw are restored."""
+    with model:
+        impute = ImputeMissing()
+    kept = None if step is None else (step.sampling_state, step.moves_per_draw)
+    try:
+        if step is not None:
+            step.moves_per_draw = 1
+        times = []
+        for k in range(4):
+            start = time.perf_counter()
+            # from the last sweep's cells, as in a chain (the same point again would load the
+            # old cells back first, rescoring twice)
+            point = impute.step(point)[0]
+            if step is not None:
+                point = step.step(point)[0]
+            if k:
+                times.append(time.perf_counter() - start)
+    finally:
+        if kept is not None:
+            step.sampling_state, step.moves_per_draw = kept
+    # the fastest: a kernel compiled late (a first sweep that changed no cell) or a busy
+    # machine must not make the sweeps look dearer
+    return min(times)
+
+
 def _sweep_every(model: pm.Model, point: dict, draw_seconds: float, most_every: int | None = None) -> int:
     """``sweep_every`` of a budgeted run with missing cells: k such that sweeping every k-th
     draw (with the rescoring after it) takes about :data:`IMPUTE_TIME_SHARE` of the moves'
-    time, from the fastest of three timed sweeps, and at most ``most_every`` (the floor of
+    time (:func:`_sweep_seconds`), and at most ``most_every`` (the floor of
     :data:`MIN_SWEEPS_PER_CHAIN` sweeps per chain)."""
-    with model:
-        impute = ImputeMissing()
-    point = impute.step(point)[0]  # the first sweep loads the kernels (and builds the score table's count tables)
-    times = []
-    for _ in range(3):
-        start = time.perf_counter()
-        # from the last sweep's cells, as in a chain (the same point again would load the old
-        # cells back first, rescoring twice)
-        point = impute.step(point)[0]
-        times.append(time.perf_counter() - start)
-    # the fastest: a kernel compiled late (a first sweep that changed no cell) or a busy
-    # machine must not make the sweeps rarer
-    sweep = min(times)
+    sweep = _sweep_seconds(model, point)
     every = 1 if sweep < IMPUTE_FREE_SECONDS else max(1, math.ceil(sweep / (IMPUTE_TIME_SHARE * max(draw_seconds, 1e-9))))
     return every if most_every is None else min(every, most_every)
 
