@@ -67,7 +67,7 @@ from typing import NamedTuple
 import numba as nb
 import numpy as np
 
-from ..jit import MoveInfo, empty, inner, move_counts, zeros
+from ..jit import MoveInfo, empty, inner, move_counts, nrt_free, zeros
 from ..moves.cache_kernels import same_row
 from ..moves.proposals import edge_list, rev_draw, rev_workspace
 from ..rng import randint, seed_state, uniform
@@ -103,13 +103,13 @@ def layout(layer, sizes, order, start):
     start[0] = 0
     for j in range(m):
         start[j + 1] = start[j] + sizes[j]
-    fill = empty(m, np.int64)
+    # sizes[j] counts the nodes placed so far (no fill array: the move loop allocates nothing)
     for j in range(m):
-        fill[j] = start[j]
+        sizes[j] = 0
     for v in range(n):
         j = layer[v]
-        order[fill[j]] = v
-        fill[j] += 1
+        order[start[j] + sizes[j]] = v
+        sizes[j] += 1
     return m
 
 
@@ -129,14 +129,22 @@ def node_options(k, m):
 
 
 @inner
-def _sizes_of(layer, m_max):
-    sizes = zeros(m_max + 1, np.int64)
+def _split_join_count_of(layer):
+    """:func:`split_join_count` of ``layer`` (the same sum, in the same order), counting each layer's
+    nodes in place of an array of sizes."""
+    n = layer.shape[0]
     m = 0
-    for v in range(layer.shape[0]):
-        sizes[layer[v]] += 1
+    for v in range(n):
         if layer[v] + 1 > m:
             m = layer[v] + 1
-    return sizes, m
+    total = float(m - 1)
+    for j in range(m):
+        k = 0
+        for v in range(n):
+            if layer[v] == j:
+                k += 1
+        total += 2.0 ** k - 2.0
+    return total
 
 
 @nb.njit(cache=True)
@@ -205,8 +213,7 @@ def propose(kind, layer, sizes, order, start, m, rng, new_layer):
                         new_layer[v] = j + 1
                 if 0 < c < k:
                     break
-        new_sizes, m2 = _sizes_of(new_layer, n)
-        after = split_join_count(new_sizes, m2)
+        after = _split_join_count_of(new_layer)
         return True, math.log(before) - math.log(after)
     # NODE
     v = randint(rng, n)
@@ -317,26 +324,24 @@ def covered_edges(pa, out):
 def parents_partition(pa, out):
     """The labelled partition of the DAG ``pa`` (longest path from a source, in edges)."""
     n = pa.shape[0]
-    done = zeros(n, np.bool_)
     for v in range(n):
-        out[v] = 0
+        out[v] = -1  # not placed yet (no array of marks: the move loop allocates nothing)
     n_done = 0
     while n_done < n:
         for v in range(n):
-            if done[v]:
+            if out[v] >= 0:
                 continue
             ready = True
             depth = 0
             for u in range(n):
                 if _has(pa[v], u):
-                    if not done[u]:
+                    if out[u] < 0:
                         ready = False
                         break
                     if out[u] + 1 > depth:
                         depth = out[u] + 1
             if ready:
                 out[v] = depth
-                done[v] = True
                 n_done += 1
 
 
@@ -420,14 +425,9 @@ def partition_metropolis(state, families, cache, n_moves, probs, seed, beta):
     with ``r`` its ratio in the space of DAGs and ``S' - S`` the change of the log partition
     score (at ``beta = 1``, ``r`` alone, tested before the partition of ``G'`` is scored).
     """
-    layer, terms, pred, prev = state.layer, state.terms, state.pred, state.prev
-    offsets, bits, scores = families.offsets, families.bits, families.log_scores
-    cutoffs, roots = families.cutoffs, families.roots
-    cand, keys, vals, used, shift, tables = (cache.candidates, cache.keys, cache.values, cache.used, cache.shift,
-                                             cache.tables)
-    n = layer.shape[0]
-    n_words = bits.shape[1]
-    rng = seed_state(seed)
+    n = state.layer.shape[0]
+    offsets = families.offsets
+    n_words = families.bits.shape[1]
     proposed, accepted = move_counts(N_KINDS)
     sizes = zeros(n + 1, np.int64)
     order = empty(n, np.int64)
@@ -459,6 +459,31 @@ def partition_metropolis(state, families, cache, n_moves, probs, seed, beta):
         for v in range(n):
             max_rows = max(max_rows, offsets[v + 1] - offsets[v])
     W = rev_workspace(n, n_words, max_rows)
+    layouts = (sizes, order, start)
+    proposal = (new_layer, new_pred, new_prev, new_terms, masks, cum)
+    dags = (pa, fam_score, edges, pa_new, fs_new, edges_new)
+    rev = (adj, eu, ev, pos)
+    total = _moves(state, families, cache, n_moves, probs, seed_state(seed), beta, proposed, accepted, cprobs,
+                   layouts, proposal, dags, rev, W)
+    return state, MoveInfo(total, proposed, accepted)
+
+
+@nrt_free
+def _moves(state, families, cache, n_moves, probs, rng, beta, proposed, accepted, cprobs, layouts, proposal, dags,
+           rev, W):
+    """The loop of :func:`partition_metropolis` (its arrays allocated by the caller, see
+    :func:`~pymc_bnstruct.jit.nrt_free`); returns the new log score."""
+    layer, terms, pred, prev = state.layer, state.terms, state.pred, state.prev
+    offsets, bits, scores = families.offsets, families.bits, families.log_scores
+    cutoffs, roots = families.cutoffs, families.roots
+    cand, keys, vals, used, shift, tables = (cache.candidates, cache.keys, cache.values, cache.used, cache.shift,
+                                             cache.tables)
+    n = layer.shape[0]
+    n_words = bits.shape[1]
+    sizes, order, start = layouts
+    new_layer, new_pred, new_prev, new_terms, masks, cum = proposal
+    pa, fam_score, edges, pa_new, fs_new, edges_new = dags
+    adj, eu, ev, pos = rev
     g_valid = False
     c_g = 0
     c_new = 0
@@ -558,7 +583,7 @@ def partition_metropolis(state, families, cache, n_moves, probs, seed, beta):
     total = 0.0
     for v in range(n):
         total += terms[v]
-    return state, MoveInfo(total, proposed, accepted)
+    return total
 
 
 @nb.njit(cache=True)
