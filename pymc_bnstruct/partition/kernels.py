@@ -30,7 +30,7 @@ import numba as nb
 import numpy as np
 
 from ..graph import kahn_placed
-from ..jit import empty, inner, wrapping_mul
+from ..jit import empty, inner, nrt_free, wrapping_mul
 from ..order.kernels import flush_pairs, markov_blanket_from, snap, spread_family, truncated_log_sum
 from ..order.sampling import collect_families, draw_families
 from ..order.tables import table_layer_log_sum
@@ -261,10 +261,22 @@ def partition_features(layer, offsets, bits, scores, parents, cutoffs, roots, ed
     pred = np.empty((n, n_words), dtype=np.uint64)
     prev = np.empty((n, n_words), dtype=np.uint64)
     layer_sets(layer, n_words, pred, prev)
-    edge[:, :] = 0.0
     log_none = np.zeros((n, n), dtype=np.float64)
     pair = np.zeros((n, n), dtype=np.float64)
     touched = np.empty((n * n if want_mb else 1, 2), dtype=np.int64)
+    _feature_pass(layer, offsets, bits, scores, parents, cutoffs, edge, want_mb, pred, prev, log_none, pair, touched)
+    if want_mb:
+        markov_blanket_from(edge, log_none, mb)
+
+
+@nrt_free
+def _feature_pass(layer, offsets, bits, scores, parents, cutoffs, edge, want_mb, pred, prev, log_none, pair, touched):
+    """The loop of :func:`partition_features` (without numba's reference counting, its arrays
+    allocated by the caller): the edge probabilities and the pair sums of ``log_none``."""
+    n = offsets.shape[0] - 1
+    for u in range(n):
+        for v in range(n):
+            edge[u, v] = 0.0
     for v in range(n):
         if layer[v] == 0:
             continue  # only the empty family
@@ -283,8 +295,6 @@ def partition_features(layer, offsets, bits, scores, parents, cutoffs, roots, ed
     for u in range(n):
         for v in range(n):
             edge[u, v] = snap(edge[u, v])
-    if want_mb:
-        markov_blanket_from(edge, log_none, mb)
 
 
 # ----------------------------------------------------------------------------- DAGs
