@@ -390,6 +390,30 @@ def test_subset_tables_respect_cuts_budget_and_hard_limit():
             np.testing.assert_allclose(_table_terms(s, tables, order), scan, rtol=1e-13, atol=1e-9)
 
 
+def test_refilled_tables_equal_tables_built_afresh():
+    """After the scores change in place (imputed cells), a chain's tables are filled again in
+    their layout: every cell equal to a fresh build on the new scores, the term cache empty.
+    Filling without clearing the old values first (the control) does not give them."""
+    data = _table_data("asia")
+    space = bns.search_space(data, random_seed=1, progressbar=False)
+    other = bns.as_data(bns.datasets.load_network("asia").sample(150, random_seed=9))
+    first, second = (OrderScorer(bns.ScoreTable(d, max_parents=2, candidates=space, plus1=True))
+                     for d in (data, other))
+    cache = NodeTermCache.allocate(first, table_bytes=TABLE_BYTES)
+    cache.used[:, :3] = True
+    fresh = build_subset_tables(second)
+    assert cache.tables.n_tables == fresh.n_tables > 0
+    assert not np.allclose(cache.tables.values, fresh.values)  # the test is not trivial
+    cache.refill(second)
+    assert not cache.used.any()
+    for name in ("values", "ratios", "refs", "offsets", "plus", "core"):
+        np.testing.assert_array_equal(getattr(cache.tables, name), getattr(fresh, name), err_msg=name)
+    from pymc_bnstruct.order.tables import fill_tables
+
+    fill_tables(cache.tables, second.offsets, second.parent_sets, second.log_scores)  # no reset: accumulates
+    assert not np.array_equal(cache.tables.values, fresh.values)
+
+
 def test_chain_on_subset_tables_keeps_its_terms():
     """Thousands of moves of every kind through the tables: the running terms stay those of a
     full rescoring of the order (to rounding), and moves are accepted."""

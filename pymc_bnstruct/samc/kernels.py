@@ -51,7 +51,7 @@ from typing import Any, NamedTuple
 import numba as nb
 import numpy as np
 
-from ..jit import MoveInfo, empty, inner, move_counts, nrt_free, zeros
+from ..jit import MoveInfo, empty, inner, move_counts, zeros
 from ..moves.kernels import REVERSE
 from ..moves.proposals import accept, edge_list, propose
 from ..rng import seed_state, uniform
@@ -382,7 +382,9 @@ def samc_run(state, E, limits, kind_probs, pu, pv, settings, n_moves, seed, trac
     return state, MoveInfo(total, proposed, n_accepted)
 
 
-@nrt_free
+# Reference counting stays on: a family not in the cache is counted through the score engine,
+# which allocates on some paths (BGe, the CG score, writable data such as imputed cells).
+@nb.njit(cache=True)
 def _moves(state, E, limits, kind_probs, pu, pv, settings, n_moves, rng, trace, resample, reservoir, proposed,
            n_accepted, ws, probs3):
     """The loop of :func:`samc_run` (its arrays allocated by the caller, see

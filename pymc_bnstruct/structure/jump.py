@@ -39,7 +39,7 @@ import math
 import numba as nb
 import numpy as np
 
-from ..jit import MoveInfo, move_counts, nrt_free, zeros
+from ..jit import MoveInfo, move_counts, zeros
 from ..moves.cache_kernels import family_score, graph_score
 from ..moves.kernels import (
     ADD,
@@ -176,7 +176,9 @@ def pair_jump_metropolis(graph, E, limits, n_steps, seed, families, n_rev):
     return graph, MoveInfo(graph_score(E, pbits), proposed, accepted)
 
 
-@nrt_free
+# Reference counting stays on: a family not in the cache is counted through the score engine,
+# which allocates on some paths (BGe, the CG score, writable data such as imputed cells).
+@nb.njit(cache=True)
 def _moves(graph, E, limits, n_steps, rng, families, n_rev, proposed, accepted, edges, m, scratch, W):
     """The loop of :func:`pair_jump_metropolis` (its arrays allocated by the caller, see
     :func:`~pymc_bnstruct.jit.nrt_free`)."""

@@ -20,7 +20,7 @@ import math
 import numba as nb
 import numpy as np
 
-from ..jit import MoveInfo, inlined, move_counts, nrt_free, zeros
+from ..jit import MoveInfo, inlined, move_counts, zeros
 from ..moves.cache_kernels import graph_score
 from ..moves.proposals import (
     REV,
@@ -84,7 +84,9 @@ def structure_metropolis(graph, E, limits, probs, n_moves, seed, families, beta_
     return graph, MoveInfo(_graph_score_inline(E, pbits), proposed, accepted)
 
 
-@nrt_free
+# Reference counting stays on: a family not in the cache is counted through the score engine,
+# which allocates on some paths (BGe, the CG score, writable data such as imputed cells).
+@nb.njit(cache=True)
 def _moves(graph, E, limits, n_moves, rng, families, beta_from, beta_step, p_rev, single, W, proposed, accepted,
            edges, m):
     """The loop of :func:`structure_metropolis` (its arrays allocated by the caller, see
