@@ -415,6 +415,7 @@ def _scratch(n, n_words, want_pairs):
 def edge_probabilities(order, offsets, bits, scores, parents, cutoffs, out):
     """``out[u, v] = P(u -> v | ≺, D)`` (prop. 3.2): the weight of v's consistent families containing u."""
     notpred, pair, touched = _scratch(order.shape[0], bits.shape[1], False)
+    # without pairs the pass never reads log_none: the 1 x 1 scratch stands in for it
     _feature_pass(order, offsets, bits, scores, parents, cutoffs, out, pair, np.bool_(False), notpred, pair, touched)
 
 
