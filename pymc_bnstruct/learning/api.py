@@ -18,6 +18,7 @@ import time
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor
+from contextlib import nullcontext
 from typing import Any
 
 import numpy as np
@@ -48,6 +49,7 @@ from .budget import (
     moves_per_second,
     parallel_chains,
     parse_budget,
+    probing,
     size_run,
 )
 from .chains import SAMPLERS, Recipe, build_model, make_step, make_steps, quiet_initial_draws, run_chains
@@ -453,16 +455,13 @@ def _missing_cells(data: DiscreteData | ContinuousData, missing: str, method: st
 
 def _sweep_seconds(model: pm.Model, point: dict, step: Any = None) -> float:
     """Seconds of one sweep of the missing cells with the rescoring after it (with ``step``,
-    the structure step's own update to the new cells in a one-move draw too): the fastest of
-    three, after one that loads the kernels (and builds the score table's count tables).
-    ``step``'s sampling state and moves per draw are restored."""
+    the structure step's own update to the new cells in a one-move draw too, ``step`` left as
+    it was): the fastest of three, after one that loads the kernels (and builds the score
+    table's count tables)."""
     with model:
         impute = ImputeMissing()
-    kept = None if step is None else (step.sampling_state, step.moves_per_draw)
-    try:
-        if step is not None:
-            step.moves_per_draw = 1
-        times = []
+    times = []
+    with probing(step, 1) if step is not None else nullcontext():
         for k in range(4):
             start = time.perf_counter()
             # from the last sweep's cells, as in a chain (the same point again would load the
@@ -472,9 +471,6 @@ def _sweep_seconds(model: pm.Model, point: dict, step: Any = None) -> float:
                 point = step.step(point)[0]
             if k:
                 times.append(time.perf_counter() - start)
-    finally:
-        if kept is not None:
-            step.sampling_state, step.moves_per_draw = kept
     # the fastest: a kernel compiled late (a first sweep that changed no cell) or a busy
     # machine must not make the sweeps look dearer
     return min(times)

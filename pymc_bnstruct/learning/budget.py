@@ -13,6 +13,8 @@ import math
 import os
 import re
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,7 +22,7 @@ import numpy as np
 
 from ..validation import ArgumentTypeError
 
-__all__ = ["parse_budget", "RunSize", "default_moves_per_draw", "size_run", "moves_per_second", "draw_seconds",
+__all__ = ["parse_budget", "RunSize", "default_moves_per_draw", "size_run", "moves_per_second", "probing", "draw_seconds",
            "parallel_chains", "usable_cpus", "PARALLEL_FROM_SECONDS",
            "DEFAULT_DRAWS", "DEFAULT_CAP_SECONDS"]
 
@@ -181,17 +183,24 @@ def draw_seconds(model: Any, point: dict, *, repeats: int = 5) -> float:
     return float(np.median(times))
 
 
-def moves_per_second(step: Any, point: dict, *, moves: int, seconds: float = 0.3) -> float:
-    """Moves per second of one chain of ``step`` from ``point``, timed over about ``seconds``
-    after one untimed draw (a chain's first: it loads the kernels, and a structure chain
-    anneals in it), ``moves`` moves per draw.
-
-    The step's sampling state (generator, adaptation) and moves per draw are restored
-    afterwards, so it samples as if never probed.
-    """
+@contextmanager
+def probing(step: Any, moves: int) -> Iterator[Any]:
+    """``step`` with ``moves`` moves per draw for timing draws; its sampling state (generator,
+    adaptation) and moves per draw are restored afterwards, so it samples as if never probed."""
     state, kept = step.sampling_state, step.moves_per_draw
     step.moves_per_draw = moves
     try:
+        yield step
+    finally:
+        step.sampling_state, step.moves_per_draw = state, kept
+
+
+def moves_per_second(step: Any, point: dict, *, moves: int, seconds: float = 0.3) -> float:
+    """Moves per second of one chain of ``step`` from ``point``, timed over about ``seconds``
+    after one untimed draw (a chain's first: it loads the kernels, and a structure chain
+    anneals in it), ``moves`` moves per draw; ``step`` is left as it was (:func:`probing`).
+    """
+    with probing(step, moves):
         point, _ = step.step(point)
         n, start = 0, time.perf_counter()
         while True:
@@ -200,5 +209,3 @@ def moves_per_second(step: Any, point: dict, *, moves: int, seconds: float = 0.3
             elapsed = time.perf_counter() - start
             if elapsed >= seconds or n >= 1000:
                 return max(n * moves / max(elapsed, 1e-9), 1.0)
-    finally:
-        step.sampling_state, step.moves_per_draw = state, kept

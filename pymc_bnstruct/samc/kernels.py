@@ -304,10 +304,7 @@ def _keep_in_reservoir(lw, adj, total, reservoir, rng):
         new_sum = lsum + math.log1p(math.exp(lw - lsum))
     reservoir.log_weight_sum[0] = new_sum
     if lw - new_sum > -60.0 and uniform(rng) < math.exp(lw - new_sum):
-        kept = reservoir.adj
-        for u in range(adj.shape[0]):  # element by element: a slice copy may allocate (NRT-free loop)
-            for v in range(adj.shape[1]):
-                kept[u, v] = adj[u, v]
+        reservoir.adj[:, :] = adj
         reservoir.log_score[0] = total
 
 
@@ -373,29 +370,17 @@ def samc_run(state, E, limits, kind_probs, pu, pv, settings, n_moves, seed, trac
     region ``j``. With ``trace.region.shape[0] >= n_moves`` the :class:`Trace` records every
     iteration; with ``resample`` the :class:`Reservoir` keeps one weighted draw of the iterations.
     """
-    adj, pbits = state.graph.adj, state.graph.pbits
-    proposed, n_accepted = move_counts(N_KINDS)
-    ws = _workspace(adj, pbits.shape[1])
-    probs3 = _single_edge_probs(kind_probs)
-    total = _moves(state, E, limits, kind_probs, pu, pv, settings, n_moves, seed_state(seed), trace, resample,
-                   reservoir, proposed, n_accepted, ws, probs3)
-    return state, MoveInfo(total, proposed, n_accepted)
-
-
-# Reference counting stays on: a family not in the cache is counted through the score engine,
-# which allocates on some paths (BGe, the CG score, writable data such as imputed cells).
-@nb.njit(cache=True)
-def _moves(state, E, limits, kind_probs, pu, pv, settings, n_moves, rng, trace, resample, reservoir, proposed,
-           n_accepted, ws, probs3):
-    """The loop of :func:`samc_run` (its arrays allocated by the caller, see
-    :func:`~pymc_bnstruct.jit.nrt_free`); returns the final score."""
     graph, weights, counters, order = state.graph, state.weights, state.counters, state.order
     adj, pbits, npar, desc = graph.adj, graph.pbits, graph.npar, graph.desc
+    proposed, n_accepted = move_counts(N_KINDS)
     allowed, required, max_parents = limits.allowed, limits.required, limits.max_parents
+    rng = seed_state(seed)
     m = weights.phi.shape[0]
     pi_upd = settings.pi_upd
+    ws = _workspace(adj, pbits.shape[1])
     eu, ev, order_new, buf, tmp = ws.eu, ws.ev, ws.order_new, ws.buf, ws.tmp
     n_edges = edge_list(adj, eu, ev, ws.pos)
+    probs3 = _single_edge_probs(kind_probs)
     c_temporal = kind_probs[TEMPORAL]
     c_double = c_temporal + kind_probs[DOUBLE]
     record = trace.region.shape[0] >= n_moves
@@ -407,8 +392,7 @@ def _moves(state, E, limits, kind_probs, pu, pv, settings, n_moves, rng, trace, 
         weights.visited[jx] = 1
     # One iteration: proposal, acceptance, weight update, move, recording. The proposal, the
     # acceptance test and the move stay in the loop: as helpers (even inline="always") the
-    # ~30 arrays they take cost 15-40 % of the loop in reference counting (before the loop
-    # was NRT-free; kept as it is, the draws bit for bit the same).
+    # ~30 arrays they take cost 15-40 % of the loop in reference counting.
     for it in range(n_moves):
         t = counters.iteration[0] + 1
         counters.iteration[0] = t
@@ -483,4 +467,4 @@ def _moves(state, E, limits, kind_probs, pu, pv, settings, n_moves, rng, trace, 
     if resample:
         _flush_features(adj, reservoir)
     counters.log_score[0] = total
-    return total
+    return state, MoveInfo(total, proposed, n_accepted)

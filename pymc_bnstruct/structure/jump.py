@@ -164,30 +164,18 @@ def pair_jump_metropolis(graph, E, limits, n_steps, seed, families, n_rev):
         kind (add, delete, reverse, REV) the moves drawn (single-edge: the pairs that passed
         their acceptance test, cyclic ones included; REV: the proposals) and those made.
     """
-    adj, pbits = graph.adj, graph.pbits
+    adj, pbits, npar, desc = graph.adj, graph.pbits, graph.npar, graph.desc
+    allowed, required, max_parents = limits.allowed, limits.required, limits.max_parents
+    rng = seed_state(seed)
     n = adj.shape[0]
     proposed, accepted = move_counts(4)
     eu, ev, pos, order_buf, tmp, m = edge_workspace(adj, pbits.shape[1])
-    scratch = (zeros(pbits.shape[1], np.uint64), zeros(pbits.shape[1], np.uint64), zeros((n, n), np.float64),
-               zeros(n, np.float64), zeros(n, np.float64))
-    W = rev_workspace_of(families, n, pbits.shape[1], n_rev > 0)
-    _moves(graph, E, limits, n_steps, seed_state(seed), families, n_rev, proposed, accepted,
-           (eu, ev, pos, order_buf, tmp), m, scratch, W)
-    return graph, MoveInfo(graph_score(E, pbits), proposed, accepted)
-
-
-# Reference counting stays on: a family not in the cache is counted through the score engine,
-# which allocates on some paths (BGe, the CG score, writable data such as imputed cells).
-@nb.njit(cache=True)
-def _moves(graph, E, limits, n_steps, rng, families, n_rev, proposed, accepted, edges, m, scratch, W):
-    """The loop of :func:`pair_jump_metropolis` (its arrays allocated by the caller, see
-    :func:`~pymc_bnstruct.jit.nrt_free`)."""
-    adj, pbits, npar, desc = graph.adj, graph.pbits, graph.npar, graph.desc
-    allowed, required, max_parents = limits.allowed, limits.required, limits.max_parents
-    n = adj.shape[0]
-    eu, ev, pos, order_buf, tmp = edges
-    old_u, old_v, a, rows, cur = scratch
+    old_u = zeros(pbits.shape[1], np.uint64)
+    old_v = zeros(pbits.shape[1], np.uint64)
+    a = zeros((n, n), np.float64)
+    rows = zeros(n, np.float64)
     q = 1.0 / (n * (n - 1)) if n > 1 else 0.0
+    cur = zeros(n, np.float64)
     for x in range(n):
         cur[x] = family_score(E, x, pbits[x])
     for j in range(n):
@@ -238,9 +226,11 @@ def _moves(graph, E, limits, n_steps, rng, families, n_rev, proposed, accepted, 
             _refresh_family(adj, pbits, npar, E, allowed, required, max_parents, cur, a, rows, v, old_v, tmp)
     if n_rev > 0:
         offsets, fbits, fscores = families.offsets, families.bitsets, families.log_scores
+        W = rev_workspace_of(families, n, pbits.shape[1], True)
         for _ in range(n_rev):
             proposed[REV] += 1
             legal, i, j, delta, log_h = rev_propose(adj, pbits, eu, ev, m, E, offsets, fbits, fscores, W, rng)
             if legal and math.log(uniform(rng)) < delta + log_h:
                 accepted[REV] += 1
                 m = rev_accept(adj, pbits, npar, desc, eu, ev, pos, order_buf, i, j, W[5])
+    return graph, MoveInfo(graph_score(E, pbits), proposed, accepted)

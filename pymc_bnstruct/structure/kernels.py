@@ -70,32 +70,18 @@ def structure_metropolis(graph, E, limits, probs, n_moves, seed, families, beta_
     holds the ``-delta`` of its posterior-drawn parent sets (:func:`rev_propose`). Sampling
     runs at ``β = 1`` throughout (both 1.0: exactly the untempered chain); a rising
     ``β`` anneals a chain into the high-posterior region (``StructureChain.anneal``)."""
-    adj, pbits = graph.adj, graph.pbits
+    adj, pbits, npar, desc = graph.adj, graph.pbits, graph.npar, graph.desc
+    allowed, required, max_parents = limits.allowed, limits.required, limits.max_parents
+    rng = seed_state(seed)
     proposed, accepted = move_counts(4)
     eu, ev, pos, order_buf, tmp, m = edge_workspace(adj, pbits.shape[1])
     p_rev = probs[REV]
     single = zeros(3, np.float64)  # add / delete / reverse given "not REV"
     for k in range(3):
         single[k] = probs[k] / (1.0 - p_rev) if p_rev < 1.0 else 1.0 / 3.0
+    offsets, fbits, fscores = families.offsets, families.bitsets, families.log_scores
     W = rev_workspace_of(families, adj.shape[0], pbits.shape[1], p_rev > 0.0)
     beta_step = (beta_to - beta_from) / n_moves if n_moves > 0 else 0.0
-    _moves(graph, E, limits, n_moves, seed_state(seed), families, beta_from, beta_step, p_rev, single, W, proposed,
-           accepted, (eu, ev, pos, order_buf, tmp), m)
-    return graph, MoveInfo(_graph_score_inline(E, pbits), proposed, accepted)
-
-
-# Reference counting stays on: a family not in the cache is counted through the score engine,
-# which allocates on some paths (BGe, the CG score, writable data such as imputed cells).
-@nb.njit(cache=True)
-def _moves(graph, E, limits, n_moves, rng, families, beta_from, beta_step, p_rev, single, W, proposed, accepted,
-           edges, m):
-    """The loop of :func:`structure_metropolis` (its arrays allocated by the caller, see
-    :func:`~pymc_bnstruct.jit.nrt_free`); ``edges`` is :func:`edge_workspace`'s scratch, ``m`` the
-    number of edges."""
-    adj, pbits, npar, desc = graph.adj, graph.pbits, graph.npar, graph.desc
-    allowed, required, max_parents = limits.allowed, limits.required, limits.max_parents
-    offsets, fbits, fscores = families.offsets, families.bitsets, families.log_scores
-    eu, ev, pos, order_buf, tmp = edges
     for t in range(n_moves):
         beta = beta_from + beta_step * t
         if p_rev > 0.0 and uniform(rng) < p_rev:
@@ -111,3 +97,4 @@ def _moves(graph, E, limits, n_moves, rng, families, beta_from, beta_step, p_rev
         if legal and math.log(uniform(rng)) < beta * delta + log_h:
             accepted[kind] += 1
             m = _accept_inline(adj, pbits, npar, desc, eu, ev, pos, m, order_buf, kind, u, v)
+    return graph, MoveInfo(_graph_score_inline(E, pbits), proposed, accepted)
