@@ -2,7 +2,9 @@
 posterior summed over the completions, a broken imputation step told apart, the imputed
 cells as draws, and ``bns.learn``'s handling of incomplete data."""
 
+import json
 import logging
+import math
 
 import numba as nb
 import numpy as np
@@ -13,6 +15,7 @@ from test_missing_kernels import PROBLEMS, problem
 
 import pymc_bnstruct as bns
 import pymc_bnstruct.missing.cells as cells_module
+from pymc_bnstruct.missing import MissingCells
 from pymc_bnstruct.missing.kernels import gibbs_sweep
 
 #: The structure prior each sampler targets, as the enumeration names it.
@@ -115,6 +118,28 @@ def test_every_chain_sweeps_the_cells_at_least_the_floor(monkeypatch):
     assert "draws=180 also gives the cells twice the sweeps" in _learn_advice(idata, failed=True)
 
 
+@pytest.mark.filterwarnings("ignore::pymc_bnstruct.results.excluded.ExcludedMassWarning")
+@pytest.mark.filterwarnings("ignore::pymc_bnstruct.results.excluded.ExcludedEdgesWarning")
+def test_with_gaps_the_auto_space_is_full_only_while_its_table_is_small(monkeypatch):
+    """Every sweep rescores the families of the changed columns: with gaps "auto" learns a
+    space (from the first completion) once the full table passes AUTO_FULL_FAMILIES_WITH_GAPS,
+    where complete data keeps the full space."""
+    import pymc_bnstruct.learning.api as api
+
+    data = problem(*PROBLEMS[3])
+    families = data.n_vars * sum(math.comb(data.n_vars - 1, j) for j in range(4))
+    run = dict(chains=1, draws=5, tune=0, random_seed=1, progressbar=False)
+    space = lambda idata: idata["posterior"].attrs["bnstruct_search_space"]  # noqa: E731
+    monkeypatch.setattr(api, "AUTO_FULL_FAMILIES_WITH_GAPS", families)
+    assert space(bns.learn(data, **run)) == "full"
+    monkeypatch.setattr(api, "AUTO_FULL_FAMILIES_WITH_GAPS", families - 1)
+    learned = space(bns.learn(data, **run))
+    first = bns.search_space(MissingCells(data, bns.BDeu()).completed(), random_seed=1, progressbar=False)
+    assert json.loads(learned) == {k: list(v) for k, v in first.candidates.items()}
+    complete = data.complete_rows()
+    assert data.n_vars <= api.AUTO_FULL_VARS and space(bns.learn(complete, **run)) == "full"
+
+
 def test_without_a_budget_every_draw_sweeps_and_a_seed_gives_the_same_draws(monkeypatch):
     """No timing decides anything in a run without a budget: however dear a sweep looks, the
     cells are swept on every draw, and the same seed gives the same draws."""
@@ -190,11 +215,13 @@ def test_the_excluded_edges_follow_the_imputed_cells():
         return full
 
     edges()  # builds the left-out families on the first completion
+    built = recorder.families
     rng = np.random.default_rng(0)
     cells.load(rng.integers(0, 2, cells.n_cells))  # every variable of asia is binary
     table.rescore(cells.completed(), np.ones(data.n_vars, dtype=bool))
     scorer.refresh()
     got = edges()
+    assert recorder.families is built  # scored again in its layout, not built anew
     want = bns.OrderScorer(bns.ScoreTable(cells.completed(), max_parents=2)).feature_probabilities("edge", order=order)
     outside = got > 0
     assert outside.sum() >= 5

@@ -175,23 +175,22 @@ class ExcludedFamilies:
         padded = np.concatenate([np.zeros((0, width), dtype=np.int64), *blocks])
         child = np.repeat(np.arange(n, dtype=np.int64), [len(b) for b in blocks])
         sizes = (padded >= 0).sum(axis=1).astype(np.int64)
-        log_w = (table.score.family_scores(table.data, child, padded, sizes)
-                 + _log_priors(table.prior, n, child, padded, sizes)) if len(child) else np.zeros(0)
         # the table's families the scorer cut (cache_size, prune): scored already
         cut = np.setdiff1d(np.arange(table.n_families), scorer.table_rows)
+        # kept unsorted for :meth:`rescore`: the left-out families, then the cut ones
+        self._scored = (child, padded, sizes, _log_priors(table.prior, n, child, padded, sizes))
+        self._cut = cut
         child = np.concatenate([child, table.children[cut].astype(np.int64)])
         padded = np.concatenate([padded, np.asarray(table.parent_sets[cut], dtype=np.int64).reshape(len(cut), width)])
-        log_w = np.concatenate([log_w, table.log_scores[cut]])
-        # per node, best first (the truncated log-sum-exp of order.kernels needs it)
-        rows = np.lexsort([-log_w, child])
+        self._all_parent_sets = padded
+        self._all_bits = _bitsets(padded, scorer.n_words)
+        self._child = child
         counts = np.bincount(child, minlength=n).astype(np.int64)
         self.n_vars = n
         self.names = scorer.names
         self.offsets = read_only(np.concatenate([[0], np.cumsum(counts)]).astype(np.int64))
-        self.bits = read_only(np.ascontiguousarray(_bitsets(padded[rows], scorer.n_words)))
-        self.log_scores = read_only(np.ascontiguousarray(log_w[rows], dtype=np.float64))
-        self.parent_sets = read_only(padded[rows])
         self.cutoffs = read_only(LSE_MARGIN + np.log(np.maximum(counts, 1)).astype(np.float64))
+        self._lay_out(scorer)
         self.roots = read_only(np.full(n, -np.inf))  # the empty family is never left out (partitions)
         outside = np.zeros((n, n), dtype=bool)  # [u, v]: u is an allowed parent of v outside its candidates
         for v, (_, _, o, _) in enumerate(nodes):
@@ -201,6 +200,28 @@ class ExcludedFamilies:
         for v in range(n):
             inside[list(table.candidates[v]), v] = True
         self.reversal = read_only(outside & inside.T)  # [u, v]: u -> v outside, v -> u inside
+
+    def _lay_out(self, scorer: OrderScorer) -> None:
+        """Score the families on the scorer's table's data and sort them per node, best
+        first (the truncated log-sum-exp of :mod:`~pymc_bnstruct.order.kernels` needs it)."""
+        table = scorer.table
+        child, padded, sizes, log_priors = self._scored
+        log_w = table.score.family_scores(table.data, child, padded, sizes) + log_priors if len(child) \
+            else np.zeros(0)
+        log_w = np.concatenate([log_w, table.log_scores[self._cut]])
+        rows = np.lexsort([-log_w, self._child])
+        self.bits = read_only(np.ascontiguousarray(self._all_bits[rows]))
+        self.log_scores = read_only(np.ascontiguousarray(log_w[rows], dtype=np.float64))
+        self.parent_sets = read_only(self._all_parent_sets[rows])
+
+    def rescore(self, scorer: OrderScorer) -> bool:
+        """Score the same families again on ``scorer``'s table's data (imputed cells changed
+        it), keeping the layout; False, changing nothing, when the scorer now cuts other
+        families of its table (build anew then)."""
+        if not np.array_equal(self._cut, np.setdiff1d(np.arange(scorer.table.n_families), scorer.table_rows)):
+            return False
+        self._lay_out(scorer)
+        return True
 
     @property
     def n_families(self) -> int:
@@ -319,7 +340,10 @@ class ExcludedRecorder:
     def _build(self) -> ExcludedFamilies | None:
         data = self.scorer.table.data
         if self.families is not None and data is not self._scored_on:
-            self.families = None  # imputed cells changed the data: the left-out families' scores are stale
+            # imputed cells changed the data: the left-out families' scores are stale
+            self._scored_on = data
+            if not self.families.rescore(self.scorer):
+                self.families = None
         if self.families is None:
             self._scored_on = data
             try:
