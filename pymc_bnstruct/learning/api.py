@@ -42,8 +42,10 @@ from ..search import SearchSpace, hill_climb, search_space, skeleton_search
 from ..step_methods import ImputeMissing
 from ..validation import ArgumentTypeError, check_executor, check_int
 from .budget import (
+    BUDGET_PROBE_SECONDS,
     DEFAULT_CAP_SECONDS,
     PARALLEL_FROM_SECONDS,
+    PROBE_SECONDS,
     RunSize,
     draw_seconds,
     moves_per_second,
@@ -187,7 +189,7 @@ def learn(
         Chains run at once (PyMC's ``cores``). None: one process per usable CPU (up to
         ``chains``; PyMC's own default counts half the CPUs), or a single process when the
         chains would take under :data:`~pymc_bnstruct.learning.budget.PARALLEL_FROM_SECONDS`
-        (5 s) one after another. With missing cells, parallel chains run one per task on a
+        (2 s) one after another. With missing cells, parallel chains run one per task on a
         process pool (each process builds its own model: ``pm.sample(cores > 1)`` cannot
         sweep the cells), with the same draws as one after another.
     draws, tune : int, optional
@@ -358,7 +360,8 @@ def learn(
     step = make_step(recipe, model)
     with quiet_initial_draws():
         point = model.initial_point(random_seed=seed)
-        rate = moves_per_second(step, point, moves=probe_moves)
+        rate = moves_per_second(step, point, moves=probe_moves,
+                                seconds=PROBE_SECONDS if seconds is None else BUDGET_PROBE_SECONDS)
         per_draw = draw_seconds(model, point)
         if data.has_missing and seconds is None:
             # without a budget every draw sweeps the cells and brings the step's scores up to

@@ -30,6 +30,12 @@ __all__ = ["parse_budget", "RunSize", "default_moves_per_draw", "size_run", "mov
 DEFAULT_DRAWS = 1000
 #: A default run (no ``budget``) is shortened to end within this many seconds of sampling.
 DEFAULT_CAP_SECONDS = 600.0
+#: Seconds :func:`moves_per_second` times a chain for a run without a budget, whose size the
+#: rate changes only through the ten-minute cap and the choice of one process or several: a
+#: third of a second was an eighth of a default run on insurance-500 (2.5 s).
+PROBE_SECONDS = 0.1
+#: ... and for a budgeted run, whose moves per draw are the rate times the time left.
+BUDGET_PROBE_SECONDS = 0.3
 #: Fewest moves per draw a sized run uses before it gives up draws instead.
 MIN_MOVES_PER_DRAW = 10
 #: Fewest draws per chain a budget may shrink a run to.
@@ -85,9 +91,10 @@ def default_moves_per_draw(method: str, n_vars: int) -> int:
 
 
 #: ``bns.learn(cores=None)`` runs the chains in parallel processes only when, one after
-#: another, they would take at least this many seconds: starting the processes and sending
-#: them the model costs about a second, more than a short run saves.
-PARALLEL_FROM_SECONDS = 5.0
+#: another, they would take at least this many seconds: two processes cost about 0.6 s more
+#: than one (asia-500: 0.98 s against 0.40 s) and save half the sampling (child-500 and
+#: insurance-500, estimated at 3.2 s and 2.9 s: 2.74 s → 2.40 s and 2.84 s → 2.41 s on 2 CPUs).
+PARALLEL_FROM_SECONDS = 2.0
 
 
 def usable_cpus() -> int:
@@ -195,7 +202,7 @@ def probing(step: Any, moves: int) -> Iterator[Any]:
         step.sampling_state, step.moves_per_draw = state, kept
 
 
-def moves_per_second(step: Any, point: dict, *, moves: int, seconds: float = 0.3) -> float:
+def moves_per_second(step: Any, point: dict, *, moves: int, seconds: float = BUDGET_PROBE_SECONDS) -> float:
     """Moves per second of one chain of ``step`` from ``point``, timed over about ``seconds``
     after one untimed draw (a chain's first: it loads the kernels, and a structure chain
     anneals in it), ``moves`` moves per draw; ``step`` is left as it was (:func:`probing`).

@@ -50,11 +50,11 @@ import numpy as np
 from ..scores.table import family_count, node_families
 from ..validation import check_int, read_only
 from . import kernels as order_kernels
-from .scorer import LSE_MARGIN, OrderScorer
+from .scorer import OrderScorer
 
 __all__ = ["ExcludedFamilies", "EXCLUDED_LOG_RATIO", "EXCLUDED_NODE_LOG_RATIO", "EXCLUDED_LOWER_BOUND",
            "EXCLUDED_EDGE_PARENT", "EXCLUDED_EDGE_PROBABILITY", "EXCLUDED_EDGE_REST", "EXCLUDED_EDGE_REVERSAL", "EXCLUDED_EDGES_PER_NODE",
-           "EXCLUDED_EVERY", "MAX_EXCLUDED_FAMILIES", "check_excluded_every", "ExcludedRecorder"]
+           "EXCLUDED_EVERY", "EXCLUDED_LSE_MARGIN", "MAX_EXCLUDED_FAMILIES", "check_excluded_every", "ExcludedRecorder"]
 
 #: Sample stat: ``Σ_v log(1 + out_v / in_v)`` of the draw (NaN in draws not evaluated).
 EXCLUDED_LOG_RATIO = "excluded_log_ratio"
@@ -80,6 +80,11 @@ EXCLUDED_EDGE_REST = "excluded_edge_rest"
 EXCLUDED_EDGES_PER_NODE = 4
 #: Default of ``excluded_every``: evaluate every 10th draw (100 of a default 1,000 per chain).
 EXCLUDED_EVERY = 10
+#: A node's left-out families more than this (plus log #families) below its best consistent
+#: one are dropped from ``out_v`` and the edge probabilities: < 2e-11 relative, for figures
+#: compared with 0.05 (the chain's own terms keep :data:`~pymc_bnstruct.order.scorer.LSE_MARGIN`);
+#: a fifth of the scan on alarm's 277 k left-out families.
+EXCLUDED_LSE_MARGIN = 25.0
 #: Default bound on the left-out families scored in full (about 30 bytes each).
 MAX_EXCLUDED_FAMILIES = 2_000_000
 
@@ -189,7 +194,7 @@ class ExcludedFamilies:
         self.n_vars = n
         self.names = scorer.names
         self.offsets = read_only(np.concatenate([[0], np.cumsum(counts)]).astype(np.int64))
-        self.cutoffs = read_only(LSE_MARGIN + np.log(np.maximum(counts, 1)).astype(np.float64))
+        self.cutoffs = read_only(EXCLUDED_LSE_MARGIN + np.log(np.maximum(counts, 1)).astype(np.float64))
         self._lay_out(scorer)
         self.roots = read_only(np.full(n, -np.inf))  # the empty family is never left out (partitions)
         outside = np.zeros((n, n), dtype=bool)  # [u, v]: u is an allowed parent of v outside its candidates
@@ -262,15 +267,16 @@ class ExcludedFamilies:
         order's node terms under it.
         """
         order = np.asarray(order, dtype=np.int64)
-        ratios = self.order_log_ratios(order, in_terms)
         in_edge = np.empty((self.n_vars, self.n_vars))
         order_kernels.edge_probabilities(order, space.offsets, space.bits, space.log_scores, space.parent_sets,
                                          space.cutoffs, in_edge)
         if self.empty:
-            return ratios, in_edge
-        out_edge = np.empty((self.n_vars, self.n_vars))
-        order_kernels.edge_probabilities(order, self.offsets, self.bits, self.log_scores, self.parent_sets,
-                                         self.cutoffs, out_edge)
+            return np.zeros(self.n_vars), in_edge
+        out_edge, out_terms = np.empty((self.n_vars, self.n_vars)), np.empty(self.n_vars)
+        # one pass gives out_v and the left-out families' edge probabilities
+        order_kernels.edge_probabilities_and_terms(order, self.offsets, self.bits, self.log_scores, self.parent_sets,
+                                                   self.cutoffs, out_edge, out_terms)
+        ratios = self.log_ratios(in_terms, out_terms)
         return ratios, self.unrestricted_edges(in_edge, out_edge, ratios)
 
     def order_log_ratios(self, order: np.ndarray, in_terms: np.ndarray) -> np.ndarray:

@@ -365,13 +365,15 @@ def markov_blanket_from(edge, log_none, mb):
 
 
 @nrt_free
-def _feature_pass(order, offsets, bits, scores, parents, cutoffs, edge, log_none, want_pairs, notpred, pair, touched):
+def _feature_pass(order, offsets, bits, scores, parents, cutoffs, edge, log_none, want_pairs, notpred, pair, touched,
+                  terms):
     """One pass over the order: ``edge[u, v] = P(u -> v | ≺, D)`` and, with ``want_pairs``,
     ``log_none[a, b] += log(1 - P({a, b} ⊆ Pa_v | ≺, D))`` over the nodes ``v`` (``a < b``).
 
     Per node: its log-sum (:func:`node_log_sum`), then a second scan of the same rows
     spreading each consistent family's probability ``exp(score - lse)`` over its parents.
-    ``notpred``, ``pair`` (zeros) and ``touched``: scratch the caller allocates (:func:`_scratch`).
+    ``notpred``, ``pair`` (zeros) and ``touched``: scratch the caller allocates (:func:`_scratch`);
+    ``terms[v]``: node ``v``'s log-sum, its term of the order score (:func:`node_scores`).
     """
     n = order.shape[0]
     n_words = bits.shape[1]
@@ -383,6 +385,7 @@ def _feature_pass(order, offsets, bits, scores, parents, cutoffs, edge, log_none
         v = order[pos]
         lo, hi = offsets[v], offsets[v + 1]
         lse = node_log_sum(bits, scores, lo, hi, notpred, cutoffs[v])
+        terms[v] = lse
         if lse > NEG_INF:
             lim = NEG_INF  # set at the first consistent row, as in node_log_sum
             n_touched = 0
@@ -412,11 +415,20 @@ def _scratch(n, n_words, want_pairs):
 
 
 @nb.njit(cache=True)
-def edge_probabilities(order, offsets, bits, scores, parents, cutoffs, out):
-    """``out[u, v] = P(u -> v | ≺, D)`` (prop. 3.2): the weight of v's consistent families containing u."""
+def edge_probabilities_and_terms(order, offsets, bits, scores, parents, cutoffs, out, terms):
+    """``out[u, v] = P(u -> v | ≺, D)`` (prop. 3.2): the weight of v's consistent families
+    containing u; ``terms``: the node terms of the order score (those of :func:`node_scores`),
+    summed on the way."""
     notpred, pair, touched = _scratch(order.shape[0], bits.shape[1], False)
     # without pairs the pass never reads log_none: the 1 x 1 scratch stands in for it
-    _feature_pass(order, offsets, bits, scores, parents, cutoffs, out, pair, np.bool_(False), notpred, pair, touched)
+    _feature_pass(order, offsets, bits, scores, parents, cutoffs, out, pair, np.bool_(False), notpred, pair, touched,
+                  terms)
+
+
+@nb.njit(cache=True)
+def edge_probabilities(order, offsets, bits, scores, parents, cutoffs, out):
+    """``out[u, v] = P(u -> v | ≺, D)`` (prop. 3.2): the weight of v's consistent families containing u."""
+    edge_probabilities_and_terms(order, offsets, bits, scores, parents, cutoffs, out, empty(order.shape[0], np.float64))
 
 
 @nb.njit(cache=True)
@@ -431,7 +443,7 @@ def order_features(order, offsets, bits, scores, parents, cutoffs, edge, mb):
     log_none = zeros((n, n), np.float64)  # Σ_w log(1 - P({u, v} ⊆ Pa_w)), u < v
     notpred, pair, touched = _scratch(n, bits.shape[1], True)
     _feature_pass(order, offsets, bits, scores, parents, cutoffs, edge, log_none, np.bool_(True), notpred, pair,
-                  touched)
+                  touched, empty(n, np.float64))
     markov_blanket_from(edge, log_none, mb)
 
 
