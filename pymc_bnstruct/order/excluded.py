@@ -179,23 +179,18 @@ class ExcludedFamilies:
         blocks = [node_families(*node, shell, width) for node in nodes]
         padded = np.concatenate([np.zeros((0, width), dtype=np.int64), *blocks])
         child = np.repeat(np.arange(n, dtype=np.int64), [len(b) for b in blocks])
-        sizes = (padded >= 0).sum(axis=1).astype(np.int64)
         # the table's families the scorer cut (cache_size, prune): scored already
         cut = np.setdiff1d(np.arange(table.n_families), scorer.table_rows)
-        # kept unsorted for :meth:`rescore`: the left-out families, then the cut ones
-        self._scored = (child, padded, sizes, _log_priors(table.prior, n, child, padded, sizes))
-        self._cut = cut
+        # each family's source: -1 for a left-out family (scored here), else its table row
+        source = np.concatenate([np.full(len(child), -1, dtype=np.int64), cut])
         child = np.concatenate([child, table.children[cut].astype(np.int64)])
         padded = np.concatenate([padded, np.asarray(table.parent_sets[cut], dtype=np.int64).reshape(len(cut), width)])
-        self._all_parent_sets = padded
-        self._all_bits = _bitsets(padded, scorer.n_words)
-        self._child = child
         counts = np.bincount(child, minlength=n).astype(np.int64)
         self.n_vars = n
         self.names = scorer.names
         self.offsets = read_only(np.concatenate([[0], np.cumsum(counts)]).astype(np.int64))
         self.cutoffs = read_only(EXCLUDED_LSE_MARGIN + np.log(np.maximum(counts, 1)).astype(np.float64))
-        self._lay_out(scorer)
+        self._lay_out(table, child, padded, _bitsets(padded, scorer.n_words), source)
         self.roots = read_only(np.full(n, -np.inf))  # the empty family is never left out (partitions)
         outside = np.zeros((n, n), dtype=bool)  # [u, v]: u is an allowed parent of v outside its candidates
         for v, (_, _, o, _) in enumerate(nodes):
@@ -206,26 +201,33 @@ class ExcludedFamilies:
             inside[list(table.candidates[v]), v] = True
         self.reversal = read_only(outside & inside.T)  # [u, v]: u -> v outside, v -> u inside
 
-    def _lay_out(self, scorer: OrderScorer) -> None:
-        """Score the families on the scorer's table's data and sort them per node, best
-        first (the truncated log-sum-exp of :mod:`~pymc_bnstruct.order.kernels` needs it)."""
-        table = scorer.table
-        child, padded, sizes, log_priors = self._scored
-        log_w = table.score.family_scores(table.data, child, padded, sizes) + log_priors if len(child) \
-            else np.zeros(0)
-        log_w = np.concatenate([log_w, table.log_scores[self._cut]])
-        rows = np.lexsort([-log_w, self._child])
-        self.bits = read_only(np.ascontiguousarray(self._all_bits[rows]))
+    def _lay_out(self, table: Any, child: np.ndarray, parent_sets: np.ndarray, bits: np.ndarray,
+                 source: np.ndarray) -> None:
+        """Score the families on ``table``'s data and lay them out per node, best first
+        (the truncated log-sum-exp of :mod:`~pymc_bnstruct.order.kernels` needs it)."""
+        left_out = source < 0
+        log_w = np.empty(len(source))
+        if left_out.any():
+            kids, sets = child[left_out], parent_sets[left_out]
+            sizes = (sets >= 0).sum(axis=1).astype(np.int64)
+            log_w[left_out] = (table.score.family_scores(table.data, kids, sets, sizes)
+                               + _log_priors(table.prior, self.n_vars, kids, sets, sizes))
+        log_w[~left_out] = table.log_scores[source[~left_out]]
+        rows = np.lexsort([-log_w, child])
+        self.bits = read_only(np.ascontiguousarray(bits[rows]))
         self.log_scores = read_only(np.ascontiguousarray(log_w[rows], dtype=np.float64))
-        self.parent_sets = read_only(self._all_parent_sets[rows])
+        self.parent_sets = read_only(np.ascontiguousarray(parent_sets[rows]))
+        self._source = read_only(source[rows])
 
     def rescore(self, scorer: OrderScorer) -> bool:
         """Score the same families again on ``scorer``'s table's data (imputed cells changed
         it), keeping the layout; False, changing nothing, when the scorer now cuts other
         families of its table (build anew then)."""
-        if not np.array_equal(self._cut, np.setdiff1d(np.arange(scorer.table.n_families), scorer.table_rows)):
+        cut = np.setdiff1d(np.arange(scorer.table.n_families), scorer.table_rows)
+        if not np.array_equal(np.sort(self._source[self._source >= 0]), cut):
             return False
-        self._lay_out(scorer)
+        child = np.repeat(np.arange(self.n_vars, dtype=np.int64), np.diff(self.offsets))
+        self._lay_out(scorer.table, child, self.parent_sets, self.bits, self._source)
         return True
 
     @property
