@@ -45,6 +45,23 @@ def test_the_converged_space_holds_every_true_parent_on_child():
     assert list(space.names) == list(net.names)
 
 
+def test_order_rounds_keep_the_parents_a_nodes_children_hide_on_gaussian_data(monkeypatch):
+    """x28 of this network has parents x7, x10, x14 and children x2, x29; alone, its best
+    family takes the children, so the climbs never admit x10 and x14 (the control without
+    order rounds), and the chains then join the spouses by edges (docs/continuous.md)."""
+    import pymc_bnstruct.search.space as space_module
+
+    net = bns.datasets.random_linear_gaussian(30, 1.5, max_in_degree=3, weight_range=(0.3, 1.2), random_seed=1030)
+    df = net.sample(500, random_seed=1031)
+    assert sorted(u for u, v in net.edges if v == "x28") == ["x10", "x14", "x7"]
+    space = bns.search_space(df, random_seed=1, progressbar=False)
+    assert _missing(space, net) == []
+    assert space.sizes.mean() < 5  # 29 possible parents per node
+    monkeypatch.setattr(space_module, "_ORDER_ROUNDS", 0)
+    climbs_only = bns.search_space(df, random_seed=1, progressbar=False)
+    assert {("x10", "x28"), ("x14", "x28")} <= set(_missing(climbs_only, net))
+
+
 def test_the_expansion_adds_the_parents_an_empty_start_misses(asia):
     """From an empty skeleton every candidate must come from the plus1 rounds."""
     net, data = asia

@@ -18,15 +18,23 @@ the iterative search space expansion of Kuipers, Suter & Moffa (2022, BiDAG's
    space ``candidates ∪ {improving outside parents}``. The edges its best DAG uses that lie
    outside the candidates enter the candidates (both directions, so the space stays a
    skeleton and is closed under covered-edge reversals, i.e. under Markov equivalence).
-3. **Repeat** step 2 until no new edge enters; then admit once the outside parents that
+3. **Repeat** step 2 until no new edge enters. On continuous data, then rounds of order
+   MCMC as BiDAG's: a short order chain on the plus1 table of the candidates, from an order
+   of the best DAG; the edges of the best DAG given the best order it visits that lie
+   outside the candidates enter them, until none does (:meth:`_Grower.order_round`: a node
+   whose children explain it better than its parents keeps them as its best family, and
+   the family comparison of step 2 never admits a missing parent; on discrete data the
+   larger spaces mixed worse, ``docs/continuous.md``). Then admit once the outside parents that
    still improve a family (the plus1 fringe in which BiDAG's final chain samples). A node
    holding more than ``max_candidates`` keeps its white-listed parents, its neighbours in
    the best DAG and then the candidates of largest single-edge score gain; a dropped
    candidate never re-enters, so the loop terminates (the candidates only grow otherwise).
 
-Why this way and not an order MCMC over ``candidates ∪ plus1`` as BiDAG does: the hill
-climb cannot express "at most one outside parent per node", and a ScoreTable that admits
-every outside parent as a candidate is the full table the space is meant to avoid. The
+Why the climbs and not only order MCMC over ``candidates ∪ plus1`` as BiDAG does: the
+climbs are cheap, and on discrete data the order rounds' larger spaces mixed worse (on
+continuous data, where a PC start misses more parents, they run after the climbs). The
+hill climb cannot express "at most one outside parent per node", and a ScoreTable that
+admits every outside parent as a candidate is the full table the space is meant to avoid. The
 exact plus1 comparison costs ``|outside| · Σ_{k<max_parents} C(|candidates|, k)`` local
 scores per node, recomputed only for nodes whose candidates changed. The *samplers* can
 use the plus1 neighbourhood of the learned space, as BiDAG's final chain does:
@@ -109,12 +117,14 @@ import xarray as xr
 from ..brai.ci_tests import BoundTest, FisherZ, GSquare
 from ..constraints import DEFAULT_MAX_PARENTS, StructureConstraints
 from ..data import ContinuousData, DiscreteData, as_data
-from ..graph import adjacency_dataarray
+from ..graph import adjacency_dataarray, topological_order
 from ..moves import ScoreCache
+from ..order.chain import OrderChain
+from ..order.scorer import OrderScorer
 from ..priors import StructurePrior, Uniform
 from ..rng import RandomSeed
 from ..scores import Score, check_prior, check_score, default_score
-from ..scores.table import MAX_FAMILIES, node_families
+from ..scores.table import MAX_FAMILIES, ScoreTable, family_count, node_families
 from ..validation import check_choice, check_int
 from .hill_climb import _hill_climb
 from .skeleton import skeleton_search
@@ -143,6 +153,14 @@ _TABU = 10  # tabu list of the climbs (BiDAG's starting climb uses none; 10 esca
 _RESTARTS = 3  # random restarts of each expansion climb
 _PC_MAX_ORDER = 2  # condition sets of the PC skeleton (larger ones are rarely supported at 500 rows)
 _MAX_ROUNDS = 1000  # a safety net; the loop stops on its own (see the module docstring)
+#: Order-MCMC rounds after the climbs on continuous data (step 3 of the module docstring): at
+#: most this many (on discrete data the larger spaces mixed worse: ``docs/continuous.md``),
+_ORDER_ROUNDS = 10
+#: ... each this many pieces of a chain on the plus1 table, of 100 (n / 15)² moves each
+#: (BiDAG's default iterations grow with n² log n),
+_ORDER_PIECES = 50
+#: ... while that table has at most this many families (link's would have 19 million).
+_ORDER_ROUND_FAMILIES = 2_000_000
 
 
 @dataclasses.dataclass(frozen=True)
@@ -319,6 +337,16 @@ def _search_space(data: Any, *, score: Any, prior: Any, max_parents: Any, max_ca
                 _log.info(line)
             if added == 0:
                 break
+        for _ in range(_ORDER_ROUNDS if data.kind == "continuous" else 0):
+            added = grower.order_round()
+            if added is None:
+                break
+            rounds += 1
+            if progressbar:
+                _log.info("search_space: round %d (order MCMC), %d new candidate edge(s), %.1f per node, %.0f s",
+                          rounds, added, grower.allowed.sum() / max(n, 1), time.perf_counter() - t0)
+            if added == 0:
+                break
         grower.fringe()
     names = base.names
     parents = tuple(tuple(names[u] for u in np.flatnonzero(grower.allowed[:, v])) for v in range(n))
@@ -383,6 +411,24 @@ def _pc_skeleton(data: DiscreteData | ContinuousData, max_order: int = _PC_MAX_O
                 x, y = pairs[k]
                 adj[x, y] = adj[y, x] = False
     return adj
+
+
+def _best_dag_given_order(scorer: OrderScorer, order: np.ndarray) -> np.ndarray:
+    """Each node's best family among its predecessors in ``order`` (the scorer keeps each
+    node's families best first), as an int8 adjacency."""
+    n = scorer.n_vars
+    position = np.empty(n + 1, dtype=np.int64)
+    position[np.asarray(order)] = np.arange(n)
+    position[n] = -1  # the padding (-1) of the parent sets: before every node
+    sets = np.where(scorer.parent_sets >= 0, scorer.parent_sets, n)
+    consistent = (position[sets] < position[scorer.children][:, None]).all(axis=1)
+    dag = np.zeros((n, n), dtype=np.int8)
+    for v in range(n):
+        lo, hi = scorer.offsets[v], scorer.offsets[v + 1]
+        first = lo + int(np.argmax(consistent[lo:hi]))
+        parents = scorer.parent_sets[first]
+        dag[parents[parents >= 0], v] = 1
+    return dag
 
 
 class _Grower:
@@ -516,6 +562,43 @@ class _Grower:
         (the plus1 fringe the final search of BiDAG samples in), directed only."""
         self._plus1()
         return self.admit(self.gain > 0)
+
+    def order_round(self) -> int | None:
+        """One round of order MCMC on the plus1 table of the candidates, from an order of the
+        best DAG so far; the edges of the best DAG given the best order it visits (each
+        node's best family among its predecessors) that lie outside the candidates enter
+        them (both directions). Returns how many entered, or None (nothing run) when that
+        table would be larger than :data:`_ORDER_ROUND_FAMILIES`.
+
+        A family comparison sees one node at a time: a node whose children explain it better
+        than its parents do (alone, without the DAG around it) keeps its best family among
+        its children and never admits a missing parent. Orders place the children after it.
+        """
+        base, k_max, n = self.base, self.base.max_parents, self.base.n_vars
+        free = self.allowed & ~base.required
+        outside = base.allowed & ~self.allowed
+        slots = [k_max - int(base.required[:, v].sum()) for v in range(n)]
+        size = sum(family_count(int(free[:, v].sum()), int(outside[:, v].sum()), slots[v], (0, 1)) for v in range(n))
+        if size > _ORDER_ROUND_FAMILIES:
+            return None
+        names = base.names
+        cands = {names[v]: [names[u] for u in np.flatnonzero(self.allowed[:, v])] for v in range(n)}
+        table = ScoreTable(self.data, self.cache.score, self.cache.prior, constraints=base.with_candidates(cands),
+                           plus1=True)
+        scorer = OrderScorer(table)
+        chain = OrderChain(scorer)
+        chain.load(topological_order(self.adj))
+        best, best_order = chain.log_score, chain.order.copy()
+        moves = max(100, math.ceil(100 * (n / 15) ** 2))  # a default run's moves per draw
+        for seed in self.rng.integers(2**31, size=_ORDER_PIECES):
+            chain.run(moves, int(seed))
+            if chain.log_score > best:
+                best, best_order = chain.log_score, chain.order.copy()
+        dag = _best_dag_given_order(scorer, best_order)
+        if self.cache.network(dag) > self.best_score():
+            self.adj = dag
+        used = (dag != 0) & ~self.allowed
+        return self.admit(used | used.T)
 
     def expand(self) -> int:
         """One plus1 round; return the number of candidate edges that entered."""
