@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from ..moves.run_size import default_moves_per_draw
 from ..validation import ArgumentTypeError
 
 __all__ = ["parse_budget", "RunSize", "default_moves_per_draw", "size_run", "moves_per_second", "probing", "draw_seconds",
@@ -40,14 +41,6 @@ BUDGET_PROBE_SECONDS = 0.3
 MIN_MOVES_PER_DRAW = 10
 #: Fewest draws per chain a budget may shrink a run to.
 MIN_DRAWS = 100
-#: The step methods' own default moves per draw, and the number of variables at which a
-#: default run starts scaling it up: linearly in n, except order MCMC, with n² from 15
-#: variables (BiDAG's default iterations grow with n² log n): with moves linear in n, chains
-#: of alarm-500 and hailfinder-500 failed the verdict (``docs/large_networks.md``, "Do the
-#: defaults converge"); its cheaper default move mix pays for most of the extra moves.
-_BASE_MOVES = {"order": 100, "partition": 100, "structure": 1000, "samc": 1000}
-_SCALE_FROM = {"order": 15, "partition": 25, "structure": 25, "samc": 25}
-_SCALE_POWER = {"order": 2, "partition": 1, "structure": 1, "samc": 1}
 _UNITS = {"": 1.0, "s": 1.0, "sec": 1.0, "second": 1.0, "seconds": 1.0, "m": 60.0, "min": 60.0, "minute": 60.0,
           "minutes": 60.0, "h": 3600.0, "hour": 3600.0, "hours": 3600.0}
 _BUDGET = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([a-zA-Z]*)\s*$")
@@ -81,13 +74,6 @@ def parse_budget(budget: Any) -> float | None:
     if not math.isfinite(seconds) or seconds <= 0:
         raise ValueError(f"budget must be a positive, finite time, got {budget!r}")
     return seconds
-
-
-def default_moves_per_draw(method: str, n_vars: int) -> int:
-    """Moves per recorded draw of a default run: the step's own default up to 15 variables
-    (order MCMC) or 25 (the others), then growing with the square of the number of variables
-    (order MCMC) or in proportion to it (the others)."""
-    return int(math.ceil(_BASE_MOVES[method] * max(1.0, n_vars / _SCALE_FROM[method]) ** _SCALE_POWER[method]))
 
 
 #: ``bns.learn(cores=None)`` runs the chains in parallel processes only when, one after

@@ -348,9 +348,10 @@ class ExcludedRecorder:
     def _build(self) -> ExcludedFamilies | None:
         data = self.scorer.table.data
         if self.families is not None and data is not self._scored_on:
-            # imputed cells changed the data: the left-out families' scores are stale
-            self._scored_on = data
-            if not self.families.rescore(self.scorer):
+            # imputed cells changed the data: score the same families again (or anew when the cut moved)
+            if self.families.rescore(self.scorer):
+                self._scored_on = data
+            else:
                 self.families = None
         if self.families is None:
             self._scored_on = data

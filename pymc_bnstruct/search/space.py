@@ -119,7 +119,9 @@ from ..constraints import DEFAULT_MAX_PARENTS, StructureConstraints
 from ..data import ContinuousData, DiscreteData, as_data
 from ..graph import adjacency_dataarray, topological_order
 from ..moves import ScoreCache
+from ..moves.run_size import default_moves_per_draw
 from ..order.chain import OrderChain
+from ..order.sampling import best_dag_given_keys
 from ..order.scorer import OrderScorer
 from ..priors import StructurePrior, Uniform
 from ..rng import RandomSeed
@@ -156,8 +158,8 @@ _MAX_ROUNDS = 1000  # a safety net; the loop stops on its own (see the module do
 #: Order-MCMC rounds after the climbs on continuous data (step 3 of the module docstring): at
 #: most this many (on discrete data the larger spaces mixed worse: ``docs/continuous.md``),
 _ORDER_ROUNDS = 10
-#: ... each this many pieces of a chain on the plus1 table, of 100 (n / 15)² moves each
-#: (BiDAG's default iterations grow with n² log n),
+#: ... each this many pieces of a chain on the plus1 table, each a default order-MCMC draw's
+#: moves (:func:`~pymc_bnstruct.moves.run_size.default_moves_per_draw`),
 _ORDER_PIECES = 50
 #: ... while that table has at most this many families (link's would have 19 million).
 _ORDER_ROUND_FAMILIES = 2_000_000
@@ -413,24 +415,6 @@ def _pc_skeleton(data: DiscreteData | ContinuousData, max_order: int = _PC_MAX_O
     return adj
 
 
-def _best_dag_given_order(scorer: OrderScorer, order: np.ndarray) -> np.ndarray:
-    """Each node's best family among its predecessors in ``order`` (the scorer keeps each
-    node's families best first), as an int8 adjacency."""
-    n = scorer.n_vars
-    position = np.empty(n + 1, dtype=np.int64)
-    position[np.asarray(order)] = np.arange(n)
-    position[n] = -1  # the padding (-1) of the parent sets: before every node
-    sets = np.where(scorer.parent_sets >= 0, scorer.parent_sets, n)
-    consistent = (position[sets] < position[scorer.children][:, None]).all(axis=1)
-    dag = np.zeros((n, n), dtype=np.int8)
-    for v in range(n):
-        lo, hi = scorer.offsets[v], scorer.offsets[v + 1]
-        first = lo + int(np.argmax(consistent[lo:hi]))
-        parents = scorer.parent_sets[first]
-        dag[parents[parents >= 0], v] = 1
-    return dag
-
-
 class _Grower:
     """The state of one expansion: candidates, the best DAG so far and the plus1 gains."""
 
@@ -589,12 +573,15 @@ class _Grower:
         chain = OrderChain(scorer)
         chain.load(topological_order(self.adj))
         best, best_order = chain.log_score, chain.order.copy()
-        moves = max(100, math.ceil(100 * (n / 15) ** 2))  # a default run's moves per draw
+        moves = default_moves_per_draw("order", n)
         for seed in self.rng.integers(2**31, size=_ORDER_PIECES):
             chain.run(moves, int(seed))
             if chain.log_score > best:
                 best, best_order = chain.log_score, chain.order.copy()
-        dag = _best_dag_given_order(scorer, best_order)
+        position = np.empty(n, dtype=np.int64)
+        position[best_order] = np.arange(n)
+        dag, _ = best_dag_given_keys(scorer.offsets, scorer.parent_sets, scorer.log_scores, position, False)
+        dag = dag.astype(np.int8)
         if self.cache.network(dag) > self.best_score():
             self.adj = dag
         used = (dag != 0) & ~self.allowed
