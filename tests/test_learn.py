@@ -402,8 +402,8 @@ def test_the_advice_asks_for_the_moves_the_numbers_need(numbers, failed, factor)
 
 @pytest.mark.slow
 def test_the_default_run_converges_on_alarm_where_the_former_default_did_not():
-    """alarm-500 (seed 1): the default order run (n^2 moves per draw, mostly flips and adjacent
-    transpositions) ends with a verdict that is not "failed" and an R-hat of the log score
+    """alarm-500 (seed 1): the default order run (n^2 moves per draw of flips, adjacent
+    transpositions and insertions) ends with a verdict that is not "failed" and an R-hat of the log score
     <= 1.05; the control, the former default (148 moves per draw, flips and cuts half each),
     leaves a chain in a minor mode: the verdict fails and asks for at least 4 times the moves."""
     df = bns.datasets.load_network("alarm").sample(500, random_seed=1)
@@ -411,7 +411,8 @@ def test_the_default_run_converges_on_alarm_where_the_former_default_did_not():
         warnings.simplefilter("ignore")
         idata = bns.learn(df, random_seed=1, progressbar=False)
         verdict = bns.convergence_verdict(idata)
-        former = bns.learn(df, random_seed=1, progressbar=False, moves_per_draw=148, adjacent_prob=0.0)
+        former = bns.learn(df, random_seed=1, progressbar=False, moves_per_draw=148, swap_prob=0.5,
+                           adjacent_prob=0.0, insert_prob=0.0)
         stuck = bns.convergence_verdict(former)
     assert verdict.level != "failed", str(verdict)
     assert verdict.numbers["log_score_r_hat"] <= 1.05

@@ -8,6 +8,7 @@ ScoreTable rows, and exact feature posteriors from ``enumerate_posterior``.
 import itertools
 import math
 
+import numba as nb
 import numpy as np
 import pytensor
 import pytensor.tensor as pt
@@ -295,17 +296,17 @@ def test_incremental_updates_equal_full_recomputation(n_vars, slots):
     terms = np.empty(n_vars)
     K.node_scores(order, s.offsets, s.bits, s.log_scores, s.cutoffs, terms)
     cache = _cache(s, slots)
-    counts = np.zeros(6, dtype=np.int64)
+    counts = np.zeros(8, dtype=np.int64)
     full = np.empty(n_vars)
     for rep in range(40):
-        _, info = order_metropolis(OrderState(order, terms), Families.of(s), cache, 100, 0.3, 0.4, rep)
+        _, info = order_metropolis(OrderState(order, terms), Families.of(s), cache, 100, 0.3, 0.3, rep, 0.2)
         total = info.log_score
         counts += np.concatenate([info.proposed, info.accepted])
         assert K.is_permutation(order, n_vars)
         expect = K.node_scores(order, s.offsets, s.bits, s.log_scores, s.cutoffs, full)
         np.testing.assert_array_equal(terms, full)
         assert total == expect
-    assert counts[:3].sum() == 4000 and np.all(counts[3:] > 0)
+    assert counts[:4].sum() == 4000 and np.all(counts > 0)  # every kind proposed and accepted
 
 
 # ------------------------------------------------------------------------- subset tables
@@ -424,16 +425,64 @@ def test_chain_on_subset_tables_keeps_its_terms():
     order = np.random.default_rng(0).permutation(s.n_vars)
     terms = np.empty(s.n_vars)
     K.node_scores(order, s.offsets, s.bits, s.log_scores, s.cutoffs, terms)
-    counts = np.zeros(6, dtype=np.int64)
+    counts = np.zeros(8, dtype=np.int64)
     full = np.empty(s.n_vars)
     for rep in range(20):
-        _, info = order_metropolis(OrderState(order, terms), Families.of(s), cache, 200, 0.3, 0.4, rep)
+        _, info = order_metropolis(OrderState(order, terms), Families.of(s), cache, 200, 0.3, 0.3, rep, 0.2)
         total = info.log_score
         counts += np.concatenate([info.proposed, info.accepted])
         expect = K.node_scores(order, s.offsets, s.bits, s.log_scores, s.cutoffs, full)
         np.testing.assert_allclose(terms, full, rtol=1e-13, atol=1e-9)
         assert abs(total - expect) < 1e-8
-    assert np.all(counts[3:] > 0)
+    assert np.all(counts > 0)  # every kind proposed and accepted
+
+
+@pytest.mark.parametrize("name, kw", [("insurance", {"candidates": 3}), ("gaussian", {"candidates": 3})])
+def test_exchange_updates_equal_the_tables_terms(name, kw):
+    """After two nodes of an order exchange places, a node between them (and each node of an
+    adjacent exchange) takes its new term from its old one, a column out and one in: equal to
+    its table term given the new order, or NaN (rescore) where a candidate moved. The update
+    applies to most such nodes and changes their terms (a term kept as it was would fail)."""
+    from pymc_bnstruct.order.tables import table_exchange
+
+    exchange = nb.njit(lambda v, term, gone, came, notpred, tables: table_exchange(v, term, gone, came, notpred, tables))
+    data = _table_data(name)
+    s = OrderScorer(bns.ScoreTable(data, max_parents=3, plus1=True, **kw))
+    tables = build_subset_tables(s)
+    n = s.n_vars
+    rng = np.random.default_rng(5)
+    notpred = np.empty(s.n_words, dtype=np.uint64)
+    applied = changed = rescored = 0
+    for _ in range(300):
+        order = rng.permutation(n)
+        a, b = sorted(rng.choice(n, 2, replace=False))
+        if rng.random() < 0.3:
+            b = a + 1 if a + 1 < n else a - 1
+            a, b = min(a, b), max(a, b)
+        before = _table_terms(s, tables, order)
+        new = order.copy()
+        new[a], new[b] = order[b], order[a]
+        after = _table_terms(s, tables, new)
+        x, y = new[b], new[a]
+        K._pred_before(notpred, new, a)
+        for k in range(a, b + 1):
+            v = new[k]
+            if a < k < b:
+                got = exchange(v, before[v], x, y, notpred, tables)
+            elif b == a + 1:
+                got = exchange(v, before[v], x if k == a else -1, y if k == b else -1, notpred, tables)
+            else:
+                got = None
+            K._add(notpred, v)
+            if got is None:
+                continue
+            if np.isnan(got):
+                rescored += 1
+                continue
+            applied += 1
+            changed += got != before[v]
+            np.testing.assert_allclose(got, after[v], rtol=1e-12, atol=1e-9)
+    assert applied > rescored > 0 and changed > applied // 2, (applied, rescored, changed)
 
 
 # ------------------------------------------------------------------------- stationarity
@@ -454,7 +503,7 @@ def four():
     return data, orders, p
 
 
-def _end_points(kernel, data, orders, p, p_adjacent, p_swap, n_chains=6000, n_moves=8, seed=5):
+def _end_points(kernel, data, orders, p, p_adjacent, p_swap, p_insert=0.0, n_chains=6000, n_moves=8, seed=5):
     """Counts of the end points of ``n_chains`` independent chains, each started from an exact
     draw of ``p`` and run ``n_moves`` moves with ``kernel``: independent exact draws when the
     kernel keeps ``p`` stationary (no autocorrelation to correct for)."""
@@ -469,19 +518,22 @@ def _end_points(kernel, data, orders, p, p_adjacent, p_swap, n_chains=6000, n_mo
     for k in gen.choice(len(orders), size=n_chains, p=p):
         order = np.array(orders[k], dtype=np.int64)
         K.node_scores(order, s.offsets, s.bits, s.log_scores, s.cutoffs, terms)
-        kernel(OrderState(order, terms), families, cache, n_moves, p_adjacent, p_swap, int(gen.integers(2**62)))
+        kernel(OrderState(order, terms), families, cache, n_moves, p_adjacent, p_swap, int(gen.integers(2**62)),
+               p_insert)
         ends[index[tuple(order)]] += 1
     return ends
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("p_adjacent,p_swap", [(0.0, 1.0), (1.0, 0.0), (0.2, 0.4)])
-def test_kernel_keeps_the_exact_order_posterior(four, p_adjacent, p_swap):
-    """Chains started from exact draws of P(≺ | D) end at exact draws; the same test rejects
+@pytest.mark.parametrize("p_adjacent,p_swap,p_insert", [(0.0, 1.0, 0.0), (1.0, 0.0, 0.0), (0.0, 0.0, 1.0),
+                                                          (0.2, 0.4, 0.0), (0.3, 0.4, 0.2)])
+def test_kernel_keeps_the_exact_order_posterior(four, p_adjacent, p_swap, p_insert):
+    """Chains started from exact draws of P(≺ | D) end at exact draws, under every move kind
+    (flips, adjacent transpositions, insertions, cuts) and mixes of them; the same test rejects
     the kernel with a wrong acceptance rule (the square root of the ratio)."""
     data, orders, p = four
     assert p.max() < 0.5 and (p > 0.01).sum() >= 6  # the test is not trivial
-    good = _end_points(order_metropolis, data, orders, p, p_adjacent, p_swap)
+    good = _end_points(order_metropolis, data, orders, p, p_adjacent, p_swap, p_insert)
     assert pooled_chisquare(good, p) > 1e-4
-    bad = _end_points(hot_acceptance(order_metropolis), data, orders, p, p_adjacent, p_swap)
+    bad = _end_points(hot_acceptance(order_metropolis), data, orders, p, p_adjacent, p_swap, p_insert)
     assert pooled_chisquare(bad, p) < 1e-8

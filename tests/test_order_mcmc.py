@@ -54,20 +54,25 @@ def test_step_kwargs_reach_the_auto_assigned_sampler(small):
     assert np.isnan(idata.sample_stats["cut_accept_rate"]).all()
 
 
-def test_the_default_mix_is_mostly_flips_and_adjacent_transpositions(small):
-    """Flips 0.5, adjacent transpositions 0.4, cuts the rest; a larger swap_prob leaves the
-    adjacent ones what is left (swap_prob=1.0 alone stays valid)."""
+def test_the_default_mix_is_flips_adjacent_transpositions_and_insertions(small):
+    """Flips 0.5, adjacent transpositions 0.3, insertions 0.2, no deck cuts; a larger
+    swap_prob leaves the others what is left, insertions first (swap_prob=1.0 alone stays
+    valid), a smaller one leaves cuts."""
     with model_of(small, max_parents=1):
-        mixes = [(s.swap_prob, s.adjacent_prob) for s in
-                 (OrderMetropolis(), OrderMetropolis(swap_prob=0.8), OrderMetropolis(swap_prob=1.0),
-                  OrderMetropolis(swap_prob=0.2, adjacent_prob=0.0))]
-        step = OrderMetropolis(moves_per_draw=2000)
-        idata = pm.sample(3, tune=0, chains=1, random_seed=1, step=step, **SAMPLE)
-    assert mixes[0] == (0.5, 0.4) and mixes[1] == (0.8, pytest.approx(0.2)) and mixes[2] == (1.0, 0.0)
-    assert mixes[3] == (0.2, 0.0)
-    # every kind is proposed: the cuts keep the remaining 0.1
-    assert np.isfinite(idata.sample_stats["cut_accept_rate"]).all()
-    assert np.isfinite(idata.sample_stats["adjacent_accept_rate"]).all()
+        mixes = [(s.swap_prob, s.adjacent_prob, s.insert_prob) for s in
+                 (OrderMetropolis(), OrderMetropolis(swap_prob=0.7), OrderMetropolis(swap_prob=1.0),
+                  OrderMetropolis(swap_prob=0.2, adjacent_prob=0.0), OrderMetropolis(swap_prob=0.5, adjacent_prob=0.4))]
+        default = pm.sample(3, tune=0, chains=1, random_seed=1, step=OrderMetropolis(moves_per_draw=2000), **SAMPLE)
+        with_cuts = pm.sample(3, tune=0, chains=1, random_seed=1,
+                              step=OrderMetropolis(swap_prob=0.4, moves_per_draw=2000), **SAMPLE)
+    assert mixes[0] == (0.5, 0.3, 0.2)
+    assert mixes[1] == (0.7, pytest.approx(0.1), 0.2) and mixes[2] == (1.0, 0.0, 0.0)
+    assert mixes[3] == (0.2, 0.0, 0.2) and mixes[4] == (0.5, 0.4, pytest.approx(0.1))
+    assert np.isnan(default.sample_stats["cut_accept_rate"]).all()  # none proposed
+    for kind in ("adjacent", "swap", "insert"):
+        assert np.isfinite(default.sample_stats[f"{kind}_accept_rate"]).all()
+    # swap_prob=0.4 leaves 0.1 to the cuts
+    assert np.isfinite(with_cuts.sample_stats["cut_accept_rate"]).all()
 
 
 # ------------------------------------------------------------------ output
@@ -164,6 +169,8 @@ def test_bad_arguments(small):
             (dict(swap_prob="half"), TypeError, "swap_prob"),
             (dict(adjacent_prob=2.0), ValueError, "adjacent_prob"),
             (dict(swap_prob=0.7, adjacent_prob=0.5), ValueError, "<= 1"),
+            (dict(swap_prob=0.5, insert_prob=0.6), ValueError, "<= 1"),
+            (dict(insert_prob=1.5), ValueError, "insert_prob"),
         ]:
             with pytest.raises(err, match=match):
                 OrderMetropolis(**kwargs)

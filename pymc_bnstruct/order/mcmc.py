@@ -8,17 +8,21 @@ Each move is, with probability
     exchange the nodes at positions ``a`` and ``a+1``, ``a`` uniform on ``0..n-2``;
 ``p_swap``
     exchange the nodes at two distinct positions chosen uniformly ("flip");
+``p_insert``
+    move the node at position ``a`` to position ``b`` (two distinct positions chosen
+    uniformly), the nodes between shifting by one ("insertion");
 otherwise
     "cut the deck" at ``j`` uniform on ``1..n-1``: ``(o_0..o_{j-1}, o_j..o_{n-1})`` becomes
     ``(o_j..o_{n-1}, o_0..o_{j-1})``.
 
-All three proposals are symmetric (the reverse move has the same probability: the same
-pair, or the cut at ``n-j``), so a move is accepted with probability
-``min(1, P(D|≺')/P(D|≺))``. An exchange of positions ``a < b`` rescores only positions
-``a..b``; a cut rescores every node.
+All four proposals are symmetric (the reverse move has the same probability: the same
+pair, the insertion from ``b`` to ``a``, or the cut at ``n-j``), so a move is accepted with
+probability ``min(1, P(D|≺')/P(D|≺))``. An exchange or insertion between positions ``a < b``
+rescores only positions ``a..b`` (the nodes that did not move from their terms before, where
+their tables allow: :func:`~.kernels.moved_rescore`); a cut rescores every node.
 
-The kernel reports the moves proposed and accepted of each kind (``[adjacent, swap, cut]``)
-in its :class:`~pymc_bnstruct.jit.MoveInfo`.
+The kernel reports the moves proposed and accepted of each kind (``[adjacent, swap, cut,
+insert]``) in its :class:`~pymc_bnstruct.jit.MoveInfo`.
 """
 
 from __future__ import annotations
@@ -31,10 +35,10 @@ import numpy as np
 
 from ..jit import MoveInfo, empty, move_counts, nrt_free
 from ..rng import randint, seed_state, uniform
-from .kernels import cached_node_scores, cached_rescore_range
+from .kernels import cached_node_scores, moved_rescore
 
-ADJACENT, SWAP, CUT = 0, 1, 2
-N_KINDS = 3
+ADJACENT, SWAP, CUT, INSERT = 0, 1, 2, 3
+N_KINDS = 4
 
 
 class OrderState(NamedTuple):
@@ -71,7 +75,7 @@ class Families(NamedTuple):
 
 
 @nb.njit(cache=True)
-def order_metropolis(state, families, cache, n_moves, p_adjacent, p_swap, seed):
+def order_metropolis(state, families, cache, n_moves, p_adjacent, p_swap, seed, p_insert=0.0):
     """Run ``n_moves`` moves on ``state`` (an :class:`OrderState`, updated in place); return
     ``(state, info)``, ``info`` a :class:`~pymc_bnstruct.jit.MoveInfo`: the new total log score
     (the sum of ``state.terms``) and the moves proposed and accepted per kind.
@@ -83,13 +87,13 @@ def order_metropolis(state, families, cache, n_moves, p_adjacent, p_swap, seed):
     n = state.order.shape[0]
     proposed, accepted = move_counts(N_KINDS)
     scratch = (empty(families.bits.shape[1], np.uint64), empty(n, np.float64), empty(n, np.int64))
-    total = _moves(state, families, cache, n_moves, p_adjacent, p_swap, seed_state(seed), proposed, accepted,
-                   scratch)
+    total = _moves(state, families, cache, n_moves, p_adjacent, p_swap, p_insert, seed_state(seed), proposed,
+                   accepted, scratch)
     return state, MoveInfo(total, proposed, accepted)
 
 
 @nrt_free
-def _moves(state, families, cache, n_moves, p_adjacent, p_swap, rng, proposed, accepted, scratch):
+def _moves(state, families, cache, n_moves, p_adjacent, p_swap, p_insert, rng, proposed, accepted, scratch):
     """The loop of :func:`order_metropolis` (its arrays allocated by the caller); returns the new
     log score."""
     order, terms = state.order, state.terms
@@ -107,6 +111,8 @@ def _moves(state, families, cache, n_moves, p_adjacent, p_swap, rng, proposed, a
             kind = ADJACENT
         elif r < p_adjacent + p_swap:
             kind = SWAP
+        elif r < p_adjacent + p_swap + p_insert:
+            kind = INSERT
         else:
             kind = CUT
         proposed[kind] += 1
@@ -132,26 +138,51 @@ def _moves(state, families, cache, n_moves, p_adjacent, p_swap, rng, proposed, a
             b = randint(rng, n - 1)
             if b >= a:
                 b += 1
-            else:
-                a, b = b, a
-        x, y = order[a], order[b]
-        order[a], order[b] = y, x
-        new_sum = cached_rescore_range(order, a, b, offsets, bits, scores, cutoffs, cand, keys, vals, used, shift,
-                                      tables, notpred, new_terms)
+        if kind == INSERT:  # the node at a goes to b
+            v = order[a]
+            lo, hi = min(a, b), max(a, b)
+            _insert(order, a, b)
+            gone, came = (v, -1) if a < b else (-1, v)  # it left the predecessors of the nodes it passed, or joined them
+            moved_a, moved_b = v, -1
+        else:
+            lo, hi = min(a, b), max(a, b)
+            x, y = order[lo], order[hi]
+            order[lo], order[hi] = y, x
+            if hi == lo + 1:  # y went before x: x's predecessors gained y
+                gone, came, moved_a, moved_b = -1, y, y, -1
+            else:  # the nodes between lost x and gained y
+                gone, came, moved_a, moved_b = x, y, x, y
+        new_sum = moved_rescore(order, lo, hi, terms, gone, came, moved_a, moved_b, offsets, bits, scores, cutoffs,
+                                cand, keys, vals, used, shift, tables, notpred, new_terms)
         old_sum = 0.0
-        for k in range(a, b + 1):
+        for k in range(lo, hi + 1):
             old_sum += terms[order[k]]
         delta = new_sum - old_sum
         if delta >= 0.0 or math.log(uniform(rng)) < delta:
             accepted[kind] += 1
-            for k in range(a, b + 1):
-                terms[order[k]] = new_terms[k - a]
+            for k in range(lo, hi + 1):
+                terms[order[k]] = new_terms[k - lo]
             total += delta
+        elif kind == INSERT:
+            _insert(order, b, a)
         else:
-            order[a], order[b] = x, y
+            order[lo], order[hi] = x, y
     # re-sum (in position order, as node_scores does) so that rounding in the running total
     # never accumulates across draws
     total = 0.0
     for k in range(n):
         total += terms[order[k]]
     return total
+
+
+@nb.njit(cache=True, inline="always")
+def _insert(order, a, b):
+    """Move the node at position ``a`` to position ``b``, the nodes between shifting by one."""
+    v = order[a]
+    if a < b:
+        for k in range(a, b):
+            order[k] = order[k + 1]
+    else:
+        for k in range(a, b, -1):
+            order[k] = order[k - 1]
+    order[b] = v

@@ -39,7 +39,7 @@ import numpy as np
 from ..jit import inner
 
 __all__ = ["SubsetTables", "build_subset_tables", "table_log_sum", "table_node_log_sum", "table_layer_log_sum",
-           "MAX_TABLE_CANDIDATES", "TABLE_BYTES", "PARTITION_MIN_GAP"]
+           "table_exchange", "MAX_TABLE_CANDIDATES", "TABLE_BYTES", "PARTITION_MIN_GAP", "EXCHANGE_MIN_KEPT"]
 
 #: Nodes with more candidate parents than this keep the family scan (BiDAG's ``hardlimit``).
 MAX_TABLE_CANDIDATES = 16
@@ -77,6 +77,10 @@ class SubsetTables(NamedTuple):
     ref_offsets: np.ndarray
     #: ``r[S] = max_col T_col[S]`` of each node and ``S``.
     refs: np.ndarray
+    #: ``(n, n)`` what parent ``u`` is to table node ``v`` (:func:`table_exchange`): -1 a
+    #: candidate (bit of ``S``; every ``u`` of a node without a table), ``1 + t - p0`` the
+    #: column of outside parent ``x_t``, 0 in no family of ``v``.
+    roles: np.ndarray
 
     @property
     def n_tables(self) -> int:
@@ -91,7 +95,8 @@ class SubsetTables(NamedTuple):
         """No tables: every node keeps the scan."""
         z = np.zeros(n + 1, dtype=np.int64)
         return cls(np.zeros(n, dtype=np.bool_), np.full((n, 1), -1, dtype=np.int64), np.zeros(n, dtype=np.int64),
-                   z, np.zeros(0, dtype=np.int64), z.copy(), np.zeros(0), np.zeros(0), z.copy(), np.zeros(0))
+                   z, np.zeros(0, dtype=np.int64), z.copy(), np.zeros(0), np.zeros(0), z.copy(), np.zeros(0),
+                   np.full((n, n), -1, dtype=np.int64))
 
 
 def _plan_node(parent_sets: np.ndarray, core: np.ndarray) -> tuple[bool, np.ndarray]:
@@ -144,6 +149,7 @@ def build_subset_tables(scorer: Any, *, max_bytes: int = TABLE_BYTES,
     cells = np.zeros(n, dtype=np.int64)
     sizes = np.zeros(n, dtype=np.int64)
     plus_lists = []
+    roles = np.full((n, n), -1, dtype=np.int64)
     for v in range(n):
         if use[v]:
             _, k, p, _, _ = plans[v]
@@ -153,13 +159,16 @@ def build_subset_tables(scorer: Any, *, max_bytes: int = TABLE_BYTES,
             sizes[v] = 1 << len(k)
             cells[v] = (1 + len(p)) * sizes[v]
             plus_lists.append(p)
+            roles[v] = 0
+            roles[v, k] = -1
+            roles[v, p] = 1 + np.arange(len(p))
     plus_offsets = np.concatenate([[0], np.cumsum(plus_counts)]).astype(np.int64)
     offsets = np.concatenate([[0], np.cumsum(cells)]).astype(np.int64)
     ref_offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
     plus = np.concatenate([np.zeros(0, dtype=np.int64), *plus_lists]).astype(np.int64)
     values = np.full(int(offsets[-1]), NEG_INF)
     tables = SubsetTables(use, core, n_core, plus_offsets, plus, offsets, values, np.zeros(int(offsets[-1])),
-                          ref_offsets, np.full(int(ref_offsets[-1]), NEG_INF))
+                          ref_offsets, np.full(int(ref_offsets[-1]), NEG_INF), roles)
     fill_tables(tables, scorer.offsets, scorer.parent_sets, scorer.log_scores)
     return tables
 
@@ -284,6 +293,49 @@ def table_log_sum(v, a, flip, b, bmask, tables):
 def table_node_log_sum(v, notpred, tables):
     """Node ``v``'s order term given the complement ``notpred`` of its predecessor bitset, from its table."""
     return table_log_sum(v, notpred, ~_Z, notpred, _Z, tables)
+
+
+#: An exchange that takes from a node's sum a column holding more than ``1 - EXCHANGE_MIN_KEPT``
+#: of it rescores the node from its row instead (the difference would lose digits).
+EXCHANGE_MIN_KEPT = 0.01
+_LOG_SAFE = math.log(_SAFE)
+
+
+@inner
+def table_exchange(v, term, gone, came, notpred, tables):
+    """Node ``v``'s order term after its predecessors lost ``gone`` and gained ``came`` (-1:
+    none), from its term before, ``term``; ``notpred``: the complement of the predecessors
+    either before or after (the two differ outside ``K_v`` only).
+
+    An exchange of two nodes that are both outside ``K_v`` (an order move passing over
+    ``v``) keeps the row ``S``: the sum changes by one column out and one in, ``O(|K_v|)``
+    work for the row's index where :func:`table_node_log_sum` reads every column. NaN where
+    that does not apply (a candidate moved, the sum is below the ratios' safe range, or the
+    column taken out held all but :data:`EXCHANGE_MIN_KEPT` of it): rescore from the row.
+    """
+    roles = tables.roles
+    out = roles[v, gone] if gone >= 0 else 0
+    into = roles[v, came] if came >= 0 else 0
+    if out < 0 or into < 0:
+        return np.nan
+    if out == 0 and into == 0:
+        return term  # neither holds a family of v
+    mask = 0
+    for j in range(tables.n_core[v]):
+        mask |= _bit(notpred, notpred, ~_Z, _Z, tables.core[v, j]) << j
+    ref = tables.refs[tables.ref_offsets[v] + mask]
+    if ref == NEG_INF or term - ref < _LOG_SAFE:
+        return np.nan
+    row = tables.offsets[v] + mask * (1 + tables.plus_offsets[v + 1] - tables.plus_offsets[v])
+    total = math.exp(term - ref)
+    new = total
+    if out:
+        new -= tables.ratios[row + out]
+        if new < EXCHANGE_MIN_KEPT * total:
+            return np.nan
+    if into:
+        new += tables.ratios[row + into]
+    return ref + math.log(new)
 
 
 # Where the families meeting the previous layer carry less than this fraction of a

@@ -9,15 +9,12 @@ import numpy as np
 import pymc as pm
 
 from ..contract import KIND_ORDER
-from ..order.chain import MOVE_KINDS, OrderChain
+from ..order.chain import ADJACENT_PROB, INSERT_PROB, MOVE_KINDS, SWAP_PROB, OrderChain
 from ..order.excluded import EXCLUDED_EVERY, MAX_EXCLUDED_FAMILIES, ExcludedRecorder
 from ..validation import check_probability
 from .base import StructureStep, move_stats, move_stats_dtypes, register
 
-__all__ = ["OrderMetropolis", "ADJACENT_PROB"]
-
-#: Default probability of an adjacent transposition (see :class:`OrderMetropolis`).
-ADJACENT_PROB = 0.4
+__all__ = ["OrderMetropolis"]
 
 
 class OrderMetropolis(StructureStep):
@@ -29,6 +26,8 @@ class OrderMetropolis(StructureStep):
       positions ``a`` and ``a + 1`` (Kuipers & Moffa, 2017: cheap, rescoring two nodes);
     * a flip (probability ``swap_prob``): exchange the nodes at two positions; only the
       positions between them are rescored;
+    * an insertion (probability ``insert_prob``): move the node at one position to another,
+      the nodes between shifting by one; only the positions between are rescored;
     * a deck cut (the remaining probability): ``(o_1..o_j, o_{j+1}..o_n)`` becomes
       ``(o_{j+1}..o_n, o_1..o_j)``; every node is rescored.
 
@@ -41,15 +40,19 @@ class OrderMetropolis(StructureStep):
     vars : NodeOrder variable(s), optional
         Default: every NodeOrder variable of the model.
     swap_prob : float, default 0.5
-        Probability of a flip.
+        Probability of a flip (:data:`~pymc_bnstruct.order.chain.SWAP_PROB`).
     adjacent_prob : float, optional
-        Probability of an adjacent transposition; ``swap_prob + adjacent_prob <= 1``.
-        Default :data:`ADJACENT_PROB` (0.4), or ``1 - swap_prob`` when that is less: deck
-        cuts rescore every node and are rarely accepted on larger networks (under 1 % on
-        alarm), adjacent transpositions rescore two and are cheap, so with this mix the
-        same moves take about a third of the time of the former default (flips and cuts
-        half each), and a default run makes several times the moves: its chains on alarm-
-        and hailfinder-500 then converge (``docs/large_networks.md``).
+        Probability of an adjacent transposition. Default
+        :data:`~pymc_bnstruct.order.chain.ADJACENT_PROB` (0.3), or what ``swap_prob`` and
+        ``insert_prob`` leave when that is less.
+    insert_prob : float, optional
+        Probability of an insertion. Default :data:`~pymc_bnstruct.order.chain.INSERT_PROB`
+        (0.2), or what ``swap_prob`` and a given ``adjacent_prob`` leave when that is less.
+        ``swap_prob + adjacent_prob + insert_prob <= 1``; the rest are deck cuts, so the
+        default mix has none: a cut rescores every node and is rarely accepted on larger
+        networks (under 1 % on alarm), and without cuts, with insertions, the chains of
+        child, insurance, alarm and hailfinder reach a larger ESS in 0.5-0.85 of the time
+        (``docs/large_networks.md``, "Insertions instead of deck cuts").
     moves_per_draw : int, default 100
         Metropolis moves per recorded draw.
     excluded_every : int, default 10
@@ -94,15 +97,22 @@ class OrderMetropolis(StructureStep):
     structure_kind = KIND_ORDER
     stats_dtypes_shapes = move_stats_dtypes(MOVE_KINDS)
 
-    def __init__(self, vars=None, *, swap_prob: float = 0.5, adjacent_prob: float | None = None,
-                 moves_per_draw: int = 100, excluded_every: int = EXCLUDED_EVERY,
+    def __init__(self, vars=None, *, swap_prob: float = SWAP_PROB, adjacent_prob: float | None = None,
+                 insert_prob: float | None = None, moves_per_draw: int = 100, excluded_every: int = EXCLUDED_EVERY,
                  excluded_max_families: int = MAX_EXCLUDED_FAMILIES, model: pm.Model | None = None,
                  rng: Any = None, **kwargs: Any) -> None:
         super().__init__(vars, moves_per_draw=moves_per_draw, model=model, rng=rng, **kwargs)
+        # the defaults take what the given probabilities leave, insertions first
+        left = 1.0 - check_probability(swap_prob, "swap_prob")
+        if insert_prob is None:
+            given = 0.0 if adjacent_prob is None else check_probability(adjacent_prob, "adjacent_prob")
+            insert_prob = min(INSERT_PROB, max(0.0, left - given))
         if adjacent_prob is None:
-            adjacent_prob = min(ADJACENT_PROB, max(0.0, 1.0 - check_probability(swap_prob, "swap_prob")))
-        self.chain = OrderChain(self.rv.owner.op.scorer, swap_prob=swap_prob, adjacent_prob=adjacent_prob)
-        self.swap_prob, self.adjacent_prob = self.chain.swap_prob, self.chain.adjacent_prob
+            adjacent_prob = min(ADJACENT_PROB, max(0.0, left - check_probability(insert_prob, "insert_prob")))
+        self.chain = OrderChain(self.rv.owner.op.scorer, swap_prob=swap_prob, adjacent_prob=adjacent_prob,
+                                insert_prob=insert_prob)
+        self.swap_prob, self.adjacent_prob, self.insert_prob = (self.chain.swap_prob, self.chain.adjacent_prob,
+                                                                self.chain.insert_prob)
         self.scorer = self.chain.scorer
         self.excluded = ExcludedRecorder(self.scorer, excluded_every, excluded_max_families)
         self.declare_stats({**self.stats_dtypes_shapes, **self.excluded.dtypes()})
