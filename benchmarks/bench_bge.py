@@ -144,8 +144,13 @@ def main() -> int:
     print("|---:|---:|---:|---:|---|---:|---:|---:|---:|")
     # the times exclude loading (or compiling) the kernels, as bench_defaults' do
     warm = network(8, 1).sample(100, random_seed=1)
+    # a learned space too (its order-MCMC rounds and the chains' subset tables): 8 variables
+    # alone would take the full space
+    space = bns.search_space(warm, random_seed=1, progressbar=False)
     for method in ("order", "partition"):
-        bns.learn(warm, method=method, random_seed=1, progressbar=False, chains=2, draws=20, tune=5)
+        for candidates in ("auto", space):
+            bns.learn(warm, method=method, candidates=candidates, random_seed=1, progressbar=False, chains=2,
+                      draws=20, tune=5)
     for n_vars, rows in ((30, 500), (60, 1000)):
         for seed in range(1, args.seeds + 1):
             for method in ("order", "partition"):
