@@ -113,8 +113,10 @@ class OrderChain(TermCacheChain):
     ----------
     scorer : OrderScorer
     swap_prob, adjacent_prob, insert_prob : float
-        Probabilities of a flip, an adjacent transposition and an insertion (defaults
-        :data:`SWAP_PROB`, :data:`ADJACENT_PROB`, :data:`INSERT_PROB`); the rest are deck cuts.
+        Probabilities of a flip, an adjacent transposition and an insertion; the rest are deck
+        cuts. Defaults :data:`SWAP_PROB`, and for the other two :data:`ADJACENT_PROB` and
+        :data:`INSERT_PROB`, or what the given probabilities leave (insertions first) when
+        that is less.
 
     Attributes
     ----------
@@ -146,12 +148,18 @@ class OrderChain(TermCacheChain):
     True
     """
 
-    def __init__(self, scorer: OrderScorer, *, swap_prob: float = SWAP_PROB,
-                 adjacent_prob: float = ADJACENT_PROB, insert_prob: float = INSERT_PROB) -> None:
+    def __init__(self, scorer: OrderScorer, *, swap_prob: float = SWAP_PROB, adjacent_prob: float | None = None,
+                 insert_prob: float | None = None) -> None:
         self.scorer = scorer
         self.swap_prob = check_probability(swap_prob, "swap_prob")
-        self.adjacent_prob = check_probability(adjacent_prob, "adjacent_prob")
+        left = 1.0 - self.swap_prob
+        if insert_prob is None:
+            given = 0.0 if adjacent_prob is None else check_probability(adjacent_prob, "adjacent_prob")
+            insert_prob = min(INSERT_PROB, max(0.0, left - given))
         self.insert_prob = check_probability(insert_prob, "insert_prob")
+        if adjacent_prob is None:
+            adjacent_prob = min(ADJACENT_PROB, max(0.0, left - self.insert_prob))
+        self.adjacent_prob = check_probability(adjacent_prob, "adjacent_prob")
         if self.swap_prob + self.adjacent_prob + self.insert_prob > 1.0 + 1e-12:
             raise ValueError(
                 f"swap_prob + adjacent_prob + insert_prob must be <= 1 (the rest is deck cuts), got "

@@ -138,14 +138,13 @@ def _moves(state, families, cache, n_moves, p_adjacent, p_swap, p_insert, rng, p
             b = randint(rng, n - 1)
             if b >= a:
                 b += 1
+        lo, hi = min(a, b), max(a, b)
         if kind == INSERT:  # the node at a goes to b
             v = order[a]
-            lo, hi = min(a, b), max(a, b)
             _insert(order, a, b)
             gone, came = (v, -1) if a < b else (-1, v)  # it left the predecessors of the nodes it passed, or joined them
             moved_a, moved_b = v, -1
         else:
-            lo, hi = min(a, b), max(a, b)
             x, y = order[lo], order[hi]
             order[lo], order[hi] = y, x
             if hi == lo + 1:  # y went before x: x's predecessors gained y

@@ -9,9 +9,8 @@ import numpy as np
 import pymc as pm
 
 from ..contract import KIND_ORDER
-from ..order.chain import ADJACENT_PROB, INSERT_PROB, MOVE_KINDS, SWAP_PROB, OrderChain
+from ..order.chain import MOVE_KINDS, SWAP_PROB, OrderChain
 from ..order.excluded import EXCLUDED_EVERY, MAX_EXCLUDED_FAMILIES, ExcludedRecorder
-from ..validation import check_probability
 from .base import StructureStep, move_stats, move_stats_dtypes, register
 
 __all__ = ["OrderMetropolis"]
@@ -102,13 +101,6 @@ class OrderMetropolis(StructureStep):
                  excluded_max_families: int = MAX_EXCLUDED_FAMILIES, model: pm.Model | None = None,
                  rng: Any = None, **kwargs: Any) -> None:
         super().__init__(vars, moves_per_draw=moves_per_draw, model=model, rng=rng, **kwargs)
-        # the defaults take what the given probabilities leave, insertions first
-        left = 1.0 - check_probability(swap_prob, "swap_prob")
-        if insert_prob is None:
-            given = 0.0 if adjacent_prob is None else check_probability(adjacent_prob, "adjacent_prob")
-            insert_prob = min(INSERT_PROB, max(0.0, left - given))
-        if adjacent_prob is None:
-            adjacent_prob = min(ADJACENT_PROB, max(0.0, left - check_probability(insert_prob, "insert_prob")))
         self.chain = OrderChain(self.rv.owner.op.scorer, swap_prob=swap_prob, adjacent_prob=adjacent_prob,
                                 insert_prob=insert_prob)
         self.swap_prob, self.adjacent_prob, self.insert_prob = (self.chain.swap_prob, self.chain.adjacent_prob,
