@@ -324,9 +324,11 @@ def test_size_run_fills_the_budget_and_keeps_given_values():
 
 
 def test_default_size_scales_with_n_and_is_capped():
-    # order MCMC: 100 up to 15 variables, then with n^2 (45 variables: 100 * 3^2); the other
-    # samplers: their own default up to 25, then with n
+    # order MCMC: 100 up to 15 variables, then with n^2 (45 variables: 100 * 3^2) up to 76, then
+    # with n (152 variables: twice 76's 100 * (76/15)^2 = 2567.1); the other samplers: their own
+    # default up to 25, then with n
     assert default_moves_per_draw("order", 8) == 100 and default_moves_per_draw("order", 15) == 100
+    assert default_moves_per_draw("order", 76) == 2568 and default_moves_per_draw("order", 152) == 5135
     assert default_moves_per_draw("order", 45) == 900 and default_moves_per_draw("partition", 50) == 200
     assert default_moves_per_draw("structure", 25) == 1000 and default_moves_per_draw("structure", 50) == 2000
     size = size_run(method="order", n_vars=45, chains=4, parallel=1, rate=1e6, seconds=None,
@@ -412,7 +414,7 @@ def test_the_default_run_converges_on_alarm_where_the_former_default_did_not():
         idata = bns.learn(df, random_seed=1, progressbar=False)
         verdict = bns.convergence_verdict(idata)
         former = bns.learn(df, random_seed=1, progressbar=False, moves_per_draw=148, swap_prob=0.5,
-                           adjacent_prob=0.0, insert_prob=0.0)
+                           adjacent_prob=0.0, insert_prob=0.0, reverse_prob=0.0)
         stuck = bns.convergence_verdict(former)
     assert verdict.level != "failed", str(verdict)
     assert verdict.numbers["log_score_r_hat"] <= 1.05

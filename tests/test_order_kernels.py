@@ -122,6 +122,27 @@ def test_order_score_equals_sum_over_consistent_dags(small):
         assert scorer.log_score(order) == pytest.approx(numpy_order_score(table, order), abs=1e-9)
 
 
+@pytest.mark.parametrize("layout", ["nearly sorted", "reversed", "ties"])
+def test_best_first_is_a_stable_sort_of_each_node(layout):
+    """Each node's rows by descending score, ties in their order before (nearly sorted,
+    reversed, and tied segments), against Python's stable sort."""
+    gen = np.random.default_rng(3)
+    offsets = np.array([0, 1, 40, 40, 300, 1000])
+    scores = -np.sort(gen.exponential(5.0, offsets[-1]))  # best first within each node
+    if layout == "nearly sorted":  # what a sweep of imputed cells does to sorted rows
+        scores = scores + gen.normal(0.0, 0.02, scores.shape)
+    elif layout == "reversed":
+        scores = -scores
+    else:
+        scores = np.round(scores)
+    rows = gen.permutation(offsets[-1]) if layout == "ties" else np.arange(offsets[-1])
+    got = K.best_first(offsets, rows, scores)
+    for lo, hi in zip(offsets[:-1], offsets[1:]):
+        expect = sorted(rows[lo:hi], key=lambda r: -scores[r])
+        assert got[lo:hi].tolist() == list(expect)
+    assert not np.array_equal(got, rows)  # something to sort
+
+
 def test_order_score_every_order_of_four_with_whitelist():
     data, _ = random_data(4, 200, seed=5)
     table = bns.ScoreTable(data, max_parents=3, whitelist=[(0, 2)])
@@ -296,17 +317,17 @@ def test_incremental_updates_equal_full_recomputation(n_vars, slots):
     terms = np.empty(n_vars)
     K.node_scores(order, s.offsets, s.bits, s.log_scores, s.cutoffs, terms)
     cache = _cache(s, slots)
-    counts = np.zeros(8, dtype=np.int64)
+    counts = np.zeros(10, dtype=np.int64)
     full = np.empty(n_vars)
     for rep in range(40):
-        _, info = order_metropolis(OrderState(order, terms), Families.of(s), cache, 100, 0.3, 0.3, rep, 0.2)
+        _, info = order_metropolis(OrderState(order, terms), Families.of(s), cache, 100, 0.3, 0.25, rep, 0.2, 0.15)
         total = info.log_score
         counts += np.concatenate([info.proposed, info.accepted])
         assert K.is_permutation(order, n_vars)
         expect = K.node_scores(order, s.offsets, s.bits, s.log_scores, s.cutoffs, full)
         np.testing.assert_array_equal(terms, full)
         assert total == expect
-    assert counts[:4].sum() == 4000 and np.all(counts > 0)  # every kind proposed and accepted
+    assert counts[:5].sum() == 4000 and np.all(counts > 0)  # every kind proposed and accepted
 
 
 # ------------------------------------------------------------------------- subset tables
@@ -425,10 +446,10 @@ def test_chain_on_subset_tables_keeps_its_terms():
     order = np.random.default_rng(0).permutation(s.n_vars)
     terms = np.empty(s.n_vars)
     K.node_scores(order, s.offsets, s.bits, s.log_scores, s.cutoffs, terms)
-    counts = np.zeros(8, dtype=np.int64)
+    counts = np.zeros(10, dtype=np.int64)
     full = np.empty(s.n_vars)
     for rep in range(20):
-        _, info = order_metropolis(OrderState(order, terms), Families.of(s), cache, 200, 0.3, 0.3, rep, 0.2)
+        _, info = order_metropolis(OrderState(order, terms), Families.of(s), cache, 200, 0.3, 0.25, rep, 0.2, 0.15)
         total = info.log_score
         counts += np.concatenate([info.proposed, info.accepted])
         expect = K.node_scores(order, s.offsets, s.bits, s.log_scores, s.cutoffs, full)
@@ -503,7 +524,8 @@ def four():
     return data, orders, p
 
 
-def _end_points(kernel, data, orders, p, p_adjacent, p_swap, p_insert=0.0, n_chains=6000, n_moves=8, seed=5):
+def _end_points(kernel, data, orders, p, p_adjacent, p_swap, p_insert=0.0, p_reverse=0.0, n_chains=6000, n_moves=8,
+                seed=5):
     """Counts of the end points of ``n_chains`` independent chains, each started from an exact
     draw of ``p`` and run ``n_moves`` moves with ``kernel``: independent exact draws when the
     kernel keeps ``p`` stationary (no autocorrelation to correct for)."""
@@ -519,21 +541,23 @@ def _end_points(kernel, data, orders, p, p_adjacent, p_swap, p_insert=0.0, n_cha
         order = np.array(orders[k], dtype=np.int64)
         K.node_scores(order, s.offsets, s.bits, s.log_scores, s.cutoffs, terms)
         kernel(OrderState(order, terms), families, cache, n_moves, p_adjacent, p_swap, int(gen.integers(2**62)),
-               p_insert)
+               p_insert, p_reverse)
         ends[index[tuple(order)]] += 1
     return ends
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("p_adjacent,p_swap,p_insert", [(0.0, 1.0, 0.0), (1.0, 0.0, 0.0), (0.0, 0.0, 1.0),
-                                                          (0.2, 0.4, 0.0), (0.3, 0.4, 0.2)])
-def test_kernel_keeps_the_exact_order_posterior(four, p_adjacent, p_swap, p_insert):
+@pytest.mark.parametrize("p_adjacent,p_swap,p_insert,p_reverse", [
+    (0.0, 1.0, 0.0, 0.0), (1.0, 0.0, 0.0, 0.0), (0.0, 0.0, 1.0, 0.0), (0.0, 0.0, 0.0, 1.0), (0.2, 0.4, 0.0, 0.0),
+    (0.3, 0.4, 0.2, 0.05)])
+def test_kernel_keeps_the_exact_order_posterior(four, p_adjacent, p_swap, p_insert, p_reverse):
     """Chains started from exact draws of P(≺ | D) end at exact draws, under every move kind
-    (flips, adjacent transpositions, insertions, cuts) and mixes of them; the same test rejects
-    the kernel with a wrong acceptance rule (the square root of the ratio)."""
+    (flips, adjacent transpositions, insertions, reversals of segments of 2-4 nodes, cuts) and
+    mixes of them; the same test rejects the kernel with a wrong acceptance rule (the square
+    root of the ratio)."""
     data, orders, p = four
     assert p.max() < 0.5 and (p > 0.01).sum() >= 6  # the test is not trivial
-    good = _end_points(order_metropolis, data, orders, p, p_adjacent, p_swap, p_insert)
+    good = _end_points(order_metropolis, data, orders, p, p_adjacent, p_swap, p_insert, p_reverse)
     assert pooled_chisquare(good, p) > 1e-4
-    bad = _end_points(hot_acceptance(order_metropolis), data, orders, p, p_adjacent, p_swap, p_insert)
+    bad = _end_points(hot_acceptance(order_metropolis), data, orders, p, p_adjacent, p_swap, p_insert, p_reverse)
     assert pooled_chisquare(bad, p) < 1e-8

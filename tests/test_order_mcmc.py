@@ -54,24 +54,26 @@ def test_step_kwargs_reach_the_auto_assigned_sampler(small):
     assert np.isnan(idata.sample_stats["cut_accept_rate"]).all()
 
 
-def test_the_default_mix_is_flips_adjacent_transpositions_and_insertions(small):
-    """Flips 0.5, adjacent transpositions 0.3, insertions 0.2, no deck cuts; a larger
-    swap_prob leaves the others what is left, insertions first (swap_prob=1.0 alone stays
-    valid), a smaller one leaves cuts."""
+def test_the_default_mix_is_flips_adjacent_transpositions_insertions_and_reversals(small):
+    """Flips 0.45, adjacent transpositions 0.3, insertions 0.2, segment reversals 0.05, no deck
+    cuts; a larger swap_prob leaves the others what is left, insertions first, then reversals
+    (swap_prob=1.0 alone stays valid), a smaller one leaves cuts."""
     with model_of(small, max_parents=1):
-        mixes = [(s.swap_prob, s.adjacent_prob, s.insert_prob) for s in
+        mixes = [(s.swap_prob, s.adjacent_prob, s.insert_prob, s.reverse_prob) for s in
                  (OrderMetropolis(), OrderMetropolis(swap_prob=0.7), OrderMetropolis(swap_prob=1.0),
-                  OrderMetropolis(swap_prob=0.2, adjacent_prob=0.0), OrderMetropolis(swap_prob=0.5, adjacent_prob=0.4))]
+                  OrderMetropolis(swap_prob=0.2, adjacent_prob=0.0), OrderMetropolis(swap_prob=0.5, adjacent_prob=0.4),
+                  OrderMetropolis(reverse_prob=0.0))]
         default = pm.sample(3, tune=0, chains=1, random_seed=1, step=OrderMetropolis(moves_per_draw=2000), **SAMPLE)
         with_cuts = pm.sample(3, tune=0, chains=1, random_seed=1,
                               step=OrderMetropolis(swap_prob=0.4, moves_per_draw=2000), **SAMPLE)
-    assert mixes[0] == (0.5, 0.3, 0.2)
-    assert mixes[1] == (0.7, pytest.approx(0.1), 0.2) and mixes[2] == (1.0, 0.0, 0.0)
-    assert mixes[3] == (0.2, 0.0, 0.2) and mixes[4] == (0.5, 0.4, pytest.approx(0.1))
+    assert mixes[0] == (0.45, 0.3, 0.2, 0.05)
+    assert mixes[1] == (0.7, pytest.approx(0.05), 0.2, 0.05) and mixes[2] == (1.0, 0.0, 0.0, 0.0)
+    assert mixes[3] == (0.2, 0.0, 0.2, 0.05) and mixes[4] == (0.5, 0.4, pytest.approx(0.1), 0.0)
+    assert mixes[5] == (0.45, 0.3, 0.2, 0.0)
     assert np.isnan(default.sample_stats["cut_accept_rate"]).all()  # none proposed
-    for kind in ("adjacent", "swap", "insert"):
+    for kind in ("adjacent", "swap", "insert", "reverse"):
         assert np.isfinite(default.sample_stats[f"{kind}_accept_rate"]).all()
-    # swap_prob=0.4 leaves 0.1 to the cuts
+    # swap_prob=0.4 leaves 0.05 to the cuts
     assert np.isfinite(with_cuts.sample_stats["cut_accept_rate"]).all()
 
 
@@ -171,6 +173,8 @@ def test_bad_arguments(small):
             (dict(swap_prob=0.7, adjacent_prob=0.5), ValueError, "<= 1"),
             (dict(swap_prob=0.5, insert_prob=0.6), ValueError, "<= 1"),
             (dict(insert_prob=1.5), ValueError, "insert_prob"),
+            (dict(reverse_prob=-0.5), ValueError, "reverse_prob"),
+            (dict(swap_prob=0.9, reverse_prob=0.2), ValueError, "<= 1"),
         ]:
             with pytest.raises(err, match=match):
                 OrderMetropolis(**kwargs)

@@ -19,21 +19,27 @@ from .scorer import OrderScorer
 from .tables import TABLE_BYTES, SubsetTables, build_subset_tables, fill_tables
 
 __all__ = ["OrderChain", "TermCacheChain", "NodeTermCache", "MOVE_KINDS", "SWAP_PROB", "ADJACENT_PROB",
-           "INSERT_PROB"]
+           "INSERT_PROB", "REVERSE_PROB"]
 
 #: Move kinds of order MCMC, in the order of the kernel's counters.
-MOVE_KINDS = ("adjacent", "swap", "cut", "insert")
+MOVE_KINDS = ("adjacent", "swap", "cut", "insert", "reverse")
 
-#: The default move mix: flips 0.5, adjacent transpositions 0.3, insertions 0.2, no deck
+#: The default move mix: flips 0.45, adjacent transpositions 0.3, insertions 0.2, no deck
 #: cuts. A cut rescores every node and is accepted under 1 % of the time on networks of a few
 #: dozen nodes: at 0.1 of the moves cuts took most of a chain's time. An insertion moves one
 #: node past several others in one step (a flip moves two, an adjacent transposition one
 #: past one) at the cost of a flip; it got alarm-500 seed 1's chains out of the mode where
 #: VENTTUBE precedes DISCONNECT and VENTMACH (``docs/large_networks.md``, "Insertions instead
 #: of deck cuts"), which 3 % or 5 % of cuts beside the insertions did not.
-SWAP_PROB = 0.5
+SWAP_PROB = 0.45
 ADJACENT_PROB = 0.3
 INSERT_PROB = 0.2
+#: ... and reversals of segments of 2-8 nodes 0.05 (taken from the flips, 0.5 before): a chain
+#: that starts with a path of the network reversed (insurance-500 seed 1: ThisCarDam → Accident
+#: → DrivQuality → DrivingSkill) needs many single moves to turn it and sat there (R-hat 1.47);
+#: with reversals it did not (1.003), and hailfinder, win95like and hepar2like reached the same
+#: or a larger ESS in the same time (``docs/large_networks.md``, "Segment reversals").
+REVERSE_PROB = 0.05
 
 # Memory for the per-node score caches of one chain (at most 2^14 slots per node).
 CACHE_BYTES = 16_000_000
@@ -107,16 +113,17 @@ class TermCacheChain:
 
 
 class OrderChain(TermCacheChain):
-    """Metropolis sampling over node orders: adjacent transpositions, flips and deck cuts.
+    """Metropolis sampling over node orders: flips, adjacent transpositions, insertions, segment
+    reversals and deck cuts (:mod:`~pymc_bnstruct.order.mcmc`).
 
     Parameters
     ----------
     scorer : OrderScorer
-    swap_prob, adjacent_prob, insert_prob : float
-        Probabilities of a flip, an adjacent transposition and an insertion; the rest are deck
-        cuts. Defaults :data:`SWAP_PROB`, and for the other two :data:`ADJACENT_PROB` and
-        :data:`INSERT_PROB`, or what the given probabilities leave (insertions first) when
-        that is less.
+    swap_prob, adjacent_prob, insert_prob, reverse_prob : float
+        Probabilities of a flip, an adjacent transposition, an insertion and a segment
+        reversal; the rest are deck cuts. Defaults :data:`SWAP_PROB`, and for the other three
+        :data:`ADJACENT_PROB`, :data:`INSERT_PROB` and :data:`REVERSE_PROB`, or what the given
+        probabilities leave (insertions first, then reversals) when that is less.
 
     Attributes
     ----------
@@ -134,7 +141,7 @@ class OrderChain(TermCacheChain):
     >>> scorer = bns.OrderScorer(bns.ScoreTable(bns.datasets.load_network("cancer").sample(200, random_seed=1), max_parents=2))
     >>> chain = bns.order.chain.OrderChain(scorer)
     >>> chain.load(np.arange(5))
-    >>> counts = chain.run(1000, 1)                    # per kind: adjacent, swap (flip), cut, insert
+    >>> counts = chain.run(1000, 1)                    # per kind: adjacent, swap (flip), cut, insert, reverse
     >>> counts
     {'proposed': array([...]), 'accepted': array([...])}
     >>> int(counts["proposed"].sum()), int(counts["proposed"][2])   # the default mix has no cuts
@@ -149,21 +156,22 @@ class OrderChain(TermCacheChain):
     """
 
     def __init__(self, scorer: OrderScorer, *, swap_prob: float = SWAP_PROB, adjacent_prob: float | None = None,
-                 insert_prob: float | None = None) -> None:
+                 insert_prob: float | None = None, reverse_prob: float | None = None) -> None:
         self.scorer = scorer
         self.swap_prob = check_probability(swap_prob, "swap_prob")
-        left = 1.0 - self.swap_prob
-        if insert_prob is None:
-            given = 0.0 if adjacent_prob is None else check_probability(adjacent_prob, "adjacent_prob")
-            insert_prob = min(INSERT_PROB, max(0.0, left - given))
-        self.insert_prob = check_probability(insert_prob, "insert_prob")
-        if adjacent_prob is None:
-            adjacent_prob = min(ADJACENT_PROB, max(0.0, left - self.insert_prob))
-        self.adjacent_prob = check_probability(adjacent_prob, "adjacent_prob")
-        if self.swap_prob + self.adjacent_prob + self.insert_prob > 1.0 + 1e-12:
+        probs = {"insert_prob": insert_prob, "reverse_prob": reverse_prob, "adjacent_prob": adjacent_prob}
+        given = self.swap_prob + sum(check_probability(p, name) for name, p in probs.items() if p is not None)
+        for name, default in (("insert_prob", INSERT_PROB), ("reverse_prob", REVERSE_PROB),
+                              ("adjacent_prob", ADJACENT_PROB)):
+            if probs[name] is None:  # the default where the given probabilities leave room for it
+                probs[name] = min(default, round(max(0.0, 1.0 - given), 12))  # 1 - 0.7 is 0.29999...
+                given += probs[name]
+        self.insert_prob, self.reverse_prob, self.adjacent_prob = (
+            probs["insert_prob"], probs["reverse_prob"], probs["adjacent_prob"])
+        if given > 1.0 + 1e-12:
             raise ValueError(
-                f"swap_prob + adjacent_prob + insert_prob must be <= 1 (the rest is deck cuts), got "
-                f"{self.swap_prob} + {self.adjacent_prob} + {self.insert_prob}")
+                f"swap_prob + adjacent_prob + insert_prob + reverse_prob must be <= 1 (the rest is deck cuts), got "
+                f"{self.swap_prob} + {self.adjacent_prob} + {self.insert_prob} + {self.reverse_prob}")
         self.order: np.ndarray | None = None
         self.terms = np.empty(scorer.n_vars)
         self.log_score = -math.inf
@@ -192,6 +200,7 @@ class OrderChain(TermCacheChain):
         if self._cache is None:
             self._cache = NodeTermCache.allocate(self.scorer, table_bytes=TABLE_BYTES)
         _, info = order_metropolis(OrderState(self.order, self.terms), self._families, self._cache, int(n_moves),
-                                   self.adjacent_prob, self.swap_prob, int(seed), self.insert_prob)
+                                   self.adjacent_prob, self.swap_prob, int(seed), self.insert_prob,
+                                   self.reverse_prob)
         self.log_score = float(info.log_score)
         return {"proposed": info.proposed, "accepted": info.accepted}

@@ -11,18 +11,22 @@ Each move is, with probability
 ``p_insert``
     move the node at position ``a`` to position ``b`` (two distinct positions chosen
     uniformly), the nodes between shifting by one ("insertion");
+``p_reverse``
+    reverse the segment of ``m`` positions from ``a``: ``a`` uniform on ``0..n-2``, ``m``
+    uniform on ``2..min(MAX_REVERSAL, n-a)`` ("reversal");
 otherwise
     "cut the deck" at ``j`` uniform on ``1..n-1``: ``(o_0..o_{j-1}, o_j..o_{n-1})`` becomes
     ``(o_j..o_{n-1}, o_0..o_{j-1})``.
 
-All four proposals are symmetric (the reverse move has the same probability: the same
-pair, the insertion from ``b`` to ``a``, or the cut at ``n-j``), so a move is accepted with
+All five proposals are symmetric (the reverse move has the same probability: the same
+pair, the insertion from ``b`` to ``a``, the same segment, or the cut at ``n-j``), so a move is accepted with
 probability ``min(1, P(D|≺')/P(D|≺))``. An exchange or insertion between positions ``a < b``
 rescores only positions ``a..b`` (the nodes that did not move from their terms before, where
-their tables allow: :func:`~.kernels.moved_rescore`); a cut rescores every node.
+their tables allow: :func:`~.kernels.moved_rescore`); a reversal rescores its segment, a cut
+every node.
 
 The kernel reports the moves proposed and accepted of each kind (``[adjacent, swap, cut,
-insert]``) in its :class:`~pymc_bnstruct.jit.MoveInfo`.
+insert, reverse]``) in its :class:`~pymc_bnstruct.jit.MoveInfo`.
 """
 
 from __future__ import annotations
@@ -35,10 +39,13 @@ import numpy as np
 
 from ..jit import MoveInfo, empty, move_counts, nrt_free
 from ..rng import randint, seed_state, uniform
-from .kernels import cached_node_scores, moved_rescore
+from .kernels import cached_node_scores, moved_rescore, segment_rescore
 
-ADJACENT, SWAP, CUT, INSERT = 0, 1, 2, 3
-N_KINDS = 4
+ADJACENT, SWAP, CUT, INSERT, REVERSE = 0, 1, 2, 3, 4
+N_KINDS = 5
+#: Longest segment a reversal turns around: it rescores every node of the segment, and a
+#: long one is almost never accepted.
+MAX_REVERSAL = 8
 
 
 class OrderState(NamedTuple):
@@ -75,7 +82,7 @@ class Families(NamedTuple):
 
 
 @nb.njit(cache=True)
-def order_metropolis(state, families, cache, n_moves, p_adjacent, p_swap, seed, p_insert=0.0):
+def order_metropolis(state, families, cache, n_moves, p_adjacent, p_swap, seed, p_insert=0.0, p_reverse=0.0):
     """Run ``n_moves`` moves on ``state`` (an :class:`OrderState`, updated in place); return
     ``(state, info)``, ``info`` a :class:`~pymc_bnstruct.jit.MoveInfo`: the new total log score
     (the sum of ``state.terms``) and the moves proposed and accepted per kind.
@@ -87,13 +94,14 @@ def order_metropolis(state, families, cache, n_moves, p_adjacent, p_swap, seed, 
     n = state.order.shape[0]
     proposed, accepted = move_counts(N_KINDS)
     scratch = (empty(families.bits.shape[1], np.uint64), empty(n, np.float64), empty(n, np.int64))
-    total = _moves(state, families, cache, n_moves, p_adjacent, p_swap, p_insert, seed_state(seed), proposed,
-                   accepted, scratch)
+    total = _moves(state, families, cache, n_moves, p_adjacent, p_swap, p_insert, p_reverse, seed_state(seed),
+                   proposed, accepted, scratch)
     return state, MoveInfo(total, proposed, accepted)
 
 
 @nrt_free
-def _moves(state, families, cache, n_moves, p_adjacent, p_swap, p_insert, rng, proposed, accepted, scratch):
+def _moves(state, families, cache, n_moves, p_adjacent, p_swap, p_insert, p_reverse, rng, proposed, accepted,
+           scratch):
     """The loop of :func:`order_metropolis` (its arrays allocated by the caller); returns the new
     log score."""
     order, terms = state.order, state.terms
@@ -113,6 +121,8 @@ def _moves(state, families, cache, n_moves, p_adjacent, p_swap, p_insert, rng, p
             kind = SWAP
         elif r < p_adjacent + p_swap + p_insert:
             kind = INSERT
+        elif r < p_adjacent + p_swap + p_insert + p_reverse:
+            kind = REVERSE
         else:
             kind = CUT
         proposed[kind] += 1
@@ -130,29 +140,38 @@ def _moves(state, families, cache, n_moves, p_adjacent, p_swap, p_insert, rng, p
                     terms[k] = new_terms[k]
                 total = new_total
             continue
-        if kind == ADJACENT:
-            a = randint(rng, n - 1)
-            b = a + 1
+        a = b = x = y = 0
+        if kind == REVERSE:
+            lo = randint(rng, n - 1)
+            hi = lo + 1 + randint(rng, min(MAX_REVERSAL, n - lo) - 1)
+            _reverse(order, lo, hi)
+            new_sum = segment_rescore(order, lo, hi, offsets, bits, scores, cutoffs, cand, keys, vals, used, shift,
+                                      tables, notpred, new_terms)
         else:
-            a = randint(rng, n)
-            b = randint(rng, n - 1)
-            if b >= a:
-                b += 1
-        lo, hi = min(a, b), max(a, b)
-        if kind == INSERT:  # the node at a goes to b
-            v = order[a]
-            _insert(order, a, b)
-            gone, came = (v, -1) if a < b else (-1, v)  # it left the predecessors of the nodes it passed, or joined them
-            moved_a, moved_b = v, -1
-        else:
-            x, y = order[lo], order[hi]
-            order[lo], order[hi] = y, x
-            if hi == lo + 1:  # y went before x: x's predecessors gained y
-                gone, came, moved_a, moved_b = -1, y, y, -1
-            else:  # the nodes between lost x and gained y
-                gone, came, moved_a, moved_b = x, y, x, y
-        new_sum = moved_rescore(order, lo, hi, terms, gone, came, moved_a, moved_b, offsets, bits, scores, cutoffs,
-                                cand, keys, vals, used, shift, tables, notpred, new_terms)
+            if kind == ADJACENT:
+                a = randint(rng, n - 1)
+                b = a + 1
+            else:
+                a = randint(rng, n)
+                b = randint(rng, n - 1)
+                if b >= a:
+                    b += 1
+            lo, hi = min(a, b), max(a, b)
+            if kind == INSERT:  # the node at a goes to b
+                v = order[a]
+                _insert(order, a, b)
+                # it left the predecessors of the nodes it passed, or joined them
+                gone, came = (v, -1) if a < b else (-1, v)
+                moved_a, moved_b = v, -1
+            else:
+                x, y = order[lo], order[hi]
+                order[lo], order[hi] = y, x
+                if hi == lo + 1:  # y went before x: x's predecessors gained y
+                    gone, came, moved_a, moved_b = -1, y, y, -1
+                else:  # the nodes between lost x and gained y
+                    gone, came, moved_a, moved_b = x, y, x, y
+            new_sum = moved_rescore(order, lo, hi, terms, gone, came, moved_a, moved_b, offsets, bits, scores,
+                                    cutoffs, cand, keys, vals, used, shift, tables, notpred, new_terms)
         old_sum = 0.0
         for k in range(lo, hi + 1):
             old_sum += terms[order[k]]
@@ -162,6 +181,8 @@ def _moves(state, families, cache, n_moves, p_adjacent, p_swap, p_insert, rng, p
             for k in range(lo, hi + 1):
                 terms[order[k]] = new_terms[k - lo]
             total += delta
+        elif kind == REVERSE:
+            _reverse(order, lo, hi)
         elif kind == INSERT:
             _insert(order, b, a)
         else:
@@ -172,6 +193,15 @@ def _moves(state, families, cache, n_moves, p_adjacent, p_swap, p_insert, rng, p
     for k in range(n):
         total += terms[order[k]]
     return total
+
+
+@nb.njit(cache=True, inline="always")
+def _reverse(order, lo, hi):
+    """Reverse positions ``lo..hi`` of ``order`` (its own inverse)."""
+    while lo < hi:
+        order[lo], order[hi] = order[hi], order[lo]
+        lo += 1
+        hi -= 1
 
 
 @nb.njit(cache=True, inline="always")

@@ -27,6 +27,9 @@ class OrderMetropolis(StructureStep):
       positions between them are rescored;
     * an insertion (probability ``insert_prob``): move the node at one position to another,
       the nodes between shifting by one; only the positions between are rescored;
+    * a segment reversal (probability ``reverse_prob``): reverse the order of 2 to
+      :data:`~pymc_bnstruct.order.mcmc.MAX_REVERSAL` (8) consecutive positions, turning a
+      path of the network around in one move; the segment is rescored;
     * a deck cut (the remaining probability): ``(o_1..o_j, o_{j+1}..o_n)`` becomes
       ``(o_{j+1}..o_n, o_1..o_j)``; every node is rescored.
 
@@ -38,17 +41,21 @@ class OrderMetropolis(StructureStep):
     ----------
     vars : NodeOrder variable(s), optional
         Default: every NodeOrder variable of the model.
-    swap_prob : float, default 0.5
+    swap_prob : float, default 0.45
         Probability of a flip (:data:`~pymc_bnstruct.order.chain.SWAP_PROB`).
     adjacent_prob : float, optional
         Probability of an adjacent transposition. Default
-        :data:`~pymc_bnstruct.order.chain.ADJACENT_PROB` (0.3), or what ``swap_prob`` and
-        ``insert_prob`` leave when that is less.
+        :data:`~pymc_bnstruct.order.chain.ADJACENT_PROB` (0.3), or what the other kinds leave
+        when that is less.
     insert_prob : float, optional
         Probability of an insertion. Default :data:`~pymc_bnstruct.order.chain.INSERT_PROB`
-        (0.2), or what ``swap_prob`` and a given ``adjacent_prob`` leave when that is less.
-        ``swap_prob + adjacent_prob + insert_prob <= 1``; the rest are deck cuts, so the
-        default mix has none: a cut rescores every node and is rarely accepted on larger
+        (0.2), or what ``swap_prob`` and the given probabilities leave when that is less.
+    reverse_prob : float, optional
+        Probability of a segment reversal. Default
+        :data:`~pymc_bnstruct.order.chain.REVERSE_PROB` (0.05), or what ``swap_prob``,
+        ``insert_prob`` and the given probabilities leave when that is less.
+        ``swap_prob + adjacent_prob + insert_prob + reverse_prob <= 1``; the rest are deck
+        cuts, so the default mix has none: a cut rescores every node and is rarely accepted on larger
         networks (under 1 % on alarm), and without cuts, with insertions, the chains of
         child, insurance, alarm and hailfinder reach a larger ESS in 0.5-0.85 of the time
         (``docs/large_networks.md``, "Insertions instead of deck cuts").
@@ -70,7 +77,8 @@ class OrderMetropolis(StructureStep):
     -----
     Sample stats: ``log_score`` (log score of the current order: ``log P(D | ≺)`` with the
     table's modular prior), ``accept_rate`` (fraction of the draw's moves accepted) and
-    ``swap_accept_rate``, ``cut_accept_rate``, ``adjacent_accept_rate`` (per move kind;
+    ``swap_accept_rate``, ``cut_accept_rate``, ``adjacent_accept_rate``,
+    ``insert_accept_rate``, ``reverse_accept_rate`` (per move kind;
     NaN when no move of that kind was proposed in the draw), and on every
     ``excluded_every``-th draw (NaN in the others) ``excluded_log_ratio``
     (``Σ_v log(1 + out_v / in_v)``), ``excluded_node_log_ratio`` (its terms, one per node)
@@ -97,14 +105,15 @@ class OrderMetropolis(StructureStep):
     stats_dtypes_shapes = move_stats_dtypes(MOVE_KINDS)
 
     def __init__(self, vars=None, *, swap_prob: float = SWAP_PROB, adjacent_prob: float | None = None,
-                 insert_prob: float | None = None, moves_per_draw: int = 100, excluded_every: int = EXCLUDED_EVERY,
-                 excluded_max_families: int = MAX_EXCLUDED_FAMILIES, model: pm.Model | None = None,
-                 rng: Any = None, **kwargs: Any) -> None:
+                 insert_prob: float | None = None, reverse_prob: float | None = None, moves_per_draw: int = 100,
+                 excluded_every: int = EXCLUDED_EVERY, excluded_max_families: int = MAX_EXCLUDED_FAMILIES,
+                 model: pm.Model | None = None, rng: Any = None, **kwargs: Any) -> None:
         super().__init__(vars, moves_per_draw=moves_per_draw, model=model, rng=rng, **kwargs)
         self.chain = OrderChain(self.rv.owner.op.scorer, swap_prob=swap_prob, adjacent_prob=adjacent_prob,
-                                insert_prob=insert_prob)
-        self.swap_prob, self.adjacent_prob, self.insert_prob = (self.chain.swap_prob, self.chain.adjacent_prob,
-                                                                self.chain.insert_prob)
+                                insert_prob=insert_prob, reverse_prob=reverse_prob)
+        chain = self.chain
+        self.swap_prob, self.adjacent_prob, self.insert_prob, self.reverse_prob = (
+            chain.swap_prob, chain.adjacent_prob, chain.insert_prob, chain.reverse_prob)
         self.scorer = self.chain.scorer
         self.excluded = ExcludedRecorder(self.scorer, excluded_every, excluded_max_families)
         self.declare_stats({**self.stats_dtypes_shapes, **self.excluded.dtypes()})
