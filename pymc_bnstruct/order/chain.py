@@ -24,8 +24,8 @@ __all__ = ["OrderChain", "TermCacheChain", "NodeTermCache", "MOVE_KINDS", "SWAP_
 #: Move kinds of order MCMC, in the order of the kernel's counters.
 MOVE_KINDS = ("adjacent", "swap", "cut", "insert", "reverse")
 
-#: The default move mix: flips 0.45, adjacent transpositions 0.3, insertions 0.2, no deck
-#: cuts. A cut rescores every node and is accepted under 1 % of the time on networks of a few
+#: The default move mix: flips 0.45, adjacent transpositions 0.3, insertions 0.2, segment
+#: reversals 0.05 (below), no deck cuts. A cut rescores every node and is accepted under 1 % of the time on networks of a few
 #: dozen nodes: at 0.1 of the moves cuts took most of a chain's time. An insertion moves one
 #: node past several others in one step (a flip moves two, an adjacent transposition one
 #: past one) at the cost of a flip; it got alarm-500 seed 1's chains out of the mode where
