@@ -25,12 +25,13 @@ __all__ = ["OrderChain", "TermCacheChain", "NodeTermCache", "MOVE_KINDS", "SWAP_
 MOVE_KINDS = ("adjacent", "swap", "cut", "insert", "reverse")
 
 #: The default move mix: flips 0.45, adjacent transpositions 0.3, insertions 0.2, segment
-#: reversals 0.05 (below), no deck cuts. A cut rescores every node and is accepted under 1 % of the time on networks of a few
-#: dozen nodes: at 0.1 of the moves cuts took most of a chain's time. An insertion moves one
-#: node past several others in one step (a flip moves two, an adjacent transposition one
-#: past one) at the cost of a flip; it got alarm-500 seed 1's chains out of the mode where
-#: VENTTUBE precedes DISCONNECT and VENTMACH (``docs/large_networks.md``, "Insertions instead
-#: of deck cuts"), which 3 % or 5 % of cuts beside the insertions did not.
+#: reversals 0.05 (below), no deck cuts. A cut rescores every node and is accepted under 1 %
+#: of the time on networks of a few dozen nodes: at 0.1 of the moves cuts took most of a
+#: chain's time. An insertion moves one node past several others in one step (a flip moves
+#: two, an adjacent transposition one past one) at the cost of a flip; it got alarm-500 seed
+#: 1's chains out of the mode where VENTTUBE precedes DISCONNECT and VENTMACH
+#: (``docs/large_networks.md``, "Insertions instead of deck cuts"), which 3 % or 5 % of cuts
+#: beside the insertions did not.
 SWAP_PROB = 0.45
 ADJACENT_PROB = 0.3
 INSERT_PROB = 0.2
