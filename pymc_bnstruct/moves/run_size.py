@@ -21,6 +21,8 @@ _SCALE_POWER = {"order": 2, "partition": 1, "structure": 1, "samc": 1}
 #: AUROC and a usable verdict (max R-hat 1.022) in 133 s (``docs/large_networks.md``, "Beside
 #: BiDAG on the same rows").
 ORDER_SQUARE_UNTIL = 76
+#: Where a sampler's growth above power 1 turns linear (none: it never does).
+_POWER_UNTIL = {"order": ORDER_SQUARE_UNTIL}
 
 
 def default_moves_per_draw(method: str, n_vars: int) -> int:
@@ -29,7 +31,6 @@ def default_moves_per_draw(method: str, n_vars: int) -> int:
     (order MCMC, up to :data:`ORDER_SQUARE_UNTIL`, linearly beyond) or in proportion to it
     (the others)."""
     start, power = _SCALE_FROM[method], _SCALE_POWER[method]
-    scale = max(1.0, n_vars / start) ** power
-    if method == "order" and n_vars > ORDER_SQUARE_UNTIL:
-        scale = (ORDER_SQUARE_UNTIL / start) ** power * n_vars / ORDER_SQUARE_UNTIL
-    return int(math.ceil(_BASE_MOVES[method] * scale))
+    until = _POWER_UNTIL.get(method, n_vars)
+    knee = min(n_vars, until)
+    return int(math.ceil(_BASE_MOVES[method] * max(1.0, knee / start) ** power * max(1.0, n_vars / until)))

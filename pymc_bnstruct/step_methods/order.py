@@ -55,10 +55,10 @@ class OrderMetropolis(StructureStep):
         :data:`~pymc_bnstruct.order.chain.REVERSE_PROB` (0.05), or what ``swap_prob``,
         ``insert_prob`` and the given probabilities leave when that is less.
         ``swap_prob + adjacent_prob + insert_prob + reverse_prob <= 1``; the rest are deck
-        cuts, so the default mix has none: a cut rescores every node and is rarely accepted on larger
-        networks (under 1 % on alarm), and without cuts, with insertions, the chains of
-        child, insurance, alarm and hailfinder reach a larger ESS in 0.5-0.85 of the time
-        (``docs/large_networks.md``, "Insertions instead of deck cuts").
+        cuts, so the default mix has none: a cut rescores every node and is rarely accepted
+        on larger networks (under 1 % on alarm), and without cuts, with insertions, the
+        chains of child, insurance, alarm and hailfinder reach a larger ESS in 0.5-0.85 of
+        the time (``docs/large_networks.md``, "Insertions instead of deck cuts").
     moves_per_draw : int, default 100
         Metropolis moves per recorded draw.
     excluded_every : int, default 10
