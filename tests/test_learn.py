@@ -15,7 +15,13 @@ import pytest
 
 import pymc_bnstruct as bns
 from pymc_bnstruct.learning import api as learning_api
-from pymc_bnstruct.learning.api import AUTO_FULL_FAMILIES, AUTO_PLUS1_FAMILIES, METHODS, _plus1_families
+from pymc_bnstruct.learning.api import (
+    AUTO_FULL_FAMILIES,
+    AUTO_PLUS1_FAMILIES,
+    METHODS,
+    _excluded_every,
+    _plus1_families,
+)
 from pymc_bnstruct.learning.budget import (
     DEFAULT_CAP_SECONDS,
     MIN_DRAWS,
@@ -212,6 +218,25 @@ def test_order_plus1_default_follows_the_table_size(monkeypatch):
     off = bns.learn(df, **kw)
     assert get_group(on, "posterior").attrs["bnstruct_plus1"] == 1
     assert get_group(off, "posterior").attrs["bnstruct_plus1"] == 0
+
+
+def test_the_excluded_mass_is_evaluated_more_rarely_when_many_families_are_left_out():
+    """Every 10th draw while an evaluation costs little beside the draws between; with
+    millions of left-out families so rarely that they take about 5 % of the moves' time, but
+    at least 50 times per chain; with missing cells 10 times per chain; a user's 0 stays."""
+    from types import SimpleNamespace
+
+    def every(n_families, moves_per_draw, *, has_missing=False, given=10):
+        families = SimpleNamespace(n_families=n_families, empty=n_families == 0)
+        size = SimpleNamespace(draws=1000, tune=200, moves_per_draw=moves_per_draw)
+        return _excluded_every(SimpleNamespace(every=given, families=families), size, has_missing)
+
+    assert every(277_000, 608) == 10                  # alarm: 277 k left out, 608 moves a draw
+    assert every(1_985_612, 1600) == 24               # Gaussian-60: ceil(24.8), at most 1200 // 50
+    assert every(1_000_000, 1600) == 13
+    assert every(50_000_000, 100) == 24               # the floor of 50 evaluations per chain
+    assert every(1_000_000, 1600, has_missing=True) == 120
+    assert every(0, 1600) == 10 and every(1_985_612, 1600, given=0) == 0
 
 
 def test_a_given_space_is_used_as_is(asia):

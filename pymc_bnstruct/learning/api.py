@@ -30,7 +30,7 @@ from ..constraints import DEFAULT_MAX_PARENTS, StructureConstraints, check_max_p
 from ..contract import imputed_name
 from ..data import ContinuousData, DiscreteData, as_data
 from ..missing import MissingCells, check_imputable
-from ..order.excluded import EXCLUDED_EVERY
+from ..order.excluded import EXCLUDED_EVERY, ExcludedRecorder
 from ..priors import StructurePrior, Uniform
 from ..results.convert import LearnResult
 from ..results.excluded import excluded_edges, excluded_mass
@@ -112,6 +112,15 @@ MIN_SWEEPS_PER_CHAIN = 600
 #: about this many evaluations per chain (alarm, 277 k left-out families: 0.3 s each), not
 #: one every ``EXCLUDED_EVERY`` draws.
 EXCLUDED_EVALUATIONS_WITH_GAPS = 10
+#: An evaluation of the excluded mass and edges scans the left-out families at about this many
+#: per order move's time (Gaussian-60, 2.0 M left-out families: 3.1 ms an evaluation, 1.7 us a
+#: move) ...
+EXCLUDED_FAMILIES_PER_MOVE = 1000
+#: ... and ``bns.learn`` evaluates so rarely that the evaluations take at most this share of the
+#: moves' time (at most every ``EXCLUDED_EVERY``-th draw; Gaussian-60: every 24th, 0.9 s less) ...
+EXCLUDED_TIME_SHARE = 0.05
+#: ... but at least this many times per chain (tuning included).
+EXCLUDED_MIN_EVALUATIONS = 50
 #: Bytes the draws of all chains (recorded and tuning) may take by default (more variables:
 #: fewer draws, more moves per draw); PyMC and the conversion to InferenceData hold a few
 #: copies, so the peak is a small multiple of it.
@@ -402,9 +411,8 @@ def learn(
     if on_plan is not None:
         on_plan(size)
     step_kwargs = {**step_kwargs, "moves_per_draw": size.moves_per_draw}
-    if data.has_missing and space is not None and method in ("order", "partition"):
-        step_kwargs.setdefault("excluded_every",
-                               max(EXCLUDED_EVERY, (size.draws + size.tune) // EXCLUDED_EVALUATIONS_WITH_GAPS))
+    if "excluded_every" not in step_kwargs and getattr(step, "excluded", None) is not None:
+        step.excluded.every = step_kwargs["excluded_every"] = _excluded_every(step.excluded, size, data.has_missing)
     recipe = Recipe(data=data, method=method, variable_kwargs=variable_kwargs, step_kwargs=step_kwargs,
                     sample_kwargs=sample_kwargs, draws=size.draws, tune=size.tune, chains=chains, seed=seed,
                     progressbar=progress, sweep_every=sweep_every)
@@ -495,6 +503,22 @@ def _sweep_every(model: pm.Model, point: dict, draw_seconds: float, most_every: 
     sweep = _sweep_seconds(model, point)
     every = 1 if sweep < IMPUTE_FREE_SECONDS else max(1, math.ceil(sweep / (IMPUTE_TIME_SHARE * max(draw_seconds, 1e-9))))
     return every if most_every is None else min(every, most_every)
+
+
+def _excluded_every(recorder: ExcludedRecorder, size: RunSize, has_missing: bool) -> int:
+    """``excluded_every`` of a run: every :data:`EXCLUDED_EVERY`-th draw, or more rarely when
+    the left-out families are many (:data:`EXCLUDED_TIME_SHARE`, at least
+    :data:`EXCLUDED_MIN_EVALUATIONS` per chain) or, with missing cells, must be scored again
+    at each evaluation (:data:`EXCLUDED_EVALUATIONS_WITH_GAPS` per chain). A count of
+    families, not a timing: the same run evaluates the same draws."""
+    iterations = size.draws + size.tune
+    if recorder.every == 0 or recorder.families is None or recorder.families.empty:
+        return recorder.every  # never evaluated, or nothing left out
+    if has_missing:
+        return max(EXCLUDED_EVERY, iterations // EXCLUDED_EVALUATIONS_WITH_GAPS)
+    wanted = math.ceil(recorder.families.n_families
+                       / (EXCLUDED_FAMILIES_PER_MOVE * EXCLUDED_TIME_SHARE * size.moves_per_draw))
+    return max(EXCLUDED_EVERY, min(wanted, iterations // EXCLUDED_MIN_EVALUATIONS))
 
 
 def _record_imputed(record: bool | None, data: DiscreteData | ContinuousData) -> bool:

@@ -47,7 +47,7 @@ from typing import Any
 
 import numpy as np
 
-from ..scores.table import family_count, node_families
+from ..scores.table import family_bitsets, family_count, node_families
 from ..validation import check_int, read_only
 from . import kernels as order_kernels
 from .scorer import OrderScorer
@@ -92,16 +92,6 @@ MAX_EXCLUDED_FAMILIES = 2_000_000
 def check_excluded_every(value: Any) -> int:
     """``excluded_every`` validated: an int >= 0 (0: never evaluate)."""
     return check_int(value, "excluded_every", minimum=0)
-
-
-# The scores.table helper that does the same is private to that unit (tests/test_layout.py).
-def _bitsets(parent_sets: np.ndarray, n_words: int) -> np.ndarray:
-    """``(F, n_words)`` uint64 bitsets of parent sets padded with -1."""
-    out = np.zeros((len(parent_sets), n_words), dtype=np.uint64)
-    rows, cols = np.nonzero(parent_sets >= 0)
-    p = parent_sets[rows, cols]
-    np.bitwise_or.at(out, (rows, p >> 6), np.left_shift(np.uint64(1), (p & 63).astype(np.uint64)))
-    return out
 
 
 def _log_priors(prior: Any, n: int, children: np.ndarray, parent_sets: np.ndarray, sizes: np.ndarray) -> np.ndarray:
@@ -190,7 +180,7 @@ class ExcludedFamilies:
         self.names = scorer.names
         self.offsets = read_only(np.concatenate([[0], np.cumsum(counts)]).astype(np.int64))
         self.cutoffs = read_only(EXCLUDED_LSE_MARGIN + np.log(np.maximum(counts, 1)).astype(np.float64))
-        self._lay_out(table, child, padded, _bitsets(padded, scorer.n_words), source)
+        self._lay_out(table, child, padded, family_bitsets(padded, scorer.n_words), source)
         self.roots = read_only(np.full(n, -np.inf))  # the empty family is never left out (partitions)
         outside = np.zeros((n, n), dtype=bool)  # [u, v]: u is an allowed parent of v outside its candidates
         for v, (_, _, o, _) in enumerate(nodes):
@@ -213,7 +203,9 @@ class ExcludedFamilies:
             log_w[left_out] = (table.score.family_scores(table.data, kids, sets, sizes)
                                + _log_priors(table.prior, self.n_vars, kids, sets, sizes))
         log_w[~left_out] = table.log_scores[source[~left_out]]
-        rows = np.lexsort([-log_w, child])
+        # grouped by node (the left-out families come grouped, the cut ones after), then
+        # each node's sorted best first: a per-node sort, not a 2-key sort of all of them
+        rows = order_kernels.best_first(self.offsets, np.argsort(child, kind="stable").astype(np.int64), log_w)
         self.bits = read_only(np.ascontiguousarray(bits[rows]))
         self.log_scores = read_only(np.ascontiguousarray(log_w[rows], dtype=np.float64))
         self.parent_sets = read_only(np.ascontiguousarray(parent_sets[rows]))

@@ -27,7 +27,7 @@ from . import Score, check_prior, check_score, default_score, family_indices
 from . import kernels as _kernels
 from .counts import REFRESH_EVERY, FamilyCounts
 
-__all__ = ["ScoreTable", "family_count", "node_families", "table_size"]
+__all__ = ["ScoreTable", "family_bitsets", "family_count", "node_families", "table_size"]
 
 # Refuse tables beyond this many families (about 40 bytes each plus parent lists).
 MAX_FAMILIES = 50_000_000
@@ -94,7 +94,7 @@ def node_families(required: np.ndarray, free: np.ndarray, outside: np.ndarray, s
     return np.concatenate(found)
 
 
-def _bitsets(parent_sets: np.ndarray, n_words: int) -> np.ndarray:
+def family_bitsets(parent_sets: np.ndarray, n_words: int) -> np.ndarray:
     """``(F, n_words)`` uint64 bitsets of parent sets padded with -1."""
     out = np.zeros((len(parent_sets), n_words), dtype=np.uint64)
     rows = np.arange(len(parent_sets))
@@ -328,7 +328,7 @@ class ScoreTable:
         local = self._local_scores(children, parent_sets, n_parents, executor, block_size)
         log_prior = self._log_priors(children, parent_sets, n_parents)
         n_words = (n + 63) // 64
-        bitsets = _bitsets(parent_sets, n_words)
+        bitsets = family_bitsets(parent_sets, n_words)
         order = np.lexsort([bitsets[:, w] for w in range(n_words)] + [children])
 
         self.offsets = read_only(np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64))
