@@ -29,9 +29,11 @@ __all__ = ["PartitionChain", "TemperedPartitionChain", "MOVE_KINDS", "DEFAULT_MO
 MOVE_KINDS = ("split_join", "swap", "swap_adjacent", "node", "stay", "reverse", "rev")
 #: Default weights of the move kinds (split/join, swap any, swap adjacent, move a node, stay,
 #: covered-edge reversal through a DAG, Grzegorczyk & Husmeier's new edge reversal through a DAG).
-#: REV is off: on alarm it did not join the posterior's modes (tempering does) and at weight 0.1
-#: it cost 45 % of the moves per second (50,699 against 91,307; docs/partition.md).
-DEFAULT_MOVE_PROBS = (0.2, 0.25, 0.1, 0.34, 0.01, 0.1, 0.0)
+#: REV takes 0.3: each costs several layer moves, but it carries the chains between DAGs that
+#: differ in a few nodes' parents at once, where the layer moves stall (Gaussian-30: min bulk
+#: ESS 21 -> 310; child-500 49 -> 907, alarm-500 9 -> 587, each "failed" before; about 30 %
+#: more time at the same moves per draw; docs/partition.md, "Default moves").
+DEFAULT_MOVE_PROBS = (0.15, 0.1, 0.05, 0.29, 0.01, 0.1, 0.3)
 
 # Memory for the per-node score caches of one chain (at most 2^14 slots per node).
 CACHE_BYTES = 24_000_000

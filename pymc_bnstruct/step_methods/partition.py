@@ -46,7 +46,7 @@ class PartitionMetropolis(StructureStep):
     move_probs : None, dict or sequence of 7 numbers
         Weights of ``("split_join", "swap", "swap_adjacent", "node", "stay", "reverse",
         "rev")`` (normalised; a sequence of 6 leaves ``rev`` out, one of 5 both
-        reversals); default ``(0.2, 0.25, 0.1, 0.34, 0.01, 0.1, 0)`` (``rev`` off: see
+        reversals); default ``(0.15, 0.1, 0.05, 0.29, 0.01, 0.1, 0.3)`` (see
         docs/partition.md). Must be finite and non-negative with positive ``split_join``
         and ``node`` weights.
     moves_per_draw : int, default 100
