@@ -1,7 +1,7 @@
 """Structure MCMC beside Gibby: the largest edge-probability error at equal wall time.
 
     python benchmarks/bench_gibby.py [--networks child] [--budgets 2,5,15,60] [--seeds 3]
-        [--rows 1000] [--max-parents 3] [--chunk 1000] [--reference-seconds 300]
+        [--rows 1000] [--max-parents 3] [--chunk 1000] [--reference-seconds 300] [--samplers ours,jump]
     BNSTRUCT_GIBBY=/path/to/gibby python benchmarks/bench_gibby.py     (Gibby's columns)
 
 Gibby (Nikzad et al. 2025, "Scaling Up Bayesian DAG Sampling"; GPL-3, built from source by
@@ -10,7 +10,8 @@ variable ``BNSTRUCT_GIBBY`` (the path of its binary); without it its columns are
 and the table says so.
 
 Setting, the same for both samplers: ``--rows`` rows sampled by the package
-(``load_network(name).sample(rows, random_seed=1)``), BDeu with ESS 1 and the declared
+(``bench_large.load(name).sample(rows, random_seed=1)``: a bundled network or one of
+``bench_large.SYNTHETIC``, such as the 223-variable ``andeslike``), BDeu with ESS 1 and the declared
 arities, the ``FamilyCount`` prior (``q(Pa) = 1 / C(n-1, |Pa|)``, Gibby's "fair" prior
 ``-p 1``: its local scores, written with ``-O``, equal the package's ``ScoreTable`` values
 to the 4 decimals it prints), at most ``--max-parents`` parents, one chain, one thread,
@@ -54,6 +55,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from bench_large import load
 
 import pymc_bnstruct as bns
 from pymc_bnstruct.moves import ScoreCache, StructureConstraints
@@ -212,6 +214,7 @@ def main() -> None:
     ap.add_argument("--jump-rev", type=int, default=200)
     ap.add_argument("--gibby-every", type=int, default=0, help="Gibby's -iPPE (0: 10 per 20 variables)")
     ap.add_argument("--reference-seconds", type=float, default=300.0)
+    ap.add_argument("--samplers", default="ours,jump", help="the package's chains to run beside Gibby")
     args = ap.parse_args()
     budgets = [float(b) for b in args.budgets.split(",")]
     gibby = gibby_binary()
@@ -223,7 +226,7 @@ def main() -> None:
           f"FamilyCount prior, <= {args.max_parents} parents, one chain, one thread ({time.strftime('%Y-%m-%d')}; "
           "2 shared cores: timings under contention)")
     for name in args.networks.split(","):
-        data = bns.DiscreteData.from_frame(bns.datasets.load_network(name).sample(args.rows, random_seed=1))
+        data = bns.DiscreteData.from_frame(load(name).sample(args.rows, random_seed=1))
         n = data.n_vars
         every = args.gibby_every or max(1, (10 * n) // 20)
         t0 = time.perf_counter()
@@ -246,7 +249,7 @@ def main() -> None:
                 ref_label += f"; the two long runs differ by up to {gap:.3f}"
         print(f"\n{name} ({n} variables), reference: {ref_label} ({time.perf_counter() - t0:.0f} s)")
         off = ~np.eye(n, dtype=bool)
-        labels = ["ours", "jump"] + (["Gibby"] if gibby else [])
+        labels = [k for k in ("ours", "jump") if k in args.samplers.split(",")] + (["Gibby"] if gibby else [])
         errors: dict[str, list[list[float]]] = {k: [] for k in labels}
         draws: dict[str, list[list[int]]] = {k: [] for k in labels}
         rates: dict[str, list[dict]] = {k: [] for k in labels}
@@ -275,14 +278,15 @@ def main() -> None:
             print(f"{label:<8}{cells}{steps:>12,.0f}")
         print("cells: error (recorded DAGs by then); steps/s: single-edge proposals per second "
               "(Gibby: 10,000 per iteration, rejections skipped in bulk)")
-        if rates["ours"]:
+        if rates.get("ours"):
             r = rates["ours"]
             print(f"ours: single-edge acceptance {statistics.median(x['accept'] for x in r):.4f}, "
                   f"REV acceptance {statistics.median(x['rev_accept'] for x in r):.3f}, "
                   f"{statistics.median(x['moves_per_s'] for x in r):,.0f} moves/s")
-        r = rates["jump"]
-        print(f"jump: {statistics.median(x['moved_per_s'] for x in r):,.0f} single-edge moves made/s, "
-              f"REV acceptance {statistics.median(x['rev_accept'] for x in r):.3f}")
+        r = rates.get("jump")
+        if r:
+            print(f"jump: {statistics.median(x['moved_per_s'] for x in r):,.0f} single-edge moves made/s, "
+                  f"REV acceptance {statistics.median(x['rev_accept'] for x in r):.3f}")
         if not gibby:
             print("Gibby: not run (BNSTRUCT_GIBBY unset)")
         else:

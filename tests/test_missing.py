@@ -22,7 +22,7 @@ from pymc_bnstruct.missing.kernels import gibbs_sweep
 MODULARITY = {"structure": "dag", "order": "order", "partition": "dag"}
 #: Short runs: a tiny problem needs few moves per draw; the draws average the imputed cells.
 RUN = {"structure": dict(moves_per_draw=100, anneal_moves=20_000, draws=4000),
-       "order": dict(moves_per_draw=20, draws=3000), "partition": dict(moves_per_draw=20, draws=3000)}
+       "order": dict(moves_per_draw=20, draws=3000), "partition": dict(moves_per_draw=20, draws=5000)}
 
 
 def _sampled_edges(data, method, seed=1, **overrides):
