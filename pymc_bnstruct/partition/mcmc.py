@@ -47,9 +47,10 @@ of (``m`` layers of sizes ``k_0 .. k_{m-1}``):
     ``i`` (containing ``j``) and ``j`` from their conditional posteriors over the families of
     the scorer (:func:`pymc_bnstruct.moves.proposals.rev_draw`, the structure sampler's move), and
     accept with its Metropolis–Hastings ratio in the space of DAGs; the chain then moves to
-    the partition of ``G'``. Unlike a covered-edge reversal it changes v-structures. Off by
-    default: alarm's two modes differ by more than one node's parents and it did not join
-    them (parallel tempering does, :class:`~.chain.TemperedPartitionChain`).
+    the partition of ``G'``. Unlike a covered-edge reversal it changes v-structures: it
+    turns clusters of a few edges that layer moves cross only through worse partitions
+    (0.3 of the default mix). Alarm's two modes differ by more than that, and it does not
+    join them (parallel tempering does, :class:`~.chain.TemperedPartitionChain`).
 
 A kind that has no proposal in the current state (exchanges with one layer) leaves the
 state unchanged and counts as proposed, not accepted. Only the nodes whose ``(pred, prev)``

@@ -35,7 +35,7 @@ class PartitionMetropolis(StructureStep):
     goes to the new DAG's partition: ``reverse`` (a covered-edge reversal, which carries
     the chain between Markov-equivalent DAGs) and ``rev`` (Grzegorczyk & Husmeier's new
     edge reversal, which redraws the parents of an edge's two ends and so changes
-    v-structures; off by default, see ``move_probs``). Only nodes whose
+    v-structures; 0.3 of the default mix, see ``move_probs``). Only nodes whose
     predecessor set or previous layer changed are rescored.
     ``moves_per_draw`` moves run in one numba call per recorded draw.
 
