@@ -31,7 +31,7 @@ MOVE_KINDS = ("split_join", "swap", "swap_adjacent", "node", "stay", "reverse", 
 #: covered-edge reversal through a DAG, Grzegorczyk & Husmeier's new edge reversal through a DAG).
 #: REV takes 0.3: each costs several layer moves, but it carries the chains between DAGs that
 #: differ in a few nodes' parents at once, where the layer moves stall (Gaussian-30: min bulk
-#: ESS 21 -> 310; child-500 49 -> 907, alarm-500 9 -> 587, each "failed" before; about 30 %
+#: ESS 21 -> 445; child-500 49 -> 847, alarm-500 9 -> 782, each "failed" before; about 30 %
 #: more time at the same moves per draw; docs/partition.md, "Default moves").
 DEFAULT_MOVE_PROBS = (0.15, 0.1, 0.05, 0.29, 0.01, 0.1, 0.3)
 
