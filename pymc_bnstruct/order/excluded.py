@@ -205,7 +205,7 @@ class ExcludedFamilies:
         log_w[~left_out] = table.log_scores[source[~left_out]]
         # grouped by node (the left-out families come grouped, the cut ones after), then
         # each node's sorted best first: a per-node sort, not a 2-key sort of all of them
-        rows = order_kernels.best_first(self.offsets, np.argsort(child, kind="stable").astype(np.int64), log_w)
+        rows = order_kernels.best_first(self.offsets, np.argsort(child, kind="stable").astype(np.int64, copy=False), log_w)
         self.bits = read_only(np.ascontiguousarray(bits[rows]))
         self.log_scores = read_only(np.ascontiguousarray(log_w[rows], dtype=np.float64))
         self.parent_sets = read_only(np.ascontiguousarray(parent_sets[rows]))
