@@ -786,3 +786,15 @@ def test_a_learned_space_and_its_excluded_mass_are_reported(tmp_path, monkeypatc
         assert ("learn again on a wider space" in line) == fix, line
         assert ("--max-candidates" in line) == fix
     assert f"excluded_mass: {expected:.6g}" in text
+
+
+def test_the_facts_name_the_parents_a_widened_run_added():
+    """bns.learn(widen=True) ran twice: the summary's facts say which parents the second run
+    added and by how much the first under-reported their edges; nothing when none."""
+    attrs = {"bnstruct_search_space": json.dumps({"a": ["b"], "b": [], "c": ["a", "b"]}), "bnstruct_plus1": 1,
+             "bnstruct_widened": json.dumps([["a", "c"], ["b", "c"]]), "bnstruct_widened_from": 0.93}
+    facts = views._space_facts(attrs, None)
+    assert facts["widened"] == ("2 parent(s) added after a first run under-reported their edges by up to 0.93: "
+                                "a -> c, b -> c")
+    assert "widened" not in views._space_facts({**attrs, "bnstruct_widened": "[]"}, None)
+    assert "widened" not in views._space_facts({k: v for k, v in attrs.items() if k != "bnstruct_widened"}, None)

@@ -16,7 +16,7 @@ import pymc_bnstruct as bns
 from pymc_bnstruct.order.excluded import ExcludedFamilies, top_outside_edges
 from pymc_bnstruct.partition.chain import partition_evaluation
 from pymc_bnstruct.partition.scorer import PartitionScorer
-from pymc_bnstruct.results.excluded import ExcludedEdgesWarning
+from pymc_bnstruct.results.excluded import ExcludedEdgesWarning, outside_edges_phrase
 
 TOL = 0.02
 
@@ -267,3 +267,13 @@ def test_learn_records_the_shortfall_and_widens_its_own_space():
     top = edges.iloc[0]
     assert top["probability"] > 0.1 and top["parent"] in wider[top["child"]]
     assert "VehicleYear" in wider["RuggedAuto"] and "VehicleYear" not in space["RuggedAuto"]
+
+
+def test_the_headline_says_an_outside_edge_is_near_certain_rather_than_below_1():
+    """"no edge ... above 1" says nothing: a largest probability that shows as 1 is named."""
+    assert outside_edges_phrase(0.031) == "no edge outside the search space has posterior probability above 0.031"
+    assert outside_edges_phrase(0.4, lower=True).endswith("above 0.4 (at least; a lower bound)")
+    for top in (0.996, 1.0):
+        assert outside_edges_phrase(top) == "an edge outside the search space has posterior probability near 1"
+        assert outside_edges_phrase(top, lower=True).endswith("near 1")
+    assert outside_edges_phrase(0.994).endswith("above 0.99")

@@ -190,7 +190,7 @@ def test_auto_space_is_full_for_small_networks_and_learned_for_large(asia):
     # order MCMC samples the space's plus1 neighbourhood (a small table here)
     assert attrs["bnstruct_plus1"] == 1 and _plus1_families(bns.as_data(df), expected, {"max_parents": 3}) \
         <= AUTO_PLUS1_FAMILIES
-    narrow = bns.learn(df, random_seed=1, cores=1, max_candidates=2, plus1=False, **SHORT)
+    narrow = bns.learn(df, random_seed=1, cores=1, max_candidates=2, plus1=False, widen=False, **SHORT)
     assert get_group(narrow, "posterior").attrs["bnstruct_plus1"] == 0
     narrow_space = json.loads(get_group(narrow, "posterior").attrs["bnstruct_search_space"])
     assert max(len(p) for p in narrow_space.values()) <= 2 < max(len(p) for p in space.values())
@@ -466,3 +466,42 @@ def test_default_cores_one_process_per_cpu_for_a_long_run_one_for_a_short_one(mo
     assert used == [1, 2, 1]
     assert np.array_equal(_posterior(short, "order"), _posterior(long, "order"))
     assert np.array_equal(_posterior(short, "order"), _posterior(explicit, "order"))
+
+
+def test_a_learned_space_that_hides_a_certain_edge_is_widened_and_sampled_again():
+    """widen=True (the default): when the result's edge certificate finds an edge outside the
+    learned space that it under-reports by more than WIDEN_ABOVE, learn adds its parent to the
+    candidates and returns a second run on that space, which reports the edge; widen=False and
+    a space given as a plain dict return the first run, with the warning."""
+    df = bns.datasets.load_network("insurance").sample(500, random_seed=1)
+    space = bns.search_space(df, max_candidates=1, random_seed=1)  # deliberately too small
+    run = dict(chains=2, draws=300, random_seed=1, progressbar=False)
+    with pytest.warns(bns.results.excluded.ExcludedEdgesWarning):
+        first = bns.learn(df, candidates=space, widen=False, **run)
+    attrs = get_group(first, "posterior").attrs
+    shortfall = attrs["bnstruct_excluded_edge_shortfall"]
+    assert shortfall > learning_api.WIDEN_ABOVE and attrs["bnstruct_widened"] == "[]"
+    assert math.isnan(attrs["bnstruct_widened_from"])
+    hidden = bns.excluded_edges(first, warn=False)
+    hidden = hidden[hidden["shortfall"] > learning_api.WIDEN_ABOVE]
+    assert len(hidden)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the wider space may still hide smaller shares
+        wider = bns.learn(df, candidates=space, **run)
+    attrs = get_group(wider, "posterior").attrs
+    added = json.loads(attrs["bnstruct_widened"])
+    assert sorted(map(tuple, added)) == sorted(hidden[["parent", "child"]].itertuples(index=False, name=None))
+    assert attrs["bnstruct_widened_from"] == shortfall  # the first run is the same run
+    now = json.loads(attrs["bnstruct_search_space"])
+    edges = bns.edge_probabilities(wider)
+    for parent, child in added:
+        assert parent in now[child] and parent not in space.parents[space.names.index(child)]
+        before = float(hidden[(hidden["parent"] == parent) & (hidden["child"] == child)]["reported"].iloc[0])
+        assert before < 0.5 < float(edges.sel(parent=parent, child=child))  # now reported
+    assert attrs["bnstruct_excluded_edge_shortfall"] < shortfall
+
+    as_dict = {name: list(parents) for name, parents in zip(space.names, space.parents)}
+    with pytest.warns(bns.results.excluded.ExcludedEdgesWarning):
+        given = bns.learn(df, candidates=as_dict, **run)
+    assert get_group(given, "posterior").attrs["bnstruct_widened"] == "[]"

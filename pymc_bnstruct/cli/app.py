@@ -186,6 +186,10 @@ def build_parser() -> argparse.ArgumentParser:
                             "2 million families; default auto)")
     learn.add_argument("--max-candidates", type=_int_at_least(1), default=20,
                        help="most candidate parents per node in a learned space (default 20)")
+    learn.add_argument("--no-widen", dest="widen", action="store_false",
+                       help="order / partition MCMC on a learned space: keep the first run even when it "
+                            "under-reports an edge outside the space by more than 0.5 (by default it is run "
+                            "again with those parents among the candidates)")
     learn.add_argument("--budget", type=_budget, default=None, metavar="TIME",
                        help="wall-clock time for the run, e.g. 90s, 5min, 1h: the moves per draw fill it "
                             "(default: sized to the network, at most 10 minutes of sampling)")
@@ -324,7 +328,7 @@ def _settings_record(args: argparse.Namespace, method: Any, k: int, planned: dic
         recorded.update(chains=args.chains, cores=args.cores, search_space=args.search_space,
                         max_candidates=args.max_candidates, budget=args.budget, **planned)
         if args.method in ("order", "partition"):
-            recorded["plus1"] = args.plus1
+            recorded.update(plus1=args.plus1, widen=args.widen)
     elif args.method == "tabu":
         recorded["tabu_length"] = args.tabu_length
     elif method.kind == "bootstrap":
@@ -410,7 +414,7 @@ def cmd_learn(args: argparse.Namespace) -> int:
                             blacklist=black, whitelist=white, chains=args.chains, draws=args.draws, tune=args.tune,
                             seed=args.seed, cores=args.cores, moves_per_draw=args.moves_per_draw,
                             search_space=args.search_space, max_candidates=args.max_candidates, budget=args.budget,
-                            plus1=args.plus1, tabu_length=args.tabu_length, n_bootstrap=args.n_bootstrap,
+                            plus1=args.plus1, widen=args.widen, tabu_length=args.tabu_length, n_bootstrap=args.n_bootstrap,
                             progress=args.progress and sys.stderr.isatty(),
                             callback=control.callback if sampler else None, on_plan=on_plan if sampler else None)
         out = run_output(method.run(data, settings), settings)

@@ -59,6 +59,8 @@ class Settings:
     budget: float | None = None
     #: "auto" (bns.learn's choice), "on" or "off": plus1 of order / partition MCMC
     plus1: str = "auto"
+    #: bns.learn(widen=): run again on a widened space when the first run hides an edge
+    widen: bool = True
     tabu_length: int = 10
     n_bootstrap: int = 3
     progress: bool = False
@@ -149,7 +151,7 @@ def _sampler(name: str, **variable: Any) -> Callable[[DiscreteData, Settings], A
             given["plus1"] = s.plus1 == "on"
         return _learn(data, s, name, candidates=s.search_space, max_candidates=s.max_candidates,
                        chains=s.chains, cores=s.cores, draws=s.draws, tune=s.tune, budget=s.budget,
-                       callback=s.callback, on_plan=s.on_plan, **variable, **given)
+                       callback=s.callback, on_plan=s.on_plan, widen=s.widen, **variable, **given)
     return run
 
 

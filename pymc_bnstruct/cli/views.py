@@ -20,7 +20,7 @@ from ..results import samc_diagnostics
 from ..results.comparison import compare, shared_structures
 from ..results.diagnostics import Verdict, summary
 from ..results.draws import resolve_source
-from ..results.excluded import WARN_EDGE_ABOVE
+from ..results.excluded import WARN_EDGE_ABOVE, outside_edges_phrase
 from ..results.idata import get_group
 from ..results.interop import as_structure
 from ..results.network_plots import plot_edge_heatmap, plot_network, plot_roc
@@ -149,7 +149,7 @@ def _excluded_edges_line(facts: dict[str, Any], path: Path) -> str:
     :data:`WARN_EDGE_ABOVE` (the criterion of ``ExcludedEdgesWarning``), the fix."""
     edge_max = facts["excluded_edge_max"]
     shortfall = facts.get("excluded_edge_shortfall", edge_max)
-    line = f"no edge outside the search space has posterior probability above {edge_max:.2g}"
+    line = outside_edges_phrase(edge_max)
     if shortfall < edge_max:
         line += f"; the result under-reports none by more than {shortfall:.2g}"
     line += " (bns.excluded_edges)"
@@ -175,6 +175,11 @@ def _space_facts(attrs: Any, excluded: float | None, edge_max: float | None = No
             facts["search_space"] = (f"learned: {np.mean(sizes):.1f} candidate parents per node on average "
                                      f"(max {max(sizes)})")
             facts["plus1"] = bool(int(attrs.get("bnstruct_plus1", 0)))
+            widened = json.loads(attrs.get("bnstruct_widened", "[]"))
+            if widened:  # bns.learn(widen=True) ran again on a wider space
+                facts["widened"] = (f"{len(widened)} parent(s) added after a first run under-reported their edges "
+                                    f"by up to {float(attrs['bnstruct_widened_from']):.2g}: "
+                                    + ", ".join(f"{p} -> {c}" for p, c in widened))
     if excluded is not None:
         facts["excluded_mass"] = float(excluded)
     if edge_max is not None:

@@ -42,7 +42,7 @@ from ..validation import check_probability
 from .draws import resolve_source
 from .idata import get_group, has_group, select_draws
 
-__all__ = ["excluded_mass", "excluded_edges", "widen_candidates", "ExcludedMassWarning", "ExcludedEdgesWarning",
+__all__ = ["excluded_mass", "excluded_edges", "widen_candidates", "outside_edges_phrase", "ExcludedMassWarning", "ExcludedEdgesWarning",
            "WARN_ABOVE", "WARN_EDGE_ABOVE", "recorded_excluded_mass", "recorded_excluded_edges"]
 
 #: :func:`excluded_mass` (with ``warn=True``) warns above this excluded mass (1 %).
@@ -398,7 +398,7 @@ def excluded_edges(result: Any, *, var_name: str | None = None, burn_in: int = 0
     n_eval = int(evaluated.sum())
     n_flips = int(frame["reverses_space_edge"].sum())
     at_least = " (at least; a lower bound)" if lower else ""
-    headline = (f"no edge outside the search space has posterior probability above {top:.2g}{at_least}"
+    headline = (outside_edges_phrase(top, lower)
                 + (f"; the result under-reports them by at most {gap:.2g}" if own is not None and gap < top else "")
                 + f" (over {n_eval} draws)"
                 + (f"; {n_flips} of them reverse an edge of the space, and their estimates may fall short"
@@ -421,6 +421,17 @@ def excluded_edges(result: Any, *, var_name: str | None = None, burn_in: int = 0
             "parents), a larger max_candidates= in bns.search_space, plus1=True where it is off, or candidates=None "
             "(no restriction)", ExcludedEdgesWarning, stacklevel=2)
     return frame
+
+
+def outside_edges_phrase(top: float, lower: bool = False) -> str:
+    """The headline's first clause on ``top``, the largest posterior probability of an edge
+    outside the search space: "no edge ... above 0.03", or, when ``top`` shows as 1 (where
+    "above 1" would say nothing), that such an edge is near certain. ``lower``: ``top`` is a
+    lower bound."""
+    if f"{top:.2g}" == "1":
+        return "an edge outside the search space has posterior probability near 1"
+    return (f"no edge outside the search space has posterior probability above {top:.2g}"
+            + (" (at least; a lower bound)" if lower else ""))
 
 
 def _reported(result: Any, var_name: str | None, burn_in: int, evaluated: np.ndarray, n: int) -> np.ndarray | None:
