@@ -62,7 +62,9 @@ def one(name: str, rows: int, seed: int, method: str, kwargs: dict) -> dict:
             "rhat": rhat, "verdict": verdict.level, "max_rhat": verdict.numbers.get("max_r_hat", np.nan),
             "chain_diff": verdict.numbers.get("max_chain_difference", np.nan),
             "chain_means": [round(float(x), 1) for x in ls.mean("draw").values],
-            "auroc": float(auroc), "advice": verdict.advice, "data": df, "truth": net.adjacency}
+            "auroc": float(auroc), "advice": verdict.advice, "data": df, "truth": net.adjacency,
+            # learn(widen=True) ran twice: the parents it added to the learned space
+            "widened": len(json.loads(attrs.get("bnstruct_widened", "[]")))}
 
 
 def bidag(row: dict, timeout: float) -> dict:
@@ -105,8 +107,8 @@ def main() -> None:
           f", {args.rows} rows sampled with the same seed")
     peer = " BiDAG seconds | BiDAG AUROC |" if args.bidag else ""
     print("| network | vars | seed | seconds | moves/draw | R-hat log score | verdict | max R-hat | "
-          f"chain diff. | per-chain mean log score | skeleton AUROC |{peer}")
-    print("|---" * (11 + 2 * args.bidag) + "|")
+          f"chain diff. | per-chain mean log score | skeleton AUROC | parents widened |{peer}")
+    print("|---" * (12 + 2 * args.bidag) + "|")
     for name in args.networks.split(","):
         for seed in map(int, args.seeds.split(",")):
             row = one(name, args.rows, seed, args.method, kwargs)
@@ -119,7 +121,8 @@ def main() -> None:
                 cells = " {} | {} |".format(*row["bidag_cells"])
             print(f"| {name} | {row['vars']} | {seed} | {row['seconds']:.1f} | {row['moves_per_draw']} | "
                   f"{row['rhat']:.3f} | {row['verdict']} | {row['max_rhat']:.3f} | {row['chain_diff']:.2f} | "
-                  f"{', '.join(f'{x:.1f}' for x in row['chain_means'])} | {row['auroc']:.3f} |{cells}", flush=True)
+                  f"{', '.join(f'{x:.1f}' for x in row['chain_means'])} | {row['auroc']:.3f} | {row['widened']} |{cells}",
+                  flush=True)
             if args.json:
                 kept = {k: v for k, v in row.items() if k not in ("data", "truth", "bidag_cells")}
                 with open(args.json, "a") as f:
