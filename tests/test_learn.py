@@ -508,13 +508,14 @@ def test_a_learned_space_that_hides_a_certain_edge_is_widened_and_sampled_again(
     assert get_group(given, "posterior").attrs["bnstruct_widened"] == "[]"
 
 
-@pytest.mark.parametrize("method, r_hat, tempering", [
-    ("partition", 1.5, True), ("partition", math.inf, True), ("partition", 1.1, False), ("order", 1.5, False)])
-def test_a_failed_partition_run_in_different_modes_is_advised_tempering(method, r_hat, tempering):
+@pytest.mark.parametrize("method, r_hat, cells, tempering", [
+    ("partition", 1.5, 0, True), ("partition", math.inf, 0, True), ("partition", 1.1, 0, False),
+    ("order", 1.5, 0, False), ("partition", 1.5, 12, False)])  # tempered chains impute no cells yet
+def test_a_failed_partition_run_in_different_modes_is_advised_tempering(method, r_hat, cells, tempering):
     from pymc_bnstruct.results.diagnostics import _learn_advice
 
     posterior = xr.Dataset({"x": (("chain", "draw"), np.zeros((2, 5)))},
-                           attrs={"bnstruct_method": method, "bnstruct_seconds": 3.0})
+                           attrs={"bnstruct_method": method, "bnstruct_seconds": 3.0, "bnstruct_missing_cells": cells})
     idata = xr.DataTree.from_dict({"posterior": posterior})
     advice = _learn_advice(idata, failed=True, numbers={"min_ess_bulk": 50.0, "max_r_hat": r_hat})
     assert ("temperatures=4" in advice) == tempering

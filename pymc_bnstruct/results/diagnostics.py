@@ -528,9 +528,10 @@ def _learn_advice(idata: Any, *, failed: bool, numbers: dict[str, float] | None 
     if failed:
         if method == "order":
             text += "; method='partition' samples the DAG posterior with different moves"
-        if method == "partition" and (numbers or {}).get("max_r_hat", 1.0) > _STUCK_R_HAT:
+        if method == "partition" and not cells and (numbers or {}).get("max_r_hat", 1.0) > _STUCK_R_HAT:
             # insurance-500 seed 1: two chains in a path-reversed mode, failed (2.7) -> usable
-            # (1.02) at 3.4x the time, where 3x the moves per draw still failed
+            # (1.02) at 3.4x the time, where 3x the moves per draw still failed (tempered chains
+            # do not impute missing cells yet)
             text += ("; the chains sit in different modes: temperatures=4 (parallel tempering, about 3-4 times "
                      "the time) carries partition chains between them")
         if attrs.get("bnstruct_search_space", "full") != "full":
