@@ -452,20 +452,22 @@ def learn(
     finally:
         if pool is not None:
             pool.shutdown(cancel_futures=True)
-    may_widen = (widen and method in TABLE_METHODS and seconds is None and not data.has_missing and space is not None
-                 and (isinstance(candidates, SearchSpace) or (isinstance(candidates, str) and candidates == "auto")))
+    # a learned space ("auto" or the user's SearchSpace), never a dict the user wrote
+    may_widen = (widen and method in TABLE_METHODS and seconds is None and not data.has_missing
+                 and isinstance(space, SearchSpace))
+    space_names = None if space is None else _as_candidates(space, data)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         excluded = _excluded(idata, method, space)
     wider = None
     if may_widen and excluded["bnstruct_excluded_edge_shortfall"] > WIDEN_ABOVE:
-        wider, added = _widened(idata, space, data)
+        wider, added = _widened(idata, space_names, data.names)
     if wider is None:
         for w in caught:  # the certificate's warnings, now that no second run answers them
             warnings.warn(w.message, w.category, stacklevel=2)
     _record(idata, {
         "bnstruct_method": method,
-        _SPACE_ATTR: "full" if space is None else json.dumps(dict(_as_candidates(space, data))),
+        _SPACE_ATTR: "full" if space is None else json.dumps(dict(space_names)),
         "bnstruct_search_space_seconds": space_seconds,
         "bnstruct_plus1": int(plus1),
         "bnstruct_moves_per_draw": size.moves_per_draw,
@@ -497,15 +499,14 @@ def learn(
     return again
 
 
-def _widened(idata: Any, space: Any, data: DiscreteData | ContinuousData) -> tuple[dict | None, list[list[str]]]:
-    """The space of ``idata`` with the parents of the edges it under-reports by more than
-    :data:`WIDEN_ABOVE` added, and those edges (``[parent, child]``); None when no candidate
+def _widened(idata: Any, before: dict[str, list[str]], names: Sequence[str]) -> tuple[dict | None, list[list[str]]]:
+    """The space ``before`` of ``idata`` with the parents of the edges it under-reports by more
+    than :data:`WIDEN_ABOVE` added, and those edges (``[parent, child]``); None when no candidate
     would enter (every flagged edge only by the bound on the draws that listed none)."""
-    before = _as_candidates(space, data)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         after = widen_candidates(idata, before, above=WIDEN_ABOVE)
-    added = [[p, c] for c in data.names for p in after[c] if p not in before[c]]
+    added = [[p, c] for c in names for p in after[c] if p not in before[c]]
     return (after if added else None), added
 
 
