@@ -521,6 +521,23 @@ def test_a_failed_partition_run_in_different_modes_is_advised_tempering(method, 
     assert ("temperatures=4" in advice) == tempering
 
 
+@pytest.mark.parametrize("widened", ["[]", '[["a", "b"]]'])
+def test_the_advice_for_a_widened_run_keeps_the_widening(widened):
+    """A budgeted learn run does not widen its space, so a widened run is advised more moves
+    per draw (which widen the same way), not a budget."""
+    from pymc_bnstruct.results.diagnostics import _learn_advice
+
+    posterior = xr.Dataset({"x": (("chain", "draw"), np.zeros((2, 5)))},
+                           attrs={"bnstruct_method": "order", "bnstruct_seconds": 30.0, "bnstruct_widened": widened,
+                                  "bnstruct_moves_per_draw": 700})
+    idata = xr.DataTree.from_dict({"posterior": posterior})
+    advice = _learn_advice(idata, failed=True, numbers={"min_ess_bulk": 25.0, "max_r_hat": 1.1})
+    if widened == "[]":
+        assert "budget='120s'" in advice and "moves_per_draw" not in advice
+    else:
+        assert "moves_per_draw=2800" in advice and "budget='" not in advice
+
+
 @pytest.mark.slow
 def test_tempering_as_advised_brings_insurance_partition_chains_together():
     """insurance-500 (seed 1): the default partition run leaves two chains in the mode where the

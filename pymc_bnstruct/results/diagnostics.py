@@ -505,8 +505,10 @@ def _moves_factor(numbers: dict[str, float], failed: bool) -> int:
 
 def _learn_advice(idata: Any, *, failed: bool, numbers: dict[str, float] | None = None) -> str | None:
     """For a run of :func:`pymc_bnstruct.learn`: what would get it to a good verdict, in its
-    own terms (a budget of :func:`_moves_factor` times this run's time; for a failed run,
-    also the other sampler and a smaller space). None for other sampler output."""
+    own terms (a budget of :func:`_moves_factor` times this run's time, or for a run that
+    widened its space, which a budgeted run would not, that many times its moves per draw;
+    for a failed run, also the other sampler and a smaller space). None for other sampler
+    output."""
     attrs = get_group(idata, "posterior").attrs if has_group(idata, "posterior") else {}
     method, seconds = attrs.get("bnstruct_method"), attrs.get("bnstruct_seconds")
     if method is None or seconds is None or not np.isfinite(float(seconds)):
@@ -514,8 +516,15 @@ def _learn_advice(idata: Any, *, failed: bool, numbers: dict[str, float] | None 
     seconds = float(seconds)
     factor = _moves_factor(numbers or {}, failed)
     times = "twice" if factor == 2 else f"{factor} times"
-    text = (f"with bns.learn: this {method} run took {seconds:,.0f} s; budget='{max(factor * seconds, 10):.0f}s' "
-            f"gives its chains about {times} the moves")
+    moves = attrs.get("bnstruct_moves_per_draw")
+    if attrs.get("bnstruct_widened", "[]") != "[]" and moves is not None:
+        # a budgeted run does not widen: it would sample the narrower space again
+        text = (f"with bns.learn: this {method} run took {seconds:,.0f} s, sampling twice (widened); "
+                f"moves_per_draw={factor * int(moves)} gives its chains about {times} the moves and widens "
+                "the same way (a budget does not widen)")
+    else:
+        text = (f"with bns.learn: this {method} run took {seconds:,.0f} s; "
+                f"budget='{max(factor * seconds, 10):.0f}s' gives its chains about {times} the moves")
     ess, target = (numbers or {}).get("min_ess_bulk", math.nan), USABLE_ESS if failed else GOOD_ESS
     if np.isfinite(ess) and 2 * ess < target:
         text += (f" (the smallest bulk ESS, {ess:,.0f}, grows about in proportion to them; {target:.0f} is "
