@@ -794,7 +794,7 @@ def test_the_facts_name_the_parents_a_widened_run_added():
     attrs = {"bnstruct_search_space": json.dumps({"a": ["b"], "b": [], "c": ["a", "b"]}), "bnstruct_plus1": 1,
              "bnstruct_widened": json.dumps([["a", "c"], ["b", "c"]]), "bnstruct_widened_from": 0.93}
     facts = views._space_facts(attrs, None)
-    assert facts["widened"] == ("2 parent(s) added after a first run under-reported their edges by up to 0.93: "
+    assert facts["widened"] == ("2 parent(s) added where a chain under-reported their edges by up to 0.93: "
                                 "a -> c, b -> c")
     assert "widened" not in views._space_facts({**attrs, "bnstruct_widened": "[]"}, None)
     assert "widened" not in views._space_facts({k: v for k, v in attrs.items() if k != "bnstruct_widened"}, None)

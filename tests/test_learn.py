@@ -4,6 +4,7 @@ search space it chooses; the backends; run sizing; bad input."""
 from __future__ import annotations
 
 import json
+import logging
 import math
 import warnings
 from concurrent.futures import ProcessPoolExecutor
@@ -469,11 +470,15 @@ def test_default_cores_one_process_per_cpu_for_a_long_run_one_for_a_short_one(mo
     assert np.array_equal(_posterior(short, "order"), _posterior(explicit, "order"))
 
 
-def test_a_learned_space_that_hides_a_certain_edge_is_widened_and_sampled_again():
-    """widen=True (the default): when the result's edge certificate finds an edge outside the
-    learned space that it under-reports by more than WIDEN_ABOVE, learn adds its parent to the
-    candidates and returns a second run on that space, which reports the edge; widen=False and
-    a space given as a plain dict return the first run, with the warning."""
+@pytest.mark.parametrize("pilot_rounds", [learning_api.PILOT_ROUNDS, 0])
+def test_a_learned_space_that_hides_a_certain_edge_is_widened_and_sampled_again(pilot_rounds, monkeypatch, caplog):
+    """widen=True (the default): when an edge certificate finds an edge outside the learned
+    space that the chain under-reports by more than WIDEN_ABOVE, learn adds its parent to the
+    candidates and samples on that space, which reports the edge. Short chains before the run
+    find them (the default), or else the run's own certificate, after which learn samples
+    again (no short chains: the second run adds exactly the first run's flagged edges);
+    widen=False and a space given as a plain dict return the first run, with the warning."""
+    monkeypatch.setattr(learning_api, "PILOT_ROUNDS", pilot_rounds)
     df = bns.datasets.load_network("insurance").sample(500, random_seed=1)
     space = bns.search_space(df, max_candidates=1, random_seed=1)  # deliberately too small
     run = dict(chains=2, draws=300, random_seed=1, progressbar=False)
@@ -487,19 +492,26 @@ def test_a_learned_space_that_hides_a_certain_edge_is_widened_and_sampled_again(
     hidden = hidden[hidden["shortfall"] > learning_api.WIDEN_ABOVE]
     assert len(hidden)
 
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), caplog.at_level(logging.INFO, logger="pymc_bnstruct"):
         warnings.simplefilter("ignore")  # the wider space may still hide smaller shares
         wider = bns.learn(df, candidates=space, **run)
+    # which certificate widened the space (the log says it whether or not progress is shown)
+    assert ("a short chain under-reports" in caplog.text) == (pilot_rounds > 0)
     attrs = get_group(wider, "posterior").attrs
     added = json.loads(attrs["bnstruct_widened"])
-    assert sorted(map(tuple, added)) == sorted(hidden[["parent", "child"]].itertuples(index=False, name=None))
-    assert attrs["bnstruct_widened_from"] == shortfall  # the first run is the same run
     now = json.loads(attrs["bnstruct_search_space"])
     edges = bns.edge_probabilities(wider)
+    assert added and attrs["bnstruct_widened_from"] > learning_api.WIDEN_ABOVE
     for parent, child in added:
         assert parent in now[child] and parent not in space.parents[space.names.index(child)]
-        before = float(hidden[(hidden["parent"] == parent) & (hidden["child"] == child)]["reported"].iloc[0])
-        assert before < 0.5 < float(edges.sel(parent=parent, child=child))  # now reported
+    if pilot_rounds == 0:  # the second run adds exactly what the first run flagged
+        assert sorted(map(tuple, added)) == sorted(hidden[["parent", "child"]].itertuples(index=False, name=None))
+        assert attrs["bnstruct_widened_from"] == shortfall  # the first run is the same run
+    for parent, child, before in hidden[["parent", "child", "reported"]].itertuples(index=False, name=None):
+        # each edge the narrow run under-reported is in the widened space and now reported
+        if parent in now[child]:
+            assert before < 0.5 < float(edges.sel(parent=parent, child=child))
+    assert sum(p in now[c] for p, c in hidden[["parent", "child"]].itertuples(index=False, name=None)) >= 1
     assert attrs["bnstruct_excluded_edge_shortfall"] < shortfall
 
     as_dict = {name: list(parents) for name, parents in zip(space.names, space.parents)}
@@ -519,6 +531,26 @@ def test_a_failed_partition_run_in_different_modes_is_advised_tempering(method, 
     idata = xr.DataTree.from_dict({"posterior": posterior})
     advice = _learn_advice(idata, failed=True, numbers={"min_ess_bulk": 50.0, "max_r_hat": r_hat})
     assert ("temperatures=4" in advice) == tempering
+
+
+def test_short_chains_that_flag_nothing_leave_the_draws_as_they_were(monkeypatch):
+    """The short chains before a run on a learned space run its own step (restored after):
+    where they flag no edge, the run's draws are those of a run without them, to the bit."""
+    df = bns.datasets.load_network("child").sample(300, random_seed=3)
+    space = bns.search_space(df, random_seed=1)
+    run = dict(candidates=space, chains=2, draws=300, random_seed=4, progressbar=False)
+    pilot, found = learning_api._pilot, []
+    monkeypatch.setattr(learning_api, "_pilot", lambda *a, **k: found.append(pilot(*a, **k)) or found[-1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        checked = bns.learn(df, **run)
+        assert len(found) == 1 and found[0][0] is None and found[0][2] < learning_api.WIDEN_ABOVE  # ran, flagged none
+        monkeypatch.setattr(learning_api, "PILOT_ROUNDS", 0)
+        plain = bns.learn(df, **run)
+    assert get_group(checked, "posterior").attrs["bnstruct_widened"] == "[]"
+    assert np.array_equal(_posterior(checked, "order"), _posterior(plain, "order"))
+    ratios = [get_group(r, "sample_stats")["excluded_log_ratio"].values for r in (checked, plain)]
+    assert np.array_equal(ratios[0], ratios[1], equal_nan=True)  # the same draws evaluated, the same figures
 
 
 @pytest.mark.parametrize("widened", ["[]", '[["a", "b"]]'])

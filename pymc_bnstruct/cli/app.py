@@ -187,9 +187,10 @@ def build_parser() -> argparse.ArgumentParser:
     learn.add_argument("--max-candidates", type=_int_at_least(1), default=20,
                        help="most candidate parents per node in a learned space (default 20)")
     learn.add_argument("--no-widen", dest="widen", action="store_false",
-                       help="order / partition MCMC on a learned space: keep the first run even when it "
-                            "under-reports an edge outside the space by more than 0.5 (by default it is run "
-                            "again with those parents among the candidates)")
+                       help="order / partition MCMC on a learned space: keep the space even when a chain "
+                            "under-reports an edge outside it by more than 0.5 (by default those parents join "
+                            "the candidates: after short chains before the run, or after the run, which then "
+                            "runs again)")
     learn.add_argument("--budget", type=_budget, default=None, metavar="TIME",
                        help="wall-clock time for the run, e.g. 90s, 5min, 1h: the moves per draw fill it "
                             "(default: sized to the network, at most 10 minutes of sampling)")

@@ -59,7 +59,7 @@ class Settings:
     budget: float | None = None
     #: "auto" (bns.learn's choice), "on" or "off": plus1 of order / partition MCMC
     plus1: str = "auto"
-    #: bns.learn(widen=): run again on a widened space when the first run hides an edge
+    #: bns.learn(widen=): widen a learned space where a chain's certificate finds a hidden edge
     widen: bool = True
     tabu_length: int = 10
     n_bootstrap: int = 3

@@ -9,6 +9,7 @@ it chose. The search and exact backends are dispatched with the same keywords.
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import json
 import logging
@@ -126,6 +127,13 @@ EXCLUDED_MIN_EVALUATIONS = 50
 #: after one widening (5 edges) and skeleton AUROC 0.931 -> 0.937; at most 0.16 on alarm,
 #: child, insurance, hailfinder and hepar2like (``docs/large_networks.md``).
 WIDEN_ABOVE = 0.5
+#: ... and checks first, before the chains, with a short chain on the space (these draws after
+#: this much tuning, its edge certificate evaluated every other draw): win95like-500 (rows
+#: seed 1) flags the same five edges as a whole default run does, in 1 s against 12 s ...
+PILOT_DRAWS, PILOT_TUNE = 100, 50
+#: ... and widens by such chains at most this many times before the run; none when one would
+#: take more than half a chain's iterations (a short run: its own certificate checks it).
+PILOT_ROUNDS = 3
 #: Bytes the draws of all chains (recorded and tuning) may take by default (more variables:
 #: fewer draws, more moves per draw); PyMC and the conversion to InferenceData hold a few
 #: copies, so the peak is a small multiple of it.
@@ -251,14 +259,17 @@ def learn(
         up to :data:`RECORD_IMPUTED_CELLS` cells.
     widen : bool, default True
         Order and partition MCMC on a learned space (``candidates="auto"`` or a
-        :class:`~pymc_bnstruct.SearchSpace`): when the result's own edge certificate
-        (:func:`~pymc_bnstruct.excluded_edges`) finds edges outside the space that it
-        under-reports by more than :data:`WIDEN_ABOVE` (0.5), add their parents to the
-        candidates (:func:`~pymc_bnstruct.results.excluded.widen_candidates`) and run once
-        more on that space, returning the second run (the log says which edges; about twice
-        the time, paid only where the first answer is wrong). Not with a ``budget`` (the
-        second run would break it) or missing cells (their certificate rests on about 10
-        draws per chain); then, as with ``widen=False``, the warning names the edges.
+        :class:`~pymc_bnstruct.SearchSpace`): before the chains, a short chain on the space
+        (:data:`PILOT_DRAWS` draws, about a tenth of one chain) checks the space with its edge
+        certificate (:func:`~pymc_bnstruct.excluded_edges`); where it finds edges outside the
+        space that it under-reports by more than :data:`WIDEN_ABOVE` (0.5), their parents join
+        the candidates (:func:`~pymc_bnstruct.results.excluded.widen_candidates`) and a short
+        chain checks the wider space, up to :data:`PILOT_ROUNDS` times. Then the chains run;
+        when their own certificate still finds such edges, their parents join too and the
+        chains run once more on that space, returning the second run (the log says which
+        edges; about twice the time, paid only where the first answer is wrong). Not with a
+        ``budget`` (a second run would break it) or missing cells (their certificate rests on
+        about 10 draws per chain); then, as with ``widen=False``, the warning names the edges.
     **sampler_kwargs
         Keywords of the model variable (``blacklist``, ``whitelist``, ``features``,
         ``initval``, ``cache_size``, ``prune``, ...) and of the step method
@@ -280,10 +291,10 @@ def learn(
         edge's: with plus1 the chain draws them too), ``bnstruct_excluded_mass`` (the
         family-level :func:`~pymc_bnstruct.excluded_mass`; all 0 for the full space, NaN
         for a restricted DAG sampler, which does not estimate them), ``bnstruct_widened``
-        (JSON ``[[parent, child], ...]``: the edges whose parents ``widen`` added before the
-        run returned; ``[]`` when none), ``bnstruct_widened_from`` (the first run's
-        ``bnstruct_excluded_edge_shortfall``; NaN when not widened) and ``bnstruct_seconds``
-        (the whole call, both runs when widened).
+        (JSON ``[[parent, child], ...]``: the edges whose parents ``widen`` added; ``[]`` when
+        none), ``bnstruct_widened_from`` (the first chain's
+        ``bnstruct_excluded_edge_shortfall``, short or whole; NaN when not widened) and
+        ``bnstruct_seconds`` (the whole call, short chains and every run).
     SearchResult, ExactPosterior or GraphGenerativeTree
         For ``"hc"``, ``"tabu"``, ``"skeleton"``: the search result (a point estimate);
         ``"exact"``: the exact posterior; ``"brai"``: the fitted tree.
@@ -376,6 +387,7 @@ def learn(
         elif method == "order" and "plus1" not in variable_kwargs:
             variable_kwargs["plus1"] = _plus1_families(data, space, variable_kwargs) <= AUTO_PLUS1_FAMILIES
     plus1 = bool(variable_kwargs.get("plus1", False))
+    untabled = variable_kwargs  # the short chains on a widened space score their own table
     if executor is not None and method in TABLE_METHODS and not data.has_missing:
         variable_kwargs = _table_on(executor, data, variable_kwargs)
     recipe = Recipe(data=data, method=method, variable_kwargs=variable_kwargs, step_kwargs=step_kwargs,
@@ -430,6 +442,19 @@ def learn(
     if data.has_missing and remaining is not None and executor is None:
         sweep_every = _sweep_every(model, point, size.moves_per_draw / size.moves_per_second + per_draw,
                                    most_every=max(1, (size.draws + size.tune) // MIN_SWEEPS_PER_CHAIN))
+    # a learned space ("auto" or the user's SearchSpace), never a dict the user wrote
+    may_widen = (widen and method in TABLE_METHODS and seconds is None and not data.has_missing
+                 and isinstance(space, SearchSpace) and getattr(step, "excluded", None) is not None
+                 and step.excluded.every > 0)
+    space_names = None if space is None else _as_candidates(space, data)
+    if may_widen and 2 * (PILOT_DRAWS + PILOT_TUNE) <= size.draws + size.tune:
+        wider, added, shortfall = _pilot(recipe, model, step, size.moves_per_draw, space_names, progress, untabled)
+        if wider is not None:
+            return _widened_run(data, wider, added, shortfall, start, space_seconds, "a short chain", again=True,
+                                method=method, score=score, prior=prior, max_parents=max_parents,
+                                max_candidates=max_candidates, chains=chains, cores=cores, draws=draws, tune=tune,
+                                random_seed=seed, progressbar=progressbar, executor=executor, on_plan=on_plan,
+                                **sampler_kwargs)
     if on_plan is not None:
         on_plan(size)
     step_kwargs = {**step_kwargs, "moves_per_draw": size.moves_per_draw}
@@ -452,10 +477,6 @@ def learn(
     finally:
         if pool is not None:
             pool.shutdown(cancel_futures=True)
-    # a learned space ("auto" or the user's SearchSpace), never a dict the user wrote
-    may_widen = (widen and method in TABLE_METHODS and seconds is None and not data.has_missing
-                 and isinstance(space, SearchSpace))
-    space_names = None if space is None else _as_candidates(space, data)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         excluded = _excluded(idata, method, space)
@@ -482,21 +503,83 @@ def learn(
     })
     if wider is None:
         return idata
-    _log.info("bns.learn: the result under-reports %d edge(s) outside the learned space by up to %.2g (%s); "
-              "sampling again with their parents among the candidates (widen=False keeps the first result)",
-              len(added), excluded["bnstruct_excluded_edge_shortfall"],
+    return _widened_run(data, wider, added, excluded["bnstruct_excluded_edge_shortfall"], start, space_seconds,
+                        "the result", method=method, score=score, prior=prior, max_parents=max_parents,
+                        max_candidates=max_candidates, chains=chains, cores=cores, draws=draws, tune=tune,
+                        random_seed=seed, progressbar=progressbar, executor=executor, on_plan=on_plan,
+                        **sampler_kwargs)
+
+
+def _pilot(recipe: Recipe, model: pm.Model, step: Any, moves: int, space_names: dict[str, list[str]],
+           progress: bool, variable_kwargs: dict[str, Any]) -> tuple[dict | None, list[list[str]], float]:
+    """Short chains before the run: one of ``step`` (:data:`PILOT_DRAWS` after
+    :data:`PILOT_TUNE`, ``moves`` per draw, its edge certificate every other draw); while
+    one under-reports an edge outside the space by more than :data:`WIDEN_ABOVE`, the space
+    is widened (:func:`_widened`) and a chain runs on it, at most :data:`PILOT_ROUNDS` times.
+    Returns the widened space (None when the first chain flagged nothing), the added edges
+    and the first chain's shortfall. ``step`` is left as it was (its seed and state: the
+    run samples as if no pilot ran). ``variable_kwargs``: the variable's keywords without a
+    prebuilt table, for the chains on a widened space."""
+    pilot = dataclasses.replace(recipe, chains=1, draws=PILOT_DRAWS, tune=PILOT_TUNE, progressbar=False,
+                                seed=int(np.random.SeedSequence([recipe.seed, 1]).generate_state(1)[0]))
+    space, added, first = space_names, [], None
+    for _ in range(PILOT_ROUNDS):
+        start = time.perf_counter()
+        every = step.excluded.every
+        with probing(step, moves), quiet_initial_draws(), warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # PyMC's notes on one short chain
+            step.excluded.every = 2
+            pymc_log = logging.getLogger("pymc")
+            level = pymc_log.level
+            pymc_log.setLevel(logging.WARNING)  # its lines on each short chain
+            try:
+                idata = run_chains(pilot, model=model, step=step, cores=1)
+            finally:
+                step.excluded.every = every
+                pymc_log.setLevel(level)
+            evaluated = np.isfinite(get_group(idata, "sample_stats")["excluded_log_ratio"].values).any()
+            shortfall = float(excluded_edges(idata, warn=False).attrs["max_shortfall"]) if evaluated else 0.0
+        first = shortfall if first is None else first
+        if progress:
+            _log.info("bns.learn: a short chain on the %s space under-reports edges outside it by up to %.2g "
+                      "(%.1f s)", "widened" if added else "learned", shortfall, time.perf_counter() - start)
+        wider, more = _widened(idata, space, recipe.data.names) if shortfall > WIDEN_ABOVE else (None, [])
+        if wider is None:
+            break
+        space, added = wider, added + more
+        pilot = dataclasses.replace(pilot, variable_kwargs={**variable_kwargs, "candidates": wider})
+        model = build_model(pilot)
+        step = make_step(pilot, model, moves_per_draw=moves)
+    return (space if added else None), added, first
+
+
+def _widened_run(data: Any, wider: dict, added: list[list[str]], shortfall: float, start: float,
+                 space_seconds: float, source: str, *, again: bool = False, **kwargs: Any) -> Any:
+    """``learn(data, candidates=wider, widen=False, **kwargs)`` with the attrs of a widened
+    run (``source``: which chain's certificate flagged the edges, for the log); ``again``:
+    when that run's own certificate still flags edges (short chains see less than a run),
+    widen by it and sample once more."""
+    _log.info("bns.learn: %s under-reports %d edge(s) outside the learned space by up to %.2g (%s); "
+              "sampling with their parents among the candidates (widen=False keeps the learned space)",
+              source, len(added), shortfall,
               ", ".join(f"{p} -> {c}" for p, c in added[:5]) + (", ..." if len(added) > 5 else ""))
-    again = learn(data, method=method, score=score, prior=prior, max_parents=max_parents, candidates=wider,
-                  max_candidates=max_candidates, chains=chains, cores=cores, draws=draws, tune=tune,
-                  random_seed=seed, progressbar=progressbar, executor=executor, on_plan=on_plan, widen=False,
-                  **sampler_kwargs)
-    _record(again, {
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = learn(data, candidates=wider, widen=False, **kwargs)
+    if again and get_group(result, "posterior").attrs["bnstruct_excluded_edge_shortfall"] > WIDEN_ABOVE:
+        wider_still, more = _widened(result, wider, data.names)
+        if wider_still is not None:
+            return _widened_run(data, wider_still, added + more, shortfall, start, space_seconds,
+                                "the run on the widened space", **kwargs)
+    for w in caught:  # the run's warnings, now that no other run answers them
+        warnings.warn(w.message, w.category, stacklevel=3)
+    _record(result, {
         "bnstruct_search_space_seconds": space_seconds,
         "bnstruct_widened": json.dumps(added),
-        "bnstruct_widened_from": excluded["bnstruct_excluded_edge_shortfall"],
+        "bnstruct_widened_from": shortfall,
         "bnstruct_seconds": time.perf_counter() - start,
     })
-    return again
+    return result
 
 
 def _widened(idata: Any, before: dict[str, list[str]], names: Sequence[str]) -> tuple[dict | None, list[list[str]]]:
