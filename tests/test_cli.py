@@ -789,8 +789,8 @@ def test_a_learned_space_and_its_excluded_mass_are_reported(tmp_path, monkeypatc
 
 
 def test_the_facts_name_the_parents_a_widened_run_added():
-    """bns.learn(widen=True) ran twice: the summary's facts say which parents the second run
-    added and by how much the first under-reported their edges; nothing when none."""
+    """bns.learn(widen=True) widened its space: the summary's facts say which parents it added
+    and by how much a chain under-reported their edges; nothing when none."""
     attrs = {"bnstruct_search_space": json.dumps({"a": ["b"], "b": [], "c": ["a", "b"]}), "bnstruct_plus1": 1,
              "bnstruct_widened": json.dumps([["a", "c"], ["b", "c"]]), "bnstruct_widened_from": 0.93}
     facts = views._space_facts(attrs, None)
