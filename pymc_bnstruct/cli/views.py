@@ -176,7 +176,7 @@ def _space_facts(attrs: Any, excluded: float | None, edge_max: float | None = No
                                      f"(max {max(sizes)})")
             facts["plus1"] = bool(int(attrs.get("bnstruct_plus1", 0)))
             widened = json.loads(attrs.get("bnstruct_widened", "[]"))
-            if widened:  # bns.learn(widen=True) ran again on a wider space
+            if widened:  # bns.learn(widen=True) widened its learned space
                 facts["widened"] = (f"{len(widened)} parent(s) added where a chain under-reported their edges "
                                     f"by up to {float(attrs['bnstruct_widened_from']):.2g}: "
                                     + ", ".join(f"{p} -> {c}" for p, c in widened))

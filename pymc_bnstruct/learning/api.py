@@ -122,10 +122,10 @@ EXCLUDED_FAMILIES_PER_MOVE = 1000
 EXCLUDED_TIME_SHARE = 0.05
 #: ... but at least this many times per chain (tuning included).
 EXCLUDED_MIN_EVALUATIONS = 50
-#: ``learn(widen=True)`` runs again on a widened space when the result under-reports an edge
-#: outside its learned space by more than this: win95like-500 (rows seed 1) 0.97, then 0.44
-#: after one widening (5 edges) and skeleton AUROC 0.931 -> 0.937; at most 0.16 on alarm,
-#: child, insurance, hailfinder and hepar2like (``docs/large_networks.md``).
+#: ``learn(widen=True)`` widens a learned space when a chain on it under-reports an edge
+#: outside it by more than this: win95like-500 (rows seed 1) 0.97, then 0.44 after one
+#: widening (5 edges) and skeleton AUROC 0.931 -> 0.937; at most 0.16 on alarm, child,
+#: insurance, hailfinder and hepar2like (``docs/large_networks.md``) ...
 WIDEN_ABOVE = 0.5
 #: ... and checks first, before the chains, with a short chain on the space (these draws after
 #: this much tuning, its edge certificate evaluated every other draw): win95like-500 (rows

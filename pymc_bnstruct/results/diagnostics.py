@@ -519,7 +519,7 @@ def _learn_advice(idata: Any, *, failed: bool, numbers: dict[str, float] | None 
     moves = attrs.get("bnstruct_moves_per_draw")
     if attrs.get("bnstruct_widened", "[]") != "[]" and moves is not None:
         # a budgeted run does not widen: it would sample the narrower space again
-        text = (f"with bns.learn: this {method} run took {seconds:,.0f} s, sampling twice (widened); "
+        text = (f"with bns.learn: this {method} run took {seconds:,.0f} s and widened its space; "
                 f"moves_per_draw={factor * int(moves)} gives its chains about {times} the moves and widens "
                 "the same way (a budget does not widen)")
     else:
