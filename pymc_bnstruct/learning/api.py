@@ -260,11 +260,12 @@ def learn(
     widen : bool, default True
         Order and partition MCMC on a learned space (``candidates="auto"`` or a
         :class:`~pymc_bnstruct.SearchSpace`): before the chains, a short chain on the space
-        (:data:`PILOT_DRAWS` draws, about a tenth of one chain) checks the space with its edge
-        certificate (:func:`~pymc_bnstruct.excluded_edges`); where it finds edges outside the
-        space that it under-reports by more than :data:`WIDEN_ABOVE` (0.5), their parents join
-        the candidates (:func:`~pymc_bnstruct.results.excluded.widen_candidates`) and a short
-        chain checks the wider space, up to :data:`PILOT_ROUNDS` times. Then the chains run;
+        (:data:`PILOT_TUNE` + :data:`PILOT_DRAWS` iterations, an eighth of a default chain)
+        checks the space with its edge certificate (:func:`~pymc_bnstruct.excluded_edges`);
+        where it finds edges outside the space that it under-reports by more than
+        :data:`WIDEN_ABOVE` (0.5), their parents join the candidates
+        (:func:`~pymc_bnstruct.results.excluded.widen_candidates`) and a short chain checks
+        the wider space, up to :data:`PILOT_ROUNDS` times. Then the chains run;
         when their own certificate still finds such edges, their parents join too and the
         chains run once more on that space, returning the second run (the log says which
         edges; about twice the time, paid only where the first answer is wrong). Not with a
