@@ -533,6 +533,25 @@ def test_a_failed_partition_run_in_different_modes_is_advised_tempering(method, 
     assert ("temperatures=4" in advice) == tempering
 
 
+def test_a_budgeted_run_widens_by_its_short_chains_only(monkeypatch):
+    """With a budget the short chains still widen a space that hides an edge (their time comes
+    out of the budget, which the result records as given); the run itself never reruns, so
+    without them the run keeps the small space and warns."""
+    df = bns.datasets.load_network("insurance").sample(500, random_seed=1)
+    space = bns.search_space(df, max_candidates=1, random_seed=1)  # deliberately too small
+    run = dict(candidates=space, chains=2, random_seed=1, progressbar=False, budget=4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        wider = bns.learn(df, **run)
+    attrs = get_group(wider, "posterior").attrs
+    assert json.loads(attrs["bnstruct_widened"]) and attrs["bnstruct_budget_seconds"] == 4.0
+    monkeypatch.setattr(learning_api, "PILOT_ROUNDS", 0)
+    with pytest.warns(bns.results.excluded.ExcludedEdgesWarning):
+        narrow = bns.learn(df, **run)
+    attrs = get_group(narrow, "posterior").attrs
+    assert attrs["bnstruct_widened"] == "[]" and attrs["bnstruct_excluded_edge_shortfall"] > learning_api.WIDEN_ABOVE
+
+
 def test_short_chains_that_flag_nothing_leave_the_draws_as_they_were(monkeypatch):
     """The short chains before a run on a learned space run its own step (restored after):
     where they flag no edge, the run's draws are those of a run without them, to the bit."""
@@ -555,8 +574,8 @@ def test_short_chains_that_flag_nothing_leave_the_draws_as_they_were(monkeypatch
 
 @pytest.mark.parametrize("widened", ["[]", '[["a", "b"]]'])
 def test_the_advice_for_a_widened_run_keeps_the_widening(widened):
-    """A budgeted learn run does not widen its space, so a widened run is advised more moves
-    per draw (which widen the same way), not a budget."""
+    """A budgeted learn run widens only by its short chains, not by its own check, so a widened
+    run is advised more moves per draw (which widen the same way), not a budget."""
     from pymc_bnstruct.results.diagnostics import _learn_advice
 
     posterior = xr.Dataset({"x": (("chain", "draw"), np.zeros((2, 5)))},

@@ -268,9 +268,11 @@ def learn(
         the wider space, up to :data:`PILOT_ROUNDS` times. Then the chains run;
         when their own certificate still finds such edges, their parents join too and the
         chains run once more on that space, returning the second run (the log says which
-        edges; about twice the time, paid only where the first answer is wrong). Not with a
-        ``budget`` (a second run would break it) or missing cells (their certificate rests on
-        about 10 draws per chain); then, as with ``widen=False``, the warning names the edges.
+        edges; about twice the time, paid only where the first answer is wrong). With a
+        ``budget`` only the short chains widen (their time comes out of the budget; a second
+        run would break it); never with missing cells (their certificate rests on about 10
+        draws per chain). Where nothing widens, as with ``widen=False``, the warning names
+        the edges.
     **sampler_kwargs
         Keywords of the model variable (``blacklist``, ``whitelist``, ``features``,
         ``initval``, ``cache_size``, ``prune``, ...) and of the step method
@@ -444,18 +446,21 @@ def learn(
         sweep_every = _sweep_every(model, point, size.moves_per_draw / size.moves_per_second + per_draw,
                                    most_every=max(1, (size.draws + size.tune) // MIN_SWEEPS_PER_CHAIN))
     # a learned space ("auto" or the user's SearchSpace), never a dict the user wrote
-    may_widen = (widen and method in TABLE_METHODS and seconds is None and not data.has_missing
-                 and isinstance(space, SearchSpace) and getattr(step, "excluded", None) is not None
-                 and step.excluded.every > 0)
+    may_widen = (widen and method in TABLE_METHODS and not data.has_missing and isinstance(space, SearchSpace)
+                 and getattr(step, "excluded", None) is not None and step.excluded.every > 0)
     space_names = None if space is None else _as_candidates(space, data)
     if may_widen and 2 * (PILOT_DRAWS + PILOT_TUNE) <= size.draws + size.tune:
         wider, added, shortfall = _pilot(recipe, model, step, size.moves_per_draw, space_names, progress, untabled)
-        if wider is not None:
-            return _widened_run(data, wider, added, shortfall, start, space_seconds, "a short chain", again=True,
-                                method=method, score=score, prior=prior, max_parents=max_parents,
-                                max_candidates=max_candidates, chains=chains, cores=cores, draws=draws, tune=tune,
-                                random_seed=seed, progressbar=progressbar, executor=executor, on_plan=on_plan,
-                                **sampler_kwargs)
+        if wider is not None:  # a budget: the run gets what the short chains left of it, and no second run
+            left = None if seconds is None else max(seconds - (time.perf_counter() - start), 0.1)
+            result = _widened_run(data, wider, added, shortfall, start, space_seconds, "a short chain",
+                                  again=seconds is None, budget=left, method=method, score=score, prior=prior,
+                                  max_parents=max_parents, max_candidates=max_candidates, chains=chains, cores=cores,
+                                  draws=draws, tune=tune, random_seed=seed, progressbar=progressbar,
+                                  executor=executor, on_plan=on_plan, **sampler_kwargs)
+            if seconds is not None:
+                _record(result, {"bnstruct_budget_seconds": seconds})  # the call's, not the run's share
+            return result
     if on_plan is not None:
         on_plan(size)
     step_kwargs = {**step_kwargs, "moves_per_draw": size.moves_per_draw}
@@ -482,7 +487,7 @@ def learn(
         warnings.simplefilter("always")
         excluded = _excluded(idata, method, space)
     wider = None
-    if may_widen and excluded["bnstruct_excluded_edge_shortfall"] > WIDEN_ABOVE:
+    if may_widen and seconds is None and excluded["bnstruct_excluded_edge_shortfall"] > WIDEN_ABOVE:
         wider, added = _widened(idata, space_names, data.names)
     if wider is None:
         for w in caught:  # the certificate's warnings, now that no second run answers them

@@ -506,7 +506,7 @@ def _moves_factor(numbers: dict[str, float], failed: bool) -> int:
 def _learn_advice(idata: Any, *, failed: bool, numbers: dict[str, float] | None = None) -> str | None:
     """For a run of :func:`pymc_bnstruct.learn`: what would get it to a good verdict, in its
     own terms (a budget of :func:`_moves_factor` times this run's time, or for a run that
-    widened its space, which a budgeted run would not, that many times its moves per draw;
+    widened its space, which a budgeted run may not, that many times its moves per draw;
     for a failed run, also the other sampler and a smaller space). None for other sampler
     output."""
     attrs = get_group(idata, "posterior").attrs if has_group(idata, "posterior") else {}
@@ -518,10 +518,11 @@ def _learn_advice(idata: Any, *, failed: bool, numbers: dict[str, float] | None 
     times = "twice" if factor == 2 else f"{factor} times"
     moves = attrs.get("bnstruct_moves_per_draw")
     if attrs.get("bnstruct_widened", "[]") != "[]" and moves is not None:
-        # a budgeted run does not widen: it would sample the narrower space again
+        # a budgeted run widens by short chains only, not by its own check: it could sample the
+        # narrower space again
         text = (f"with bns.learn: this {method} run took {seconds:,.0f} s and widened its space; "
                 f"moves_per_draw={factor * int(moves)} gives its chains about {times} the moves and widens "
-                "the same way (a budget does not widen)")
+                "the same way (a budgeted run widens only before it runs)")
     else:
         text = (f"with bns.learn: this {method} run took {seconds:,.0f} s; "
                 f"budget='{max(factor * seconds, 10):.0f}s' gives its chains about {times} the moves")
