@@ -543,8 +543,7 @@ def _pilot(recipe: Recipe, model: pm.Model, step: Any, moves: int, space_names: 
             finally:
                 step.excluded.every = every
                 pymc_log.setLevel(level)
-            evaluated = np.isfinite(get_group(idata, "sample_stats")["excluded_log_ratio"].values).any()
-            shortfall = float(excluded_edges(idata, warn=False).attrs["max_shortfall"]) if evaluated else 0.0
+            shortfall = _excluded(idata, recipe.method, space)["bnstruct_excluded_edge_shortfall"]  # NaN: none
         first = shortfall if first is None else first
         if progress:
             _log.info("bns.learn: a short chain on the %s space under-reports edges outside it by up to %.2g "
