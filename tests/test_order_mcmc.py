@@ -175,6 +175,8 @@ def test_bad_arguments(small):
             (dict(insert_prob=1.5), ValueError, "insert_prob"),
             (dict(reverse_prob=-0.5), ValueError, "reverse_prob"),
             (dict(swap_prob=0.9, reverse_prob=0.2), ValueError, "<= 1"),
+            (dict(anneal_draws=-1), ValueError, "anneal_draws"),
+            (dict(anneal_draws=1.5), TypeError, "anneal_draws"),
         ]:
             with pytest.raises(err, match=match):
                 OrderMetropolis(**kwargs)
@@ -254,6 +256,55 @@ def test_order_step_keeps_the_exact_order_posterior(monkeypatch):
     assert pooled_chisquare(end_points(), p) > 1e-4
     monkeypatch.setattr(order_chain, "order_metropolis", hot_acceptance(order_chain.order_metropolis))
     assert pooled_chisquare(end_points(), p) < 1e-8
+
+
+def test_a_tempered_order_chain_keeps_the_tempered_posterior(monkeypatch):
+    """At ``beta`` < 1 (annealing) the order chain keeps ``P(≺ | D)^beta`` stationary: chains
+    started at exact draws of it end at exact draws (chi-squared). The same test rejects the
+    chain that ignores ``beta`` (it moves towards ``P(≺ | D)``)."""
+    data, _ = random_data(4, 40, seed=4, max_arity=2)
+    scorer = bns.OrderScorer(bns.ScoreTable(data, max_parents=2))
+    orders = list(itertools.permutations(range(4)))
+    log_p = np.array([scorer.log_score(np.array(o)) for o in orders])
+    beta = order_chain.ANNEAL_BETA_FROM  # the hottest an annealed chain runs
+    p = np.exp(beta * (log_p - log_p.max()))
+    p /= p.sum()
+    index = {o: i for i, o in enumerate(orders)}
+
+    def end_points(n_chains=4000, seed=3):
+        chain = order_chain.OrderChain(scorer)
+        rng = np.random.default_rng(seed)
+        ends = np.zeros(len(orders))
+        for k in rng.choice(len(orders), size=n_chains, p=p):
+            chain.load(np.array(orders[k]))
+            chain.run(6, int(rng.integers(2**62)), beta)
+            ends[index[tuple(int(v) for v in chain.order)]] += 1
+        return ends
+
+    p_full = np.exp(log_p - log_p.max())
+    assert np.abs(p_full / p_full.sum() - p).sum() > 0.3  # the tempered target differs from the posterior
+    assert pooled_chisquare(end_points(), p) > 1e-4
+    untempered = order_chain.order_metropolis
+    monkeypatch.setattr(order_chain, "order_metropolis", lambda *args: untempered(*args[:-1], 1.0))
+    assert pooled_chisquare(end_points(), p) < 1e-8
+
+
+def test_annealed_draws_rise_to_the_posterior_chain_in_every_chain(small, monkeypatch):
+    """``anneal_draws=k``: each chain's first k draws run at inverse temperatures rising from
+    ``ANNEAL_BETA_FROM`` (each below 1), every later draw at 1; a new chain anneals again."""
+    betas = []
+    run = order_chain.OrderChain.run
+    monkeypatch.setattr(order_chain.OrderChain, "run",
+                        lambda self, n, seed, beta=1.0: betas.append(beta) or run(self, n, seed, beta))
+    with model_of(small, max_parents=2):
+        pm.sample(step=OrderMetropolis(moves_per_draw=5, anneal_draws=4), draws=5, tune=4, chains=2, cores=1,
+                  random_seed=1, **SAMPLE)
+    chains = [betas[:9], betas[9:]]
+    assert len(betas) == 18
+    for b in chains:
+        assert b[0] == pytest.approx(order_chain.ANNEAL_BETA_FROM)
+        assert all(x < y for x, y in zip(b[:4], b[1:5])) and max(b[:4]) < 1
+        assert b[4:] == [1.0] * 5
 
 
 def test_features_match_exact_enumeration_small_network():

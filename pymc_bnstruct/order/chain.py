@@ -19,7 +19,7 @@ from .scorer import OrderScorer
 from .tables import TABLE_BYTES, SubsetTables, build_subset_tables, fill_tables
 
 __all__ = ["OrderChain", "TermCacheChain", "NodeTermCache", "MOVE_KINDS", "SWAP_PROB", "ADJACENT_PROB",
-           "INSERT_PROB", "REVERSE_PROB"]
+           "INSERT_PROB", "REVERSE_PROB", "ANNEAL_BETA_FROM"]
 
 #: Move kinds of order MCMC, in the order of the kernel's counters.
 MOVE_KINDS = ("adjacent", "swap", "cut", "insert", "reverse")
@@ -41,6 +41,8 @@ INSERT_PROB = 0.2
 #: with reversals it did not (1.003), and hailfinder, win95like and hepar2like reached the same
 #: or a larger ESS in the same time (``docs/large_networks.md``, "Segment reversals").
 REVERSE_PROB = 0.05
+#: Inverse temperature of an annealed chain's first move block (``OrderMetropolis(anneal_draws=)``).
+ANNEAL_BETA_FROM = 0.2
 
 # Memory for the per-node score caches of one chain (at most 2^14 slots per node).
 CACHE_BYTES = 16_000_000
@@ -194,14 +196,17 @@ class OrderChain(TermCacheChain):
                 "DAG is consistent with it (a white-listed parent after its child?)")
         self.order, self.terms, self.log_score = order, terms, float(total)
 
-    def run(self, n_moves: int, seed: int) -> dict[str, np.ndarray]:
-        """Run ``n_moves`` moves; return ``{"proposed", "accepted"}`` counts per kind (:data:`MOVE_KINDS`)."""
+    def run(self, n_moves: int, seed: int, beta: float = 1.0) -> dict[str, np.ndarray]:
+        """Run ``n_moves`` moves; return ``{"proposed", "accepted"}`` counts per kind (:data:`MOVE_KINDS`).
+
+        ``beta`` < 1 accepts a move with probability ``min(1, exp(beta Δ))``, ``Δ`` its change
+        of the log score: a tempered chain, for annealing (only ``beta = 1`` samples the posterior)."""
         if self.order is None:
             raise RuntimeError("load an order first")
         if self._cache is None:
             self._cache = NodeTermCache.allocate(self.scorer, table_bytes=TABLE_BYTES)
         _, info = order_metropolis(OrderState(self.order, self.terms), self._families, self._cache, int(n_moves),
                                    self.adjacent_prob, self.swap_prob, int(seed), self.insert_prob,
-                                   self.reverse_prob)
+                                   self.reverse_prob, float(beta))
         self.log_score = float(info.log_score)
         return {"proposed": info.proposed, "accepted": info.accepted}

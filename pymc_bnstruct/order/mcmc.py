@@ -82,26 +82,28 @@ class Families(NamedTuple):
 
 
 @nb.njit(cache=True)
-def order_metropolis(state, families, cache, n_moves, p_adjacent, p_swap, seed, p_insert=0.0, p_reverse=0.0):
+def order_metropolis(state, families, cache, n_moves, p_adjacent, p_swap, seed, p_insert=0.0, p_reverse=0.0,
+                     beta=1.0):
     """Run ``n_moves`` moves on ``state`` (an :class:`OrderState`, updated in place); return
     ``(state, info)``, ``info`` a :class:`~pymc_bnstruct.jit.MoveInfo`: the new total log score
     (the sum of ``state.terms``) and the moves proposed and accepted per kind.
 
     ``families``: the scorer's :class:`Families`; ``cache``: the per-node caches and subset
     tables of :func:`~pymc_bnstruct.order.kernels.cached_node_log_sum` (a
-    :class:`~pymc_bnstruct.order.chain.NodeTermCache`, kept by the caller between draws).
+    :class:`~pymc_bnstruct.order.chain.NodeTermCache`, kept by the caller between draws);
+    ``beta``: the inverse temperature of the acceptance (1: the posterior; below 1 an annealed chain's).
     """
     n = state.order.shape[0]
     proposed, accepted = move_counts(N_KINDS)
     scratch = (empty(families.bits.shape[1], np.uint64), empty(n, np.float64), empty(n, np.int64))
     total = _moves(state, families, cache, n_moves, p_adjacent, p_swap, p_insert, p_reverse, seed_state(seed),
-                   proposed, accepted, scratch)
+                   proposed, accepted, scratch, beta)
     return state, MoveInfo(total, proposed, accepted)
 
 
 @nrt_free
 def _moves(state, families, cache, n_moves, p_adjacent, p_swap, p_insert, p_reverse, rng, proposed, accepted,
-           scratch):
+           scratch, beta):
     """The loop of :func:`order_metropolis` (its arrays allocated by the caller); returns the new
     log score."""
     order, terms = state.order, state.terms
@@ -133,7 +135,7 @@ def _moves(state, families, cache, n_moves, p_adjacent, p_swap, p_insert, p_reve
             new_total = cached_node_scores(rotated, offsets, bits, scores, cutoffs, cand, keys, vals, used, shift,
                                            tables, notpred, new_terms)
             delta = new_total - total
-            if delta >= 0.0 or math.log(uniform(rng)) < delta:
+            if delta >= 0.0 or math.log(uniform(rng)) < beta * delta:
                 accepted[kind] += 1
                 for k in range(n):
                     order[k] = rotated[k]
@@ -176,7 +178,7 @@ def _moves(state, families, cache, n_moves, p_adjacent, p_swap, p_insert, p_reve
         for k in range(lo, hi + 1):
             old_sum += terms[order[k]]
         delta = new_sum - old_sum
-        if delta >= 0.0 or math.log(uniform(rng)) < delta:
+        if delta >= 0.0 or math.log(uniform(rng)) < beta * delta:
             accepted[kind] += 1
             for k in range(lo, hi + 1):
                 terms[order[k]] = new_terms[k - lo]

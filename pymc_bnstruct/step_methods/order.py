@@ -9,8 +9,9 @@ import numpy as np
 import pymc as pm
 
 from ..contract import KIND_ORDER
-from ..order.chain import MOVE_KINDS, SWAP_PROB, OrderChain
+from ..order.chain import ANNEAL_BETA_FROM, MOVE_KINDS, SWAP_PROB, OrderChain
 from ..order.excluded import EXCLUDED_EVERY, MAX_EXCLUDED_FAMILIES, ExcludedRecorder
+from ..validation import check_int
 from .base import StructureStep, move_stats, move_stats_dtypes, register
 
 __all__ = ["OrderMetropolis"]
@@ -69,6 +70,13 @@ class OrderMetropolis(StructureStep):
         Score every family the space leaves out up to this many; beyond, only those with
         the fewest parents outside the candidates, one (two with ``plus1``) (the estimate is
         then a lower bound).
+    anneal_draws : int, default 0
+        Run the first ``anneal_draws`` draws of each chain (tuning draws: keep it at most
+        ``tune``) at an inverse temperature rising geometrically from
+        :data:`ANNEAL_BETA_FROM` (0.2) towards 1: a move is accepted with probability
+        ``min(1, exp(β Δ))``, so that a chain from a random order can climb past the first
+        local mode it meets; the draws after them are the posterior chain's (β = 1).
+        Off by default: measured on link and alarm it is no clear gain (``docs/large_networks.md``).
     model : pm.Model, optional
     rng : seed or numpy Generator, optional
         Replaced by PyMC's per-chain generator inside ``pm.sample``.
@@ -107,8 +115,10 @@ class OrderMetropolis(StructureStep):
     def __init__(self, vars=None, *, swap_prob: float = SWAP_PROB, adjacent_prob: float | None = None,
                  insert_prob: float | None = None, reverse_prob: float | None = None, moves_per_draw: int = 100,
                  excluded_every: int = EXCLUDED_EVERY, excluded_max_families: int = MAX_EXCLUDED_FAMILIES,
-                 model: pm.Model | None = None, rng: Any = None, **kwargs: Any) -> None:
+                 anneal_draws: int = 0, model: pm.Model | None = None, rng: Any = None, **kwargs: Any) -> None:
         super().__init__(vars, moves_per_draw=moves_per_draw, model=model, rng=rng, **kwargs)
+        self.anneal_draws = check_int(anneal_draws, "anneal_draws", minimum=0)
+        self._drawn = 0  # draws of the current chain
         self.chain = OrderChain(self.rv.owner.op.scorer, swap_prob=swap_prob, adjacent_prob=adjacent_prob,
                                 insert_prob=insert_prob, reverse_prob=reverse_prob)
         chain = self.chain
@@ -127,7 +137,11 @@ class OrderMetropolis(StructureStep):
         chain = self.chain
         if self._needs_load(value, chain.order):
             chain.load(value, repr(self.var_name))
-        counts = chain.run(self.moves_per_draw, seed)
+        if self.fresh:
+            self._drawn = 0
+        beta = ANNEAL_BETA_FROM ** (1.0 - self._drawn / self.anneal_draws) if self._drawn < self.anneal_draws else 1.0
+        self._drawn += 1
+        counts = chain.run(self.moves_per_draw, seed, beta)
         stats = move_stats(chain.log_score, counts, MOVE_KINDS)
         stats.update(self.excluded.stats(self.fresh, lambda fam: fam.order_evaluation(chain.order, chain.terms, chain.scorer)))
         return chain.order.copy(), stats
