@@ -305,6 +305,9 @@ def test_annealed_draws_rise_to_the_posterior_chain_in_every_chain(small, monkey
         assert b[0] == pytest.approx(order_chain.ANNEAL_BETA_FROM)
         assert all(x < y for x, y in zip(b[:4], b[1:5])) and max(b[:4]) < 1
         assert b[4:] == [1.0] * 5
+    with model_of(small, max_parents=2), pytest.raises(ValueError, match="anneals more draws than the 3 tuning"):
+        pm.sample(step=OrderMetropolis(moves_per_draw=5, anneal_draws=4), draws=5, tune=3, chains=1, cores=1,
+                  random_seed=1, **SAMPLE)
 
 
 def test_features_match_exact_enumeration_small_network():

@@ -133,6 +133,15 @@ class OrderMetropolis(StructureStep):
         if self.chain.order is not None:
             self.chain.load(self.chain.order, repr(self.var_name))
 
+    def stop_tuning(self) -> None:
+        # PyMC calls this before the first recorded draw: an annealed draw recorded would be
+        # a draw of the tempered chain, not of the posterior
+        drawn = 0 if self.fresh else self._drawn
+        if drawn < self.anneal_draws:
+            raise ValueError(f"OrderMetropolis(anneal_draws={self.anneal_draws}) anneals more draws than the "
+                             f"{drawn} tuning draws; give at least as many (tune=)")
+        super().stop_tuning()
+
     def _draw(self, value: np.ndarray, seed: int) -> tuple[np.ndarray, dict[str, Any]]:
         chain = self.chain
         if self._needs_load(value, chain.order):
