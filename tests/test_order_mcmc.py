@@ -175,8 +175,8 @@ def test_bad_arguments(small):
             (dict(insert_prob=1.5), ValueError, "insert_prob"),
             (dict(reverse_prob=-0.5), ValueError, "reverse_prob"),
             (dict(swap_prob=0.9, reverse_prob=0.2), ValueError, "<= 1"),
-            (dict(anneal_draws=-1), ValueError, "anneal_draws"),
-            (dict(anneal_draws=1.5), TypeError, "anneal_draws"),
+            (dict(anneal_moves=-1), ValueError, "anneal_moves"),
+            (dict(anneal_moves=1.5), TypeError, "anneal_moves"),
         ]:
             with pytest.raises(err, match=match):
                 OrderMetropolis(**kwargs)
@@ -289,25 +289,26 @@ def test_a_tempered_order_chain_keeps_the_tempered_posterior(monkeypatch):
     assert pooled_chisquare(end_points(), p) < 1e-8
 
 
-def test_annealed_draws_rise_to_the_posterior_chain_in_every_chain(small, monkeypatch):
-    """``anneal_draws=k``: each chain's first k draws run at inverse temperatures rising from
-    ``ANNEAL_BETA_FROM`` (each below 1), every later draw at 1; a new chain anneals again."""
-    betas = []
+def test_every_chain_anneals_before_its_first_draw_then_samples_the_posterior(small, monkeypatch):
+    """``anneal_moves=m``: before each chain's first draw, m moves in ``ANNEAL_BLOCKS`` blocks at
+    inverse temperatures rising from ``ANNEAL_BETA_FROM`` (each below 1); every draw's moves
+    at 1, whatever the tuning; a new chain anneals again."""
+    runs = []
     run = order_chain.OrderChain.run
     monkeypatch.setattr(order_chain.OrderChain, "run",
-                        lambda self, n, seed, beta=1.0: betas.append(beta) or run(self, n, seed, beta))
+                        lambda self, n, seed, beta=1.0: runs.append((n, beta)) or run(self, n, seed, beta))
+    blocks = order_chain.ANNEAL_BLOCKS
     with model_of(small, max_parents=2):
-        pm.sample(step=OrderMetropolis(moves_per_draw=5, anneal_draws=4), draws=5, tune=4, chains=2, cores=1,
-                  random_seed=1, **SAMPLE)
-    chains = [betas[:9], betas[9:]]
-    assert len(betas) == 18
-    for b in chains:
-        assert b[0] == pytest.approx(order_chain.ANNEAL_BETA_FROM)
-        assert all(x < y for x, y in zip(b[:4], b[1:5])) and max(b[:4]) < 1
-        assert b[4:] == [1.0] * 5
-    with model_of(small, max_parents=2), pytest.raises(ValueError, match="anneals more draws than the 3 tuning"):
-        pm.sample(step=OrderMetropolis(moves_per_draw=5, anneal_draws=4), draws=5, tune=3, chains=1, cores=1,
-                  random_seed=1, **SAMPLE)
+        pm.sample(step=OrderMetropolis(moves_per_draw=5, anneal_moves=3 * blocks + 1), draws=5, tune=0, chains=2,
+                  cores=1, random_seed=1, **SAMPLE)
+    per_chain = blocks + 5
+    assert len(runs) == 2 * per_chain
+    for chain in (runs[:per_chain], runs[per_chain:]):
+        moves, betas = zip(*chain[:blocks])
+        assert sum(moves) == 3 * blocks + 1 and set(moves) <= {3, 4}
+        assert betas[0] == pytest.approx(order_chain.ANNEAL_BETA_FROM)
+        assert all(x < y for x, y in zip(betas, betas[1:])) and max(betas) < 1
+        assert chain[blocks:] == [(5, 1.0)] * 5
 
 
 def test_features_match_exact_enumeration_small_network():

@@ -526,9 +526,7 @@ def _pilot(recipe: Recipe, model: pm.Model, step: Any, moves: int, space_names: 
     and the first chain's shortfall. ``step`` is left as it was (its seed and state: the
     run samples as if no pilot ran). ``variable_kwargs``: the variable's keywords without a
     prebuilt table, for the chains on a widened space."""
-    # a user's annealed order chains (anneal_draws=) anneal in the short chains too, within their tuning
-    pilot = dataclasses.replace(recipe, chains=1, draws=PILOT_DRAWS, progressbar=False,
-                                tune=max(PILOT_TUNE, getattr(step, "anneal_draws", 0)),
+    pilot = dataclasses.replace(recipe, chains=1, draws=PILOT_DRAWS, progressbar=False, tune=PILOT_TUNE,
                                 seed=int(np.random.SeedSequence([recipe.seed, 1]).generate_state(1)[0]))
     space, added, first = space_names, [], None
     for _ in range(PILOT_ROUNDS):

@@ -9,7 +9,7 @@ import numpy as np
 import pymc as pm
 
 from ..contract import KIND_ORDER
-from ..order.chain import ANNEAL_BETA_FROM, MOVE_KINDS, SWAP_PROB, OrderChain
+from ..order.chain import MOVE_KINDS, SWAP_PROB, OrderChain
 from ..order.excluded import EXCLUDED_EVERY, MAX_EXCLUDED_FAMILIES, ExcludedRecorder
 from ..validation import check_int
 from .base import StructureStep, move_stats, move_stats_dtypes, register
@@ -70,12 +70,13 @@ class OrderMetropolis(StructureStep):
         Score every family the space leaves out up to this many; beyond, only those with
         the fewest parents outside the candidates, one (two with ``plus1``) (the estimate is
         then a lower bound).
-    anneal_draws : int, default 0
-        Run the first ``anneal_draws`` draws of each chain (tuning draws: keep it at most
-        ``tune``) at an inverse temperature rising geometrically from
-        :data:`ANNEAL_BETA_FROM` (0.2) towards 1: a move is accepted with probability
-        ``min(1, exp(β Δ))``, so that a chain from a random order can climb past the first
-        local mode it meets; the draws after them are the posterior chain's (β = 1).
+    anneal_moves : int, default 0
+        Before each chain's first draw, run ``anneal_moves`` moves of simulated annealing
+        (:meth:`~pymc_bnstruct.order.chain.OrderChain.anneal`: the same moves, accepted with
+        probability ``min(1, exp(β Δ))`` at an inverse temperature ``β`` rising from
+        :data:`~pymc_bnstruct.order.chain.ANNEAL_BETA_FROM` (0.2) towards 1), so that a chain
+        from a random order can climb past the first local mode it meets; they are not
+        draws, and every draw is the posterior chain's. As ``StructureMetropolis(anneal_moves=)``.
         Off by default: measured on link and alarm it is no clear gain (``docs/large_networks.md``).
     model : pm.Model, optional
     rng : seed or numpy Generator, optional
@@ -115,10 +116,9 @@ class OrderMetropolis(StructureStep):
     def __init__(self, vars=None, *, swap_prob: float = SWAP_PROB, adjacent_prob: float | None = None,
                  insert_prob: float | None = None, reverse_prob: float | None = None, moves_per_draw: int = 100,
                  excluded_every: int = EXCLUDED_EVERY, excluded_max_families: int = MAX_EXCLUDED_FAMILIES,
-                 anneal_draws: int = 0, model: pm.Model | None = None, rng: Any = None, **kwargs: Any) -> None:
+                 anneal_moves: int = 0, model: pm.Model | None = None, rng: Any = None, **kwargs: Any) -> None:
         super().__init__(vars, moves_per_draw=moves_per_draw, model=model, rng=rng, **kwargs)
-        self.anneal_draws = check_int(anneal_draws, "anneal_draws", minimum=0)
-        self._drawn = 0  # draws of the current chain
+        self.anneal_moves = check_int(anneal_moves, "anneal_moves", minimum=0)
         self.chain = OrderChain(self.rv.owner.op.scorer, swap_prob=swap_prob, adjacent_prob=adjacent_prob,
                                 insert_prob=insert_prob, reverse_prob=reverse_prob)
         chain = self.chain
@@ -133,24 +133,13 @@ class OrderMetropolis(StructureStep):
         if self.chain.order is not None:
             self.chain.load(self.chain.order, repr(self.var_name))
 
-    def stop_tuning(self) -> None:
-        # PyMC calls this before the first recorded draw: an annealed draw recorded would be
-        # a draw of the tempered chain, not of the posterior
-        drawn = 0 if self.fresh else self._drawn
-        if drawn < self.anneal_draws:
-            raise ValueError(f"OrderMetropolis(anneal_draws={self.anneal_draws}) anneals more draws than the "
-                             f"{drawn} tuning draws; give at least as many (tune=)")
-        super().stop_tuning()
-
     def _draw(self, value: np.ndarray, seed: int) -> tuple[np.ndarray, dict[str, Any]]:
         chain = self.chain
         if self._needs_load(value, chain.order):
             chain.load(value, repr(self.var_name))
-        if self.fresh:
-            self._drawn = 0
-        beta = ANNEAL_BETA_FROM ** (1.0 - self._drawn / self.anneal_draws) if self._drawn < self.anneal_draws else 1.0
-        self._drawn += 1
-        counts = chain.run(self.moves_per_draw, seed, beta)
+        if self.fresh and self.anneal_moves:
+            chain.anneal(self.anneal_moves, self._seed())
+        counts = chain.run(self.moves_per_draw, seed)
         stats = move_stats(chain.log_score, counts, MOVE_KINDS)
         stats.update(self.excluded.stats(self.fresh, lambda fam: fam.order_evaluation(chain.order, chain.terms, chain.scorer)))
         return chain.order.copy(), stats
