@@ -503,13 +503,40 @@ def test_a_converged_run_prints_no_such_line(tmp_path, monkeypatch, capsys):
     assert 'class="banner good"' in Path("c.html").read_text(encoding="utf-8")
 
 
+def test_the_progress_line_times_the_run_from_its_first_draw(monkeypatch):
+    """The remaining time comes from the draws' rate since the first draw: the time before it
+    (reading, set-up, compiling) would make the first estimates many times too long."""
+    from pymc_bnstruct.cli import control as control_module
+
+    clock = [50.0]
+    monkeypatch.setattr(control_module.time, "monotonic", lambda: clock[0])
+    stream = io.StringIO()
+    with control_module.RunControl(100, "order (4 chains)", progress=True, stream=stream, every=0.0,
+                                   stoppable=False) as control:
+        clock[0] = 100.0  # 50 s of set-up, then the first draw
+        control.callback()
+        assert stream.getvalue() == ""  # no line (and no estimate) from one draw
+        for _ in range(10):  # then a draw a second
+            clock[0] += 1.0
+            control.callback()
+    lines = stream.getvalue().splitlines()
+    assert lines[0] == "order (4 chains): 2 of 100 draws (2%), 0:51 elapsed, about 1:38 left"
+    assert lines[9] == "order (4 chains): 11 of 100 draws (11%), 1:00 elapsed, about 1:29 left"
+
+
 # ----------------------------------------------------------------------------- Ctrl-C
-def test_sigint_stops_every_chain_writes_nothing_and_exits_130(tmp_path):
+@pytest.mark.parametrize("gaps", [False, True], ids=["complete", "gaps"])
+def test_sigint_stops_every_chain_writes_nothing_and_exits_130(tmp_path, gaps):
+    """Also with missing cells, where the chains run on a process pool whose workers send
+    their draws to the command's callback."""
     import signal
     import threading
     import time
 
-    bns.datasets.load_network("cancer").sample(200, random_seed=1).to_csv(tmp_path / "c.csv", index=False)
+    df = bns.datasets.load_network("cancer").sample(200, random_seed=1)
+    if gaps:
+        df = df.astype(object).mask(np.random.default_rng(1).random(df.shape) < 0.05)
+    df.to_csv(tmp_path / "c.csv", index=False)
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""), "MPLBACKEND": "Agg"}
     proc = subprocess.Popen([sys.executable, "-m", "pymc_bnstruct.cli", "learn", "c.csv", "--method", "order",
                              "--chains", "3", "--draws", "1000000", "--tune", "0", "--moves-per-draw", "5",
@@ -531,6 +558,7 @@ def test_sigint_stops_every_chain_writes_nothing_and_exits_130(tmp_path):
     assert time.monotonic() - sent < 60  # the other chains did not run on
     assert "about" in err and "left" in err  # the progress line tells the remaining time of the whole run
     assert "interrupted: no result written" in err and "Traceback" not in err
+    assert ("missing cells" in err) == gaps and "one after another" not in err
     assert not (tmp_path / "r.nc").exists()
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
 

@@ -159,11 +159,8 @@ def test_without_a_budget_every_draw_sweeps_and_a_seed_gives_the_same_draws(monk
             assert np.array_equal(runs[0]["posterior"][name].values, run["posterior"][name].values)
 
 
-@pytest.mark.parametrize("method", ["order", "partition", "structure"])
-def test_chains_with_gaps_run_in_parallel_processes_with_the_same_draws(method, monkeypatch):
-    """pm.sample(cores > 1) cannot sweep the cells (the features are computed in the parent):
-    learn runs one chain per task on its own process pool instead, and each chain starts
-    from scores made afresh, so the draws equal those of the chains run one after another."""
+def counted_pools(monkeypatch) -> list:
+    """The positional arguments of every process pool ``bns.learn`` makes from now on."""
     import pymc_bnstruct.learning.api as api
 
     pools = []
@@ -174,6 +171,15 @@ def test_chains_with_gaps_run_in_parallel_processes_with_the_same_draws(method, 
             super().__init__(*args, **kwargs)
 
     monkeypatch.setattr(api, "ProcessPoolExecutor", CountedPool)
+    return pools
+
+
+@pytest.mark.parametrize("method", ["order", "partition", "structure"])
+def test_chains_with_gaps_run_in_parallel_processes_with_the_same_draws(method, monkeypatch):
+    """pm.sample(cores > 1) cannot sweep the cells (the features are computed in the parent):
+    learn runs one chain per task on its own process pool instead, and each chain starts
+    from scores made afresh, so the draws equal those of the chains run one after another."""
+    pools = counted_pools(monkeypatch)
     data = problem(*PROBLEMS[1])
     kwargs = dict(method=method, chains=2, draws=40, tune=10, random_seed=5, progressbar=False,
                   **({"anneal_moves": 200} if method == "structure" else {}))
@@ -185,6 +191,39 @@ def test_chains_with_gaps_run_in_parallel_processes_with_the_same_draws(method, 
     for var in (name, f"{name}_imputed"):
         np.testing.assert_array_equal(parallel["posterior"][var].values, serial["posterior"][var].values, err_msg=var)
     assert not np.array_equal(parallel["posterior"][name].values[0], parallel["posterior"][name].values[1])
+
+
+def test_a_callback_sees_every_draw_of_chains_with_gaps_on_the_process_pool(monkeypatch):
+    """With missing cells and a ``pm.sample`` callback (the command line's progress and
+    Ctrl-C) the chains still run on the process pool: the callback is called here with every
+    draw of every chain, numbered as in one process, and the draws are those of one process.
+    Raising KeyboardInterrupt in it ends every chain early, and the result keeps the chains
+    that drew most, cut to one length, as pm.sample does."""
+    pools = counted_pools(monkeypatch)
+    data = problem(*PROBLEMS[1])
+    kwargs = dict(chains=3, draws=40, tune=10, random_seed=5, progressbar=False)
+    seen = []
+    parallel = bns.learn(data, cores=2, callback=lambda trace, draw: seen.append((trace, draw.chain, draw.draw_idx)),
+                         **kwargs)
+    assert pools == [(2,)]
+    assert sorted(seen, key=lambda s: s[1:]) == [(None, c, i) for c in range(3) for i in range(50)]
+    serial = bns.learn(data, cores=1, **kwargs)
+    for var in ("order", "order_imputed"):
+        np.testing.assert_array_equal(parallel["posterior"][var].values, serial["posterior"][var].values)
+
+    calls = []
+
+    def stop_after_80(trace, draw):
+        calls.append(draw.chain)
+        if len(calls) == 80:
+            raise KeyboardInterrupt
+
+    stopped = bns.learn(data, cores=2, **{**kwargs, "draws": 100_000}, callback=stop_after_80)
+    assert len(calls) == 80  # not called again after it raised
+    sizes = stopped["posterior"].sizes
+    assert 1 <= sizes["chain"] <= 3 and 0 < sizes["draw"] < 10_000, sizes  # stopped early
+    with pytest.raises(ZeroDivisionError):  # any other error ends the run and is raised
+        bns.learn(data, cores=2, **kwargs, callback=lambda trace, draw: 1 / 0)
 
 
 def test_the_excluded_edges_follow_the_imputed_cells():

@@ -111,6 +111,7 @@ def test_learn_and_the_cli_on_a_mixed_frame(tmp_path, monkeypatch, capsys):
     ax = bns.plot_network(p, kinds=res.data_info["kinds"])  # node shapes and colours by kind, in the legend
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["discrete (8)", "continuous (1)"]
     assert "far from the scale of the CG score's prior" in err  # age in years
+    assert err.index("far from the scale") < err.index("R-hat")  # shown before the run, not after it
     assert cli_main(["learn", "mixed.csv", "--out", "z.nc", "--method", "hc", "--standardize", "--seed", "1"]) == 0
     assert "far from the scale" not in capsys.readouterr().err
     z = pd.read_csv("mixed.csv")  # the states the file holds (the frame's categoricals declare more)

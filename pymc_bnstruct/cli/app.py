@@ -361,9 +361,11 @@ def cmd_learn(args: argparse.Namespace) -> int:
     outputs = [("--out", args.out)] + ([("--report", args.report)] if args.report else [])
     check_outputs(outputs, _inputs(args), args.force)
     mask = read_table(args.interventions, sep=args.sep, header=args.header) if args.interventions else None
-    prepared = prepare_data(read_table(args.data, sep=args.sep, header=args.header), missing=args.missing,
-                            constant=args.constant, na_values=args.na_values, force=args.force, interventions=mask,
-                            score=args.score, standardize=args.standardize)
+    with collect_warnings() as caught:  # what the data asks of the user, before a long run rather than after
+        prepared = prepare_data(read_table(args.data, sep=args.sep, header=args.header), missing=args.missing,
+                                constant=args.constant, na_values=args.na_values, force=args.force, interventions=mask,
+                                score=args.score, standardize=args.standardize)
+    show_warnings(caught, everything=args.debug)
     data = prepared.data
     n = data.n_vars
     if data.has_missing and args.method not in IMPUTING_METHODS:

@@ -69,6 +69,7 @@ class RunControl:
         self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
         self.every = every if every is not None else (_TTY_EVERY if self.tty else PROGRESS_EVERY)
         self.done = 0
+        self._first_draw = 0.0
         self.interrupted = False
         self._start = 0.0
         self._last = 0.0
@@ -111,21 +112,24 @@ class RunControl:
         if self.interrupted:
             raise KeyboardInterrupt  # PyMC ends this chain; the next ones end at their first draw
         self.done += 1
-        if self.progress:
+        if self.done == 1:
+            self._first_draw = time.monotonic()
+        elif self.progress:  # from the second draw: the first pays for the set-up and compiling
             now = time.monotonic()
             if now - self._last >= self.every:
                 self._last = now
                 self._line()
 
     def _line(self, final: bool = False) -> None:
-        elapsed = time.monotonic() - self._start
+        now = time.monotonic()
+        elapsed = now - self._start
         done = min(self.done, self.total)
         share = done / self.total if self.total else 1.0
         text = f"{self.label}: {done:,} of {self.total:,} draws ({share:.0%}), {_clock(elapsed)} elapsed"
         if final:
             text = f"{self.label}: {done:,} draws in {_clock(elapsed)}"
-        elif done:
-            text += f", about {_clock(elapsed * (self.total - done) / done)} left"
+        elif done > 1:  # the rate since the first draw, not since the start (reading, set-up, compiling)
+            text += f", about {_clock((now - self._first_draw) * (self.total - done) / (done - 1))} left"
         if self.tty:
             self.stream.write("\r\x1b[2K" + text)
             self._drawn = True

@@ -15,6 +15,7 @@ import json
 import logging
 import math
 import multiprocessing
+import pickle
 import time
 import warnings
 from collections.abc import Callable, Mapping, Sequence
@@ -55,7 +56,7 @@ from .budget import (
     probing,
     size_run,
 )
-from .chains import SAMPLERS, Recipe, build_model, make_step, make_steps, quiet_initial_draws, run_chains
+from .chains import SAMPLERS, DrawRelay, Recipe, build_model, make_step, make_steps, quiet_initial_draws, run_chains
 
 _log = logging.getLogger(__name__)
 
@@ -278,7 +279,10 @@ def learn(
         ``initval``, ``cache_size``, ``prune``, ...) and of the step method
         (``moves_per_draw``, ``swap_prob``, ``move_probs``, ``temperatures``, ...), then
         of ``pm.sample`` (``callback``, ``idata_kwargs``, ...; not with ``executor``); for
-        a backend, keywords of that function.
+        a backend, keywords of that function. With missing cells the chains run on a
+        process pool, and ``callback`` is called in this process with each draw as
+        ``callback(trace=None, draw=draw)`` (the traces stay in the workers); raising
+        ``KeyboardInterrupt`` in it ends every chain at its next draw, as in one process.
 
     Returns
     -------
@@ -429,9 +433,9 @@ def learn(
     # process (MissingCells.check_process): one chain per task on a pool instead, each worker
     # building its own model, the same draws as one after another
     pool_chains = data.has_missing and executor is None and parallel > 1
-    if pool_chains and user_sample_kwargs:
+    if pool_chains and not _picklable({k: v for k, v in user_sample_kwargs.items() if k != "callback"}):
         _log.info("bns.learn: the chains run one after another: with missing cells, pm.sample keywords "
-                  "(%s) need one process", ", ".join(sorted(user_sample_kwargs)))
+                  "(%s) that do not pickle need one process", ", ".join(sorted(user_sample_kwargs)))
         pool_chains, parallel, cores = False, 1, 1
     size = size_run(parallel=parallel, **sizing)
     if size.capped:
@@ -476,10 +480,19 @@ def learn(
                   f"{size.moves_per_second:,.0f}", _fmt_seconds(size.seconds))
     if data.has_missing:  # the probed step's keywords changed (excluded_every); ImputeMissing last
         step = make_steps(recipe, model)
-    pool = ProcessPoolExecutor(parallel, mp_context=multiprocessing.get_context()) if pool_chains else None
+    pool, relay = None, None
+    if pool_chains:
+        context = multiprocessing.get_context()
+        callback = recipe.sample_kwargs.get("callback")
+        if callback is not None:  # the workers send their draws to this process's callback
+            relay = DrawRelay(context, callback)
+            recipe = dataclasses.replace(recipe, sample_kwargs={k: v for k, v in recipe.sample_kwargs.items()
+                                                                if k != "callback"})
+        pool = ProcessPoolExecutor(parallel, mp_context=context, initializer=relay and DrawRelay.install,
+                                   initargs=(relay,) if relay else ())
     try:
         idata = run_chains(recipe, model=model, step=step, cores=cores, executor=executor or pool,
-                           on_chain_done=_chain_done_logger(chains) if progress else None)
+                           on_chain_done=_chain_done_logger(chains) if progress else None, relay=relay)
     finally:
         if pool is not None:
             pool.shutdown(cancel_futures=True)
@@ -671,6 +684,15 @@ def _excluded_every(recorder: ExcludedRecorder, size: RunSize, has_missing: bool
     wanted = math.ceil(recorder.families.n_families
                        / (EXCLUDED_FAMILIES_PER_MOVE * EXCLUDED_TIME_SHARE * size.moves_per_draw))
     return max(EXCLUDED_EVERY, min(wanted, iterations // EXCLUDED_MIN_EVALUATIONS))
+
+
+def _picklable(value: Any) -> bool:
+    """Whether ``value`` can go to a worker process."""
+    try:
+        pickle.dumps(value)
+    except Exception:  # noqa: BLE001 - whatever pickling raises (PicklingError, TypeError, AttributeError)
+        return False
+    return True
 
 
 def _record_imputed(record: bool | None, data: DiscreteData | ContinuousData) -> bool:
