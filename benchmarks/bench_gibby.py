@@ -18,8 +18,10 @@ to the 4 decimals it prints), at most ``--max-parents`` parents, one chain, one 
 started from the empty graph.
 
 * ours: :class:`pymc_bnstruct.structure.chain.StructureChain` with its default move mix
-  (add / delete / reverse and REV at 1/15, REV's family table pruned as by default), one
-  recorded DAG every ``--chunk`` moves (the step method's ``moves_per_draw``).
+  (add / delete / reverse and REV at 1/15, REV's family table pruned as by default), started
+  as ``StructureMetropolis`` starts a chain from the empty graph (``--anneal-moves`` moves of
+  simulated annealing, on the clock and not recorded; 0: none), then one recorded DAG every
+  ``--chunk`` moves (the step method's ``moves_per_draw``).
 * jump: the package's optional rejection-free path (:mod:`pymc_bnstruct.structure.jump`):
   ``--jump-steps`` single-edge steps of the pair-proposal chain (stays skipped in bulk) and
   ``--jump-rev`` REV moves per recorded DAG (Gibby's default ratio, without its MBR moves).
@@ -60,7 +62,7 @@ from bench_large import load
 import pymc_bnstruct as bns
 from pymc_bnstruct.moves import ScoreCache, StructureConstraints
 from pymc_bnstruct.moves.state import KernelConstraints
-from pymc_bnstruct.structure.chain import StructureChain
+from pymc_bnstruct.structure.chain import DEFAULT_ANNEAL_MOVES, StructureChain
 from pymc_bnstruct.structure.jump import pair_jump_metropolis
 
 BURN_IN = 0.1
@@ -91,9 +93,10 @@ class Trace:
 
 
 def run_chain(data, max_parents: int, seconds: float, seed: int, jump: tuple[int, int] | None,
-              chunk: int) -> tuple[Trace, dict]:
+              chunk: int, anneal: int = 0) -> tuple[Trace, dict]:
     """One chain of ours from the empty graph for ``seconds`` (clock from the score cache on),
-    one recorded DAG per call. ``jump`` None: the default :class:`StructureChain`, ``chunk``
+    ``anneal`` moves of simulated annealing first (on the clock, not recorded), then one
+    recorded DAG per call. ``jump`` None: the default :class:`StructureChain`, ``chunk``
     moves per call; ``(steps, n_rev)``: the optional rejection-free path
     (:func:`pymc_bnstruct.structure.jump.pair_jump_metropolis`), ``steps`` single-edge steps
     and ``n_rev`` REV moves per call."""
@@ -102,6 +105,8 @@ def run_chain(data, max_parents: int, seconds: float, seed: int, jump: tuple[int
     c = StructureConstraints(data.names, max_parents=max_parents)
     chain = StructureChain(cache, c)  # the jump path borrows its REV family table
     chain.load(c.empty_graph())
+    if anneal:
+        chain.anneal(anneal, seed)
     limits = KernelConstraints.of(c)
     trace = Trace(data.n_vars)
     total = np.zeros((data.n_vars, data.n_vars))
@@ -215,6 +220,9 @@ def main() -> None:
     ap.add_argument("--gibby-every", type=int, default=0, help="Gibby's -iPPE (0: 10 per 20 variables)")
     ap.add_argument("--reference-seconds", type=float, default=300.0)
     ap.add_argument("--samplers", default="ours,jump", help="the package's chains to run beside Gibby")
+    ap.add_argument("--anneal-moves", type=int, default=DEFAULT_ANNEAL_MOVES,
+                    help="annealing moves before a chain of ours records (default: StructureMetropolis's from the "
+                         "empty graph; 0: none)")
     args = ap.parse_args()
     budgets = [float(b) for b in args.budgets.split(",")]
     gibby = gibby_binary()
@@ -236,7 +244,7 @@ def main() -> None:
             reference = np.asarray(bns.edge_probabilities(exact), float)
             ref_label = "exact DP"
         else:
-            tr, _ = run_chain(data, args.max_parents, args.reference_seconds, 1000, None, args.chunk)
+            tr, _ = run_chain(data, args.max_parents, args.reference_seconds, 1000, None, args.chunk, args.anneal_moves)
             runs = {"ours": tr.estimate(np.inf)[0]}
             if gibby:
                 tg, _ = run_gibby(gibby, data, args.max_parents, args.reference_seconds, 1000, every)
@@ -260,7 +268,8 @@ def main() -> None:
             for label in labels:
                 if label != "Gibby":
                     jump = (args.jump_steps, args.jump_rev) if label == "jump" else None
-                    trace, rate = run_chain(data, args.max_parents, max(budgets), seed, jump, args.chunk)
+                    trace, rate = run_chain(data, args.max_parents, max(budgets), seed, jump, args.chunk,
+                                            args.anneal_moves)
                 else:
                     trace, rate = run_gibby(gibby, data, args.max_parents, max(budgets), seed, every)
                 rates[label].append(rate)

@@ -227,10 +227,23 @@ def test_full_space_is_zero_and_quiet():
     with warnings.catch_warnings():
         warnings.simplefilter("error", ExcludedMassWarning)
         assert bns.excluded_mass(idata) == 0.0
-    # evaluated on draws 0, 3, 6, ... of each chain (tuning draws count: 200 is not a multiple of 3)
+    # evaluated on draws 0, 3, 6, ... of each chain after its 200 tuning draws (none of which is evaluated)
     stat = idata.sample_stats[EXCLUDED_LOG_RATIO].values[0]
-    assert np.flatnonzero(np.isfinite(stat)).tolist() == [i for i in range(30) if (200 + i) % 3 == 0]
+    assert np.flatnonzero(np.isfinite(stat)).tolist() == [i for i in range(30) if i % 3 == 0]
     assert idata.sample_stats[EXCLUDED_NODE_LOG_RATIO].shape == (1, 30, 12)
+
+
+@pytest.mark.parametrize("cores, tune", [(2, 7), (1, 0)])
+def test_tuning_draws_are_never_evaluated(cores, tune):
+    """In one process or several, with or without tuning, the evaluated draws are 0, every,
+    2 every, ... of the kept draws (PyMC's ``stop_tuning`` marks where they start)."""
+    d = _data("hailfinder", 300, 4)
+    with pm.Model():
+        bns.NodeOrder("x", d, max_parents=3, candidates=3)
+        idata = pm.sample(step=bns.OrderMetropolis(moves_per_draw=5, excluded_every=3), draws=12, tune=tune, chains=2,
+                          cores=cores, random_seed=1, progressbar=False, compute_convergence_checks=False)
+    for chain in idata.sample_stats[EXCLUDED_LOG_RATIO].values:
+        assert np.flatnonzero(np.isfinite(chain)).tolist() == [0, 3, 6, 9]
 
 
 def test_no_warning_below_one_percent():

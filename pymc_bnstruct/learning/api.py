@@ -111,17 +111,19 @@ IMPUTE_FREE_SECONDS = 0.005
 MIN_SWEEPS_PER_CHAIN = 600
 #: With missing cells, order and partition chains on a restricted space score the left-out
 #: families again at each evaluated draw of the excluded mass and edges (the cells changed):
-#: about this many evaluations per chain (alarm, 277 k left-out families: 0.3 s each), not
-#: one every ``EXCLUDED_EVERY`` draws.
-EXCLUDED_EVALUATIONS_WITH_GAPS = 10
+#: about this many evaluations per chain (alarm, 277 k left-out families: 0.15-0.3 s each), not
+#: one every ``EXCLUDED_EVERY`` draws; none in tuning (8 of the 10 spread over tuning and draws
+#: were kept before the tuning draws were skipped).
+EXCLUDED_EVALUATIONS_WITH_GAPS = 8
 #: An evaluation of the excluded mass and edges scans the left-out families at about this many
 #: per order move's time (Gaussian-60, 2.0 M left-out families: 3.1 ms an evaluation, 1.7 us a
 #: move) ...
 EXCLUDED_FAMILIES_PER_MOVE = 1000
 #: ... and ``bns.learn`` evaluates so rarely that the evaluations take at most this share of the
-#: moves' time (at most every ``EXCLUDED_EVERY``-th draw; Gaussian-60: every 24th, 0.9 s less) ...
+#: moves' time (at most every ``EXCLUDED_EVERY``-th draw; Gaussian-60: every 20th, 0.9 s less than
+#: every 10th) ...
 EXCLUDED_TIME_SHARE = 0.05
-#: ... but at least this many times per chain (tuning included).
+#: ... but at least this many times per chain (after tuning).
 EXCLUDED_MIN_EVALUATIONS = 50
 #: ``learn(widen=True)`` widens a learned space when a chain on it under-reports an edge
 #: outside it by more than this: win95like-500 (rows seed 1) 0.97, then 0.44 after one
@@ -676,14 +678,15 @@ def _excluded_every(recorder: ExcludedRecorder, size: RunSize, has_missing: bool
     :data:`EXCLUDED_MIN_EVALUATIONS` per chain) or, with missing cells, must be scored again
     at each evaluation (:data:`EXCLUDED_EVALUATIONS_WITH_GAPS` per chain). A count of
     families, not a timing: the same run evaluates the same draws."""
-    iterations = size.draws + size.tune
-    if recorder.every == 0 or recorder.families is None or recorder.families.empty:
+    draws = size.draws  # tuning draws are never evaluated
+    families = recorder.build() if recorder.every else None
+    if families is None or families.empty:
         return recorder.every  # never evaluated, or nothing left out
     if has_missing:
-        return max(EXCLUDED_EVERY, iterations // EXCLUDED_EVALUATIONS_WITH_GAPS)
-    wanted = math.ceil(recorder.families.n_families
+        return max(EXCLUDED_EVERY, draws // EXCLUDED_EVALUATIONS_WITH_GAPS)
+    wanted = math.ceil(families.n_families
                        / (EXCLUDED_FAMILIES_PER_MOVE * EXCLUDED_TIME_SHARE * size.moves_per_draw))
-    return max(EXCLUDED_EVERY, min(wanted, iterations // EXCLUDED_MIN_EVALUATIONS))
+    return max(EXCLUDED_EVERY, min(wanted, draws // EXCLUDED_MIN_EVALUATIONS))
 
 
 def _picklable(value: Any) -> bool:

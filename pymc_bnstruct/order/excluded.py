@@ -299,7 +299,8 @@ class ExcludedRecorder:
     scorer : OrderScorer
         The families the chain samples over (a partition scorer's ``families``).
     every : int
-        Evaluate draws ``0, every, 2 every, ...`` of each chain (tuning draws count); 0: never.
+        Evaluate draws ``0, every, 2 every, ...`` of each chain after its tuning (PyMC throws the
+        tuning draws' stats away, so none is evaluated); 0: never.
     max_families : int
         See :class:`ExcludedFamilies`.
     lower_bound : bool, default False
@@ -337,7 +338,9 @@ class ExcludedRecorder:
                 EXCLUDED_EDGE_REVERSAL: (np.dtype((bool, (n, k))), [n, k]),
                 EXCLUDED_EDGE_REST: (np.dtype((np.float64, (n,))), [n])}
 
-    def _build(self) -> ExcludedFamilies | None:
+    def build(self) -> ExcludedFamilies | None:
+        """The left-out families, scored on the table's current data (built at the first call,
+        scored again when the data changed); None when there are too many (then ``every`` is 0)."""
         data = self.scorer.table.data
         if self.families is not None and data is not self._scored_on:
             # imputed cells changed the data: score the same families again (or anew when the cut moved)
@@ -356,17 +359,17 @@ class ExcludedRecorder:
                 self.every = 0
         return self.families
 
-    def stats(self, fresh: bool,
-              evaluate: Callable[[ExcludedFamilies], tuple[np.ndarray, np.ndarray]]) -> dict[str, Any]:
-        """The stats of one draw; ``fresh``: a chain's first draw. ``evaluate(families)`` gives
-        the per-node ``log(1 + out_v / in_v)`` of the chain's current state and its ``(n, n)``
-        edge probabilities under the unrestricted model
-        (:meth:`ExcludedFamilies.order_evaluation`)."""
+    def stats(self, fresh: bool, evaluate: Callable[[ExcludedFamilies], tuple[np.ndarray, np.ndarray]],
+              tuning: bool = False) -> dict[str, Any]:
+        """The stats of one draw; ``fresh``: a chain's first draw; ``tuning``: a tuning draw
+        (not evaluated, not counted). ``evaluate(families)`` gives the per-node ``log(1 +
+        out_v / in_v)`` of the chain's current state and its ``(n, n)`` edge probabilities
+        under the unrestricted model (:meth:`ExcludedFamilies.order_evaluation`)."""
         if fresh:
             self._draw = 0
-        due = self.every > 0 and self._draw % self.every == 0
-        self._draw += 1
-        families = self._build() if due else None
+        due = self.every > 0 and not tuning and self._draw % self.every == 0
+        self._draw += 0 if tuning else 1
+        families = self.build() if due else None
         n, k = self.scorer.n_vars, EXCLUDED_EDGES_PER_NODE
         if families is None:
             return {EXCLUDED_LOG_RATIO: np.nan, EXCLUDED_NODE_LOG_RATIO: np.full(n, np.nan),

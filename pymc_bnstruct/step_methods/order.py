@@ -141,7 +141,8 @@ class OrderMetropolis(StructureStep):
             chain.anneal(self.anneal_moves, self._seed())
         counts = chain.run(self.moves_per_draw, seed)
         stats = move_stats(chain.log_score, counts, MOVE_KINDS)
-        stats.update(self.excluded.stats(self.fresh, lambda fam: fam.order_evaluation(chain.order, chain.terms, chain.scorer)))
+        stats.update(self.excluded.stats(self.fresh, lambda fam: fam.order_evaluation(chain.order, chain.terms, chain.scorer),
+                                          self.tuning))
         return chain.order.copy(), stats
 
 

@@ -146,7 +146,8 @@ class PartitionMetropolis(StructureStep):
         stats[REPLICA_SWAP_RATE] = (rate(counts["swaps_accepted"].sum(), counts["swaps_proposed"].sum())
                                     if "swaps_proposed" in counts else np.nan)
         scorer = self.scorer
-        stats.update(self.excluded.stats(self.fresh, lambda fam: partition_evaluation(fam, scorer.families, chain.layer, chain.terms)))
+        stats.update(self.excluded.stats(
+            self.fresh, lambda fam: partition_evaluation(fam, scorer.families, chain.layer, chain.terms), self.tuning))
         return chain.layer.copy(), stats
 
 
