@@ -225,6 +225,21 @@ def test_a_callback_sees_every_draw_of_chains_with_gaps_on_the_process_pool(monk
     with pytest.raises(ZeroDivisionError):  # any other error ends the run and is raised
         bns.learn(data, cores=2, **kwargs, callback=lambda trace, draw: 1 / 0)
 
+    # a chain that fails stops the others (the forked workers inherit the patch) and its error is raised
+    chains_module = bns.learning.chains
+    sample = chains_module._sample
+
+    def chain_0_fails(*args, **kw):
+        if chains_module.DrawRelay.worker.chain == 0:
+            raise RuntimeError("chain 0 failed")
+        return sample(*args, **kw)
+
+    monkeypatch.setattr(chains_module, "_sample", chain_0_fails)
+    seen.clear()
+    with pytest.raises(RuntimeError, match="chain 0 failed"):
+        bns.learn(data, cores=2, **{**kwargs, "draws": 2000}, callback=lambda trace, draw: seen.append(draw))
+    assert len(seen) < 1000  # the other chains stopped early
+
 
 def test_the_excluded_edges_follow_the_imputed_cells():
     """The left-out families of a restricted space are scored on the data as the imputed

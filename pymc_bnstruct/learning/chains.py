@@ -156,9 +156,10 @@ class DrawRelay:
     Each worker (set up by :meth:`install`) puts every draw of its chain (PyMC's ``Draw``,
     its ``chain`` the run's chain number) on a queue, and the parent calls the callback with
     it as ``callback(trace=None, draw=draw)`` (a chain's trace stays in its worker). When the
-    callback raises (a ``KeyboardInterrupt`` that stops the run), every chain ends at its next
-    draw, as PyMC ends a chain in one process; the exception is raised again once the workers
-    return. The workers ignore SIGINT: the parent decides (a terminal sends Ctrl-C to them too).
+    callback raises, every chain ends at its next draw: a ``KeyboardInterrupt`` (the command
+    line's Ctrl-C) then gives the draws made, as PyMC does in one process, and any other error
+    is raised once the workers have stopped, as is a chain's own error. The workers ignore
+    SIGINT: the parent decides (a terminal sends Ctrl-C to them too).
     """
 
     #: This worker's relay (None in the parent and on workers without one).
@@ -180,7 +181,7 @@ class DrawRelay:
 
     @staticmethod
     def relay_draw(trace: Any = None, draw: Any = None) -> None:
-        """The workers' ``pm.sample`` callback (picklable: a module attribute)."""
+        """The workers' ``pm.sample`` callback (it pickles by its qualified name)."""
         relay = DrawRelay.worker
         if relay.stop.is_set():
             raise KeyboardInterrupt  # PyMC ends the chain here and returns its draws
@@ -196,11 +197,16 @@ class DrawRelay:
                 except queue.Empty:
                     # a worker process that died sends no last message: its future says so
                     dead = {c for c in open_chains if futures[c].done() and futures[c].exception() is not None}
-                    open_chains -= dead
+                    if dead:
+                        open_chains -= dead
+                        self.stop.set()
                     continue
                 if isinstance(item, int):  # a chain's last message, after all its draws
                     open_chains.discard(item)
-                    if on_chain_done is not None and error is None:
+                    failed = futures[item].exception()  # its task is returning
+                    if failed is not None and not _empty_chain(failed):
+                        self.stop.set()  # the other chains stop at their next draw; its error is raised below
+                    elif on_chain_done is not None and error is None:
                         on_chain_done(item)
                 elif error is None:
                     try:
