@@ -475,6 +475,10 @@ def test_a_run_that_did_not_converge_says_so_everywhere(work, monkeypatch, capsy
     lines = [ln for ln in proc.stderr.splitlines() if "did not converge" in ln]
     assert lines and all(ln.startswith("bnstruct: did not converge: ") for ln in lines)
     assert any("R-hat" in ln for ln in lines) and "Traceback" not in proc.stderr
+    # the advice in the command's options, not bns.learn's keywords
+    (advice,) = [ln for ln in proc.stderr.splitlines() if "this structure run took" in ln]
+    assert advice.startswith("bnstruct: with bnstruct learn: this structure run took") and "--budget " in advice
+    assert "budget='" not in advice
     report = (work / "stuck.html").read_text(encoding="utf-8")
     assert 'class="banner failed"' in report and "did not converge" in report and "R-hat" in report
     assert report.index("banner failed") < report.index(">Settings</h2>")  # at the top
@@ -482,6 +486,7 @@ def test_a_run_that_did_not_converge_says_so_everywhere(work, monkeypatch, capsy
     assert main(["summary", "stuck.nc", "--top", "3"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "verdict: failed" and out[1].startswith("did not converge: ") and "R-hat" in "\n".join(out[1:5])
+    assert any(ln.startswith("with bnstruct learn: this structure run took") and "--budget " in ln for ln in out)
     assert main(["summary", "stuck.nc", "--strict", "--format", "json"]) == 3
     doc = json.loads(capsys.readouterr().out)
     assert doc["verdict"]["level"] == "failed" and doc["verdict"]["ok"] is False

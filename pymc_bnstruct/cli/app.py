@@ -36,7 +36,7 @@ from .errors import CliError, UsageError
 from .methods import METHODS, Settings, get_method, run_output
 from .report import write_report
 from .results import load_result, save_result
-from .views import PLOT_KINDS, distinct_graphs, figure, read_truth, save_figure, tables, truth_facts
+from .views import PLOT_KINDS, distinct_graphs, figure, read_truth, save_figure, tables, truth_facts, verdict_lines
 
 __all__ = ["main", "build_parser"]
 
@@ -343,7 +343,7 @@ def _brai_draws(args: argparse.Namespace) -> int:
 
 def _print_verdict(verdict: Any) -> None:
     """One line per problem on stderr, or one line saying that the chains converged."""
-    for line in str(verdict).splitlines():
+    for line in verdict_lines(verdict):
         print(f"{PROG}: {line}", file=sys.stderr)
 
 

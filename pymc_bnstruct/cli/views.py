@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,7 +30,26 @@ from .data_io import read_edge_file
 from .errors import CliError, warn
 from .results import Result
 
-__all__ = ["Tables", "tables", "PLOT_KINDS", "figure", "save_figure", "read_truth", "truth_facts", "distinct_graphs"]
+__all__ = ["Tables", "tables", "PLOT_KINDS", "figure", "save_figure", "read_truth", "truth_facts", "distinct_graphs",
+           "verdict_lines"]
+
+#: ``bns.learn`` keywords in a verdict's advice and the ``bnstruct learn`` options that set them.
+_LEARN_OPTIONS = {"budget": "--budget", "draws": "--draws", "moves_per_draw": "--moves-per-draw",
+                  "method": "--method", "max_candidates": "--max-candidates"}
+_KEYWORD = re.compile(r"\b(" + "|".join(_LEARN_OPTIONS) + r")=('([^']*)'|(\d+))?")
+
+
+def verdict_lines(verdict: Verdict) -> list[str]:
+    """The verdict's lines with its advice in the command's terms: ``bns.learn``'s
+    ``budget='204s'`` as ``--budget 204s``, ``max_candidates=`` as ``--max-candidates``
+    (tempering, which the command does not offer, as the Python call)."""
+    def option(m: re.Match) -> str:
+        value = m.group(3) if m.group(3) is not None else m.group(4)
+        return _LEARN_OPTIONS[m.group(1)] + (f" {value}" if value is not None else "")
+
+    return [_KEYWORD.sub(option, line.replace("with bns.learn: ", "with bnstruct learn: ")
+                         .replace("temperatures=", "bns.learn(temperatures=...), in Python, with "))
+            for line in str(verdict).splitlines()]
 
 PLOT_KINDS = ("network", "heatmap", "trace", "agreement", "roc")
 
@@ -124,7 +144,7 @@ def tables(result: Result, top: int = 20, *, truth: Any = None) -> Tables:
             conv = summary(result.idata, features=(LOG_SCORE, "edge"))
         verdict = conv.attrs["verdict"]
         out.verdict = verdict
-        out.headline[:0] = [f"verdict: {verdict.level}"] + str(verdict).splitlines()
+        out.headline[:0] = [f"verdict: {verdict.level}", *verdict_lines(verdict)]
         facts["chains"] = result.n_chains
         for key in ("max_r_hat", "min_ess_bulk", "max_chain_difference", "kish_ess"):
             if key in verdict.numbers:
