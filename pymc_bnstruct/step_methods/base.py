@@ -24,7 +24,8 @@ Every structure sampler follows one pattern, which this class fixes once:
   :class:`~pymc.step_methods.compound.StepMethodState`) declares what a chain carries —
   the generator, ``fresh`` (the next draw is a chain's first: the chain is loaded
   afresh from the start point, and :class:`~pymc_bnstruct.StructureMetropolis` anneals)
-  and ``tuning`` (until PyMC's ``stop_tuning``: work whose stats PyMC throws away is skipped);
+  and ``tune`` (as PyMC's own step methods: True until PyMC's ``stop_tuning``; work whose
+  stats PyMC throws away is skipped);
   subclasses add fields (SAMC's weights). PyMC restores that state before every chain of
   a ``pm.sample`` (one process) or sends each process a copy of it (several), so every
   chain starts from the state the step method had when ``pm.sample`` was called. A step
@@ -244,11 +245,11 @@ def kind_of(op: Any) -> str:
 @dataclass_state
 class StructureStepState(StepMethodState):
     """PyMC sampling state of a :class:`StructureStep`: besides the generator, ``fresh``
-    (the next draw is the first of a chain) and ``tuning`` (PyMC has not yet called
+    (the next draw is the first of a chain) and ``tune`` (PyMC has not yet called
     ``stop_tuning`` in this chain: its draws are thrown away)."""
 
     fresh: bool
-    tuning: bool
+    tune: bool
 
 
 class StructureStep(BlockedStep):
@@ -317,9 +318,8 @@ class StructureStep(BlockedStep):
         self.rv = model.values_to_rvs[value_vars[0]]
         self._check_exclusive(model)
         self.rng = get_random_generator(rng)
-        self.tune = False
         self.fresh = True
-        self.tuning = True
+        self.tune = True
         self.declare_stats(self.stats_dtypes_shapes)
 
     # ------------------------------------------------------------------ variables
@@ -433,8 +433,7 @@ class StructureStep(BlockedStep):
     def stop_tuning(self) -> None:
         """PyMC calls this before a chain's first kept draw (before its first draw with ``tune=0``)."""
         self.tune = False
-        self.tuning = False
 
     def reset_tuning(self) -> None:
         """PyMC calls this as a chain starts in one process (several processes start from the state sent)."""
-        self.tuning = True
+        self.tune = True

@@ -142,7 +142,7 @@ class OrderMetropolis(StructureStep):
         counts = chain.run(self.moves_per_draw, seed)
         stats = move_stats(chain.log_score, counts, MOVE_KINDS)
         stats.update(self.excluded.stats(self.fresh, lambda fam: fam.order_evaluation(chain.order, chain.terms, chain.scorer),
-                                          self.tuning))
+                                          self.tune))
         return chain.order.copy(), stats
 
 

@@ -147,7 +147,7 @@ class PartitionMetropolis(StructureStep):
                                     if "swaps_proposed" in counts else np.nan)
         scorer = self.scorer
         stats.update(self.excluded.stats(
-            self.fresh, lambda fam: partition_evaluation(fam, scorer.families, chain.layer, chain.terms), self.tuning))
+            self.fresh, lambda fam: partition_evaluation(fam, scorer.families, chain.layer, chain.terms), self.tune))
         return chain.layer.copy(), stats
 
 
