@@ -527,6 +527,20 @@ def test_the_progress_line_times_the_run_from_its_first_draw(monkeypatch):
     lines = stream.getvalue().splitlines()
     assert lines[0] == "order (4 chains): 2 of 100 draws (2%), 0:51 elapsed, about 1:38 left"
     assert lines[9] == "order (4 chains): 11 of 100 draws (11%), 1:00 elapsed, about 1:29 left"
+    # a line every 5 s: the first comes 5 s after the first draw, not at the second draw,
+    # whose rate after 50 s of set-up said "about 0:00 left" at 0 %
+    clock[0] = 50.0
+    stream = io.StringIO()
+    with control_module.RunControl(1000, "order (4 chains)", progress=True, stream=stream, every=5.0,
+                                   stoppable=False) as control:
+        clock[0] = 100.0
+        control.callback()
+        for _ in range(12):
+            clock[0] += 0.5
+            control.callback()
+    assert stream.getvalue().splitlines() == [
+        "order (4 chains): 11 of 1,000 draws (1%), 0:55 elapsed, about 8:14 left",  # 5 s x 989 / 10
+        "order (4 chains): 13 draws in 0:56"]
 
 
 # ----------------------------------------------------------------------------- Ctrl-C

@@ -242,6 +242,23 @@ def test_rev_needs_a_small_enumeration_and_reports_its_acceptance():
     assert np.isnan(idata.sample_stats["rev_accept_rate"].values).all()  # never proposed
 
 
+def test_the_default_mix_keeps_rev_up_to_its_table_limit_and_says_when_it_drops_it():
+    """223 variables with two parents (5.5 million families, a 200+-variable benchmark of the
+    structure sampler) keep REV; three parents of 100 variables (16 million) do not, and the
+    warning names the size and the way out."""
+    from pymc_bnstruct.structure.chain import MAX_REV_FAMILIES, default_move_probs, rev_table_size
+
+    names = [f"x{i}" for i in range(223)]
+    two = bns.StructureConstraints(names, max_parents=2)
+    assert rev_table_size(two) == 5_520_142 <= MAX_REV_FAMILIES
+    assert default_move_probs(two)[3] == pytest.approx(1 / 15)
+    three = bns.StructureConstraints(names[:100], max_parents=3)
+    with pytest.warns(UserWarning, match=r"without the REV move: its table would hold 16,180,000 families .*"
+                                          r"smaller max_parents"):
+        probs = default_move_probs(three)
+    assert probs[3] == 0 and probs[:3] == pytest.approx([1 / 3] * 3)
+
+
 def test_search_results_seed_both_samplers():
     data, _ = random_data(5, 300, 15)
     result = bns.search.skeleton_search(data, random_seed=0)

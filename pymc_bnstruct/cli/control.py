@@ -112,8 +112,8 @@ class RunControl:
         if self.interrupted:
             raise KeyboardInterrupt  # PyMC ends this chain; the next ones end at their first draw
         self.done += 1
-        if self.done == 1:
-            self._first_draw = time.monotonic()
+        if self.done == 1:  # the first line comes a period later, with a rate to estimate from
+            self._first_draw = self._last = time.monotonic()
         elif self.progress:  # from the second draw: the first pays for the set-up and compiling
             now = time.monotonic()
             if now - self._last >= self.every:

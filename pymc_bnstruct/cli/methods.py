@@ -146,6 +146,8 @@ def _sampler(name: str, **variable: Any) -> Callable[[DiscreteData, Settings], A
         logging.getLogger("pymc").setLevel(logging.ERROR)
         # the step methods' description of themselves: as quiet as PyMC's own lines above
         logging.getLogger("pymc_bnstruct.step_methods").setLevel(logging.WARNING)
+        # the gaps were announced when the file was read (prepare_data), in the command's terms
+        logging.getLogger("pymc_bnstruct.learning.api.data").setLevel(logging.WARNING)
         given = {k: v for k, v in (("moves_per_draw", s.moves_per_draw),) if v is not None}
         if s.plus1 != "auto":
             given["plus1"] = s.plus1 == "on"

@@ -59,6 +59,9 @@ from .budget import (
 from .chains import SAMPLERS, DrawRelay, Recipe, build_model, make_step, make_steps, quiet_initial_draws, run_chains
 
 _log = logging.getLogger(__name__)
+# What learn does with the data's gaps, on a logger of its own: the command line, which has
+# said the same in its own terms (columns, markers, --missing), silences it.
+_data_log = logging.getLogger(f"{__name__}.data")
 
 __all__ = ["learn", "WIDEN_ABOVE", "METHODS", "SAMPLER_METHODS", "BACKEND_METHODS", "AUTO_FULL_VARS", "AUTO_FULL_FAMILIES",
            "AUTO_FULL_FAMILIES_WITH_GAPS",
@@ -623,7 +626,7 @@ def _missing_cells(data: DiscreteData | ContinuousData, missing: str, method: st
         data.require_complete("bns.learn(missing='error')", "missing='model' (the default)")
     if missing == "drop-rows":
         kept = data.complete_rows()
-        _log.info("bns.learn: %d of %d rows have missing cells; learning from the %d complete rows "
+        _data_log.info("bns.learn: %d of %d rows have missing cells; learning from the %d complete rows "
                   "(listwise deletion: unbiased only if cells are missing completely at random)",
                   data.n_samples - kept.n_samples, data.n_samples, kept.n_samples)
         if kept.n_samples < 2:
@@ -634,7 +637,7 @@ def _missing_cells(data: DiscreteData | ContinuousData, missing: str, method: st
             f"bns.learn(method={method!r})",
             f"a sampler that models missing cells (method={' / '.join(map(repr, IMPUTING_METHODS))}), or "
             "bns.exact.enumerate_posterior on up to 6 variables (it sums over the completions)")
-    _log.info("bns.learn: modelling %s, assumed missing at random (whether a cell is missing may depend on "
+    _data_log.info("bns.learn: modelling %s, assumed missing at random (whether a cell is missing may depend on "
               "observed cells, not on its own value)", data._missing_summary())
     return data
 
