@@ -188,6 +188,77 @@ def test_legal_moves_match_brute_force(n):
         assert list(frame["parent"]) == [names[u] for u in frame["u"]]
 
 
+def _one_random_move(adj, k, seed, kernel=None):
+    """The move that ``random_moves`` (or ``kernel``) applies to ``adj``, as ``(kind, u, v)``."""
+    g = np.array(adj, dtype=np.int8)
+    pbits = np.zeros((len(g), 1), dtype=np.uint64)
+    for u, v in zip(*np.nonzero(g)):
+        pbits[v, 0] |= np.uint64(1) << np.uint64(u)
+    npar = g.sum(axis=0).astype(np.int64)
+    assert (kernel or mk.random_moves)(g, pbits, npar, k.allowed, k.required, k.max_parents, 1, seed) == 1
+    diff = g.astype(int) - np.asarray(adj, dtype=int)
+    gone, new = list(zip(*np.nonzero(diff < 0))), list(zip(*np.nonzero(diff > 0)))
+    if gone and new:
+        return ("reverse", int(gone[0][0]), int(gone[0][1]))
+    return ("delete", *map(int, gone[0])) if gone else ("add", *map(int, new[0]))
+
+
+def _pair_then_move(adj, pbits, npar, allowed, required, max_parents, n_moves, seed):
+    """A broken perturbation: an allowed pair uniformly, then one of its legal moves (an
+    existing edge's delete and reverse share one pair's chance)."""
+    rng = np.random.default_rng(seed)
+    n = len(adj)
+    while True:
+        u, v = rng.choice(n, 2, replace=False)
+        if not (allowed[u, v] or adj[u, v]):
+            continue
+        kinds = [k for k in ((mk.DELETE, mk.REVERSE) if adj[u, v] else (mk.ADD,))
+                 if _legal(adj, npar, allowed, required, max_parents, k, u, v)]
+        if kinds:
+            mk.apply_move(adj, pbits, npar, kinds[int(rng.integers(len(kinds)))], u, v)
+            return 1
+
+
+def _legal(adj, npar, allowed, required, max_parents, kind, u, v):
+    n = len(adj)
+    desc = np.zeros((n, 1), dtype=np.uint64)
+    mk.descendant_bitsets(adj, desc, np.empty(n, dtype=np.int64))
+    return mk.is_legal(adj, npar, desc, allowed, required, max_parents, kind, u, v)
+
+
+def test_random_moves_are_uniform_over_the_legal_moves():
+    """The perturbation of hill climbing's restarts draws by rejection from the allowed pairs
+    (two slots each) instead of listing every legal move: each legal move of a constrained
+    5-node graph comes up as often as any other (chi-square over 6,000 draws), and a draw
+    of a pair first, which halves the chance of each delete and reverse, is rejected."""
+    from scipy import stats
+
+    names = [f"x{i}" for i in range(5)]
+    adj = np.zeros((5, 5), dtype=np.int8)
+    adj[0, 1] = adj[1, 2] = adj[3, 2] = adj[0, 4] = 1
+    k = moves.StructureConstraints(names, max_parents=2, blacklist=[("x4", "x3"), ("x2", "x4")],
+                                   whitelist=[("x0", "x4")])
+    legal = sorted(_brute_force_moves(adj, k.allowed, k.required, 2))
+    assert len(legal) == 13  # 3 deletes, 3 reverses (not the white-listed edge), 7 additions
+    for kernel, uniform in ((None, True), (_pair_then_move, False)):
+        seen = [_one_random_move(adj, k, seed, kernel) for seed in range(6_000)]
+        counts = np.array([seen.count(m) for m in legal])
+        assert counts.sum() == len(seen)  # only legal moves
+        p = stats.chisquare(counts).pvalue
+        assert (p > 1e-4) if uniform else (p < 1e-8), (kernel, p, counts)
+    g = adj.copy()  # many moves: the graph stays a DAG within the constraints
+    pbits = np.zeros((5, 1), dtype=np.uint64)
+    for u, v in zip(*np.nonzero(g)):
+        pbits[v, 0] |= np.uint64(1) << np.uint64(u)
+    npar = g.sum(axis=0).astype(np.int64)
+    assert mk.random_moves(g, pbits, npar, k.allowed, k.required, 2, 500, 7) == 500
+    assert is_acyclic(g) and g[0, 4] == 1 and g[4, 3] == 0 and g.sum(axis=0).max() <= 2
+    full = np.triu(np.ones((3, 3), dtype=np.int8), 1)  # every edge white-listed: no legal move at all
+    k3 = moves.StructureConstraints(names[:3], whitelist=[("x0", "x1"), ("x0", "x2"), ("x1", "x2")])
+    assert mk.random_moves(full, np.zeros((3, 1), np.uint64), full.sum(axis=0).astype(np.int64), k3.allowed,
+                           k3.required, k3.max_parents, 3, 1) == 0
+
+
 def test_legal_moves_beyond_64_variables():
     rng = np.random.default_rng(9)
     n = 70

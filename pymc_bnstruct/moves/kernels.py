@@ -19,6 +19,7 @@ import numpy as np
 
 from ..graph import topological_order_kernel as topological_order
 from ..jit import empty, inner, zeros
+from ..rng import randint, seed_state
 from .cache_kernels import family_score
 
 ADD = 0
@@ -171,6 +172,57 @@ def count_legal_moves(adj, allowed, required, max_parents):
     k = max(adj.shape[0] * (adj.shape[0] - 1), 1)
     return legal_moves(adj, allowed, required, max_parents, empty(k, np.int64),
                        empty(k, np.int64), empty(k, np.int64))
+
+
+@nb.njit(cache=True)
+def random_moves(adj, pbits, npar, allowed, required, max_parents, n_moves, seed):
+    """Apply ``n_moves`` moves to the state in place, each drawn uniformly from the legal
+    moves of the graph at the time (those :func:`legal_moves` lists); return how many were
+    applied (fewer when a graph has no legal move).
+
+    Drawn by rejection: a try picks an allowed ordered pair ``(u, v)`` and one of two slots
+    uniformly (an absent edge: add or nothing; a present one: delete or reverse) and keeps
+    the move if it is legal. Every legal move has the same chance per try, so the one kept
+    is uniform, for an O(1) check per try where listing the moves costs ``O(n^2)`` per
+    move (26 ms on 724 variables).
+    """
+    n = adj.shape[0]
+    pair_u = empty(n * (n - 1), np.int64)
+    pair_v = empty(n * (n - 1), np.int64)
+    m = 0
+    for u in range(n):
+        for v in range(n):
+            if u != v and (allowed[u, v] or adj[u, v] != 0):  # every edge a move can make is allowed
+                pair_u[m] = u
+                pair_v[m] = v
+                m += 1
+    if m == 0:
+        return 0
+    desc = zeros((n, (n + 63) // 64), np.uint64)
+    order = empty(n, np.int64)
+    if not descendant_bitsets(adj, desc, order):
+        return 0
+    s = seed_state(seed)
+    applied = 0
+    while applied < n_moves:
+        for _ in range(128 * m):
+            i = randint(s, 2 * m)
+            u, v = pair_u[i >> 1], pair_v[i >> 1]
+            if adj[u, v] != 0:
+                kind = DELETE if i & 1 == 0 else REVERSE
+            elif i & 1 == 0:
+                kind = ADD
+            else:
+                continue
+            if is_legal(adj, npar, desc, allowed, required, max_parents, kind, u, v):
+                apply_move(adj, pbits, npar, kind, u, v)
+                descendant_bitsets(adj, desc, order)
+                applied += 1
+                break
+        else:  # 256 m tries found nothing: stop if nothing is legal, else try again
+            if count_legal_moves(adj, allowed, required, max_parents) <= 0:
+                return applied
+    return applied
 
 
 @nb.njit(cache=True)

@@ -43,18 +43,9 @@ def _setup(data: Any, score: Score, prior: StructurePrior, max_parents: int | No
 def _perturb(climber: Climber, n_moves: int, rng: np.random.Generator) -> None:
     """Apply ``n_moves`` uniformly chosen legal moves to the climber's graph."""
     c = climber.constraints
-    adj = climber.adj.copy()
-    n = c.n_vars
-    size = max(n * (n - 1), 1)
-    kinds, us, vs = (np.empty(size, dtype=np.int64) for _ in range(3))
-    pbits = climber.pbits.copy()
-    npar = climber.npar.copy()
-    for _ in range(n_moves):
-        m = move_kernels.legal_moves(adj, c.allowed, c.required, c.max_parents, kinds, us, vs)
-        if m <= 0:
-            break
-        i = int(rng.integers(m))
-        move_kernels.apply_move(adj, pbits, npar, kinds[i], us[i], vs[i])
+    adj, pbits, npar = climber.adj.copy(), climber.pbits.copy(), climber.npar.copy()
+    move_kernels.random_moves(adj, pbits, npar, c.allowed, c.required, c.max_parents, n_moves,
+                              int(rng.integers(2**63)))
     climber.set_graph(adj)
 
 
