@@ -627,8 +627,8 @@ def _missing_cells(data: DiscreteData | ContinuousData, missing: str, method: st
     if missing == "drop-rows":
         kept = data.complete_rows()
         _data_log.info("bns.learn: %d of %d rows have missing cells; learning from the %d complete rows "
-                  "(listwise deletion: unbiased only if cells are missing completely at random)",
-                  data.n_samples - kept.n_samples, data.n_samples, kept.n_samples)
+                       "(listwise deletion: unbiased only if cells are missing completely at random)",
+                       data.n_samples - kept.n_samples, data.n_samples, kept.n_samples)
         if kept.n_samples < 2:
             raise ValueError(f"missing='drop-rows' leaves {kept.n_samples} complete row(s); use missing='model'")
         return kept
@@ -638,7 +638,7 @@ def _missing_cells(data: DiscreteData | ContinuousData, missing: str, method: st
             f"a sampler that models missing cells (method={' / '.join(map(repr, IMPUTING_METHODS))}), or "
             "bns.exact.enumerate_posterior on up to 6 variables (it sums over the completions)")
     _data_log.info("bns.learn: modelling %s, assumed missing at random (whether a cell is missing may depend on "
-              "observed cells, not on its own value)", data._missing_summary())
+                   "observed cells, not on its own value)", data._missing_summary())
     return data
 
 

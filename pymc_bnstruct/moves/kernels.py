@@ -219,7 +219,7 @@ def random_moves(adj, pbits, npar, allowed, required, max_parents, n_moves, seed
                 descendant_bitsets(adj, desc, order)
                 applied += 1
                 break
-        else:  # 256 m tries found nothing: stop if nothing is legal, else try again
+        else:  # 128 m tries found no legal move: stop if there is none, else try again
             if count_legal_moves(adj, allowed, required, max_parents) <= 0:
                 return applied
     return applied

@@ -63,8 +63,9 @@ class StructureMetropolis(StructureStep):
         :class:`~pymc_bnstruct.ScoreTable` built once when the step method is created; so
         it needs a ``max_parents`` on the DAG that keeps ``n`` times that at most 10
         million (with the default ``max_parents=3``: up to 88 variables; with 2: up to 270;
-        alarm, n = 37, fits up to 4 parents). Without REV, structure MCMC can stay stuck for hundreds of
-        thousands of moves from about a dozen variables on (measured in ``docs/index.md``).
+        alarm, n = 37, fits up to 4 parents). Without REV, structure MCMC can stay stuck
+        for hundreds of thousands of moves from about a dozen variables on (measured in
+        ``docs/index.md``).
         The moves in use are in the repr and in the log line printed at creation.
     rev_prune : float or None, default 25
         REV draws parent sets from the families that no subset beats by more than this

@@ -29,8 +29,8 @@ __all__ = ["StructureChain", "MOVE_KINDS", "check_structure_move_probs", "rev_se
 MOVE_KINDS = ("add", "delete", "reverse", "rev")
 
 # Largest family table (families over all nodes) that the REV move may build: 223 variables
-# with max_parents=2 hold 5.5 million, scored in 7 s from 1,000 rows in 1.3 GB (table and
-# index); this allows about twice that.
+# with max_parents=2 hold 5.5 million, scored in 7 s from 1,000 rows (1.3 GB resident with
+# the index); this allows about twice that.
 MAX_REV_FAMILIES = 10_000_000
 
 #: Probability of the REV move in the default mix (Grzegorczyk & Husmeier 2008); the
