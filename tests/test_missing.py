@@ -305,11 +305,14 @@ def test_the_command_line_models_missing_cells_and_reports_the_share(tmp_path, m
     df.loc[[2, 7], "Smoker"] = "?"
     df.loc[5, "Xray"] = ""
     df.to_csv("q.csv", index=False)
+    levels = [logging.getLogger(n).level for n in ("pymc", "pymc_bnstruct.learning.api.data")]
     assert main(["learn", "q.csv", "--method", "order", "--chains", "2", "--draws", "40", "--tune", "10",
                  "--seed", "1", "--out", "q.nc", "--report", "q.html"]) == 0
     err = capsys.readouterr().err
     assert "3 missing cells in 3 rows (columns: 'Smoker' (2), 'Xray' (1))" in err and "missing at random" in err
     assert err.count("missing at random") == 1  # said once, in the command's terms, not again by bns.learn
+    # ... and only while the command runs: bns.learn says it again in this process afterwards
+    assert [logging.getLogger(n).level for n in ("pymc", "pymc_bnstruct.learning.api.data")] == levels
     assert main(["summary", "q.nc", "--format", "json"]) == 0
     facts = json.loads(capsys.readouterr().out)["facts"]
     assert facts["missing_cells"] == 3 and facts["fraction_imputed"] == pytest.approx(3 / 400, abs=1e-4)

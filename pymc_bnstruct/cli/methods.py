@@ -7,9 +7,10 @@ an installation may lack gives :class:`Method` a ``missing`` check, and the comm
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -143,18 +144,36 @@ def _sampler(name: str, **variable: Any) -> Callable[[DiscreteData, Settings], A
     (``bns.convergence_verdict``) and shows the warnings once each.
     """
     def run(data: DiscreteData, s: Settings) -> Any:
-        logging.getLogger("pymc").setLevel(logging.ERROR)
-        # the step methods' description of themselves: as quiet as PyMC's own lines above
-        logging.getLogger("pymc_bnstruct.step_methods").setLevel(logging.WARNING)
-        # the gaps were announced when the file was read (prepare_data), in the command's terms
-        logging.getLogger("pymc_bnstruct.learning.api.data").setLevel(logging.WARNING)
         given = {k: v for k, v in (("moves_per_draw", s.moves_per_draw),) if v is not None}
         if s.plus1 != "auto":
             given["plus1"] = s.plus1 == "on"
-        return _learn(data, s, name, candidates=s.search_space, max_candidates=s.max_candidates,
-                       chains=s.chains, cores=s.cores, draws=s.draws, tune=s.tune, budget=s.budget,
-                       callback=s.callback, on_plan=s.on_plan, widen=s.widen, **variable, **given)
+        with _quieter(_QUIET_WHILE_SAMPLING):
+            return _learn(data, s, name, candidates=s.search_space, max_candidates=s.max_candidates,
+                          chains=s.chains, cores=s.cores, draws=s.draws, tune=s.tune, budget=s.budget,
+                          callback=s.callback, on_plan=s.on_plan, widen=s.widen, **variable, **given)
     return run
+
+
+#: Loggers the samplers' run quiets, and to what level: PyMC's lines (the command draws its
+#: own progress line), the step methods' description of themselves, and ``bns.learn``'s
+#: note on the gaps, which the command made when it read the file, in its own terms.
+_QUIET_WHILE_SAMPLING = {"pymc": logging.ERROR, "pymc_bnstruct.step_methods": logging.WARNING,
+                         "pymc_bnstruct.learning.api.data": logging.WARNING}
+
+
+@contextlib.contextmanager
+def _quieter(levels: dict[str, int]) -> Iterator[None]:
+    """Set these loggers' levels while the block runs, then restore them (an in-process
+    call, as the tests make, leaves the loggers as it found them)."""
+    loggers = {logging.getLogger(name): level for name, level in levels.items()}
+    before = {logger: logger.level for logger in loggers}
+    for logger, level in loggers.items():
+        logger.setLevel(level)
+    try:
+        yield
+    finally:
+        for logger, level in before.items():
+            logger.setLevel(level)
 
 
 def _fmt_bytes(b: float) -> str:
