@@ -216,7 +216,10 @@ def random_moves(adj, pbits, npar, allowed, required, max_parents, n_moves, seed
                 continue
             if is_legal(adj, npar, desc, allowed, required, max_parents, kind, u, v):
                 apply_move(adj, pbits, npar, kind, u, v)
-                descendant_bitsets(adj, desc, order)
+                if kind == ADD:  # an edge added: the descendants only grow
+                    add_edge_descendants(desc, u, v)
+                else:
+                    descendant_bitsets(adj, desc, order)
                 applied += 1
                 break
         else:  # 128 m tries found no legal move: stop if there is none, else try again
