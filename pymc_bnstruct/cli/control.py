@@ -14,6 +14,7 @@ few seconds otherwise (logs, CI). Standard library only: the command imports it 
 
 from __future__ import annotations
 
+import logging
 import signal
 import sys
 import threading
@@ -24,7 +25,7 @@ from contextlib import contextmanager
 from types import FrameType
 from typing import Any, TextIO
 
-__all__ = ["RunControl", "collect_warnings", "show_warnings", "PROGRESS_EVERY"]
+__all__ = ["RunControl", "collect_warnings", "show_warnings", "quiet_loggers", "PROGRESS_EVERY"]
 
 #: Seconds between progress lines when stderr is not a terminal.
 PROGRESS_EVERY = 5.0
@@ -175,3 +176,18 @@ def show_warnings(caught: list[warnings.WarningMessage], *, everything: bool = F
     for line in lines:
         print(line, file=stream)
     return lines
+
+
+@contextmanager
+def quiet_loggers(levels: dict[str, int]) -> Iterator[None]:
+    """Set these loggers' levels while the block runs, then restore them (an in-process
+    call, as the tests make, leaves the loggers as it found them)."""
+    loggers = {logging.getLogger(name): level for name, level in levels.items()}
+    before = {logger: logger.level for logger in loggers}
+    for logger, level in loggers.items():
+        logger.setLevel(level)
+    try:
+        yield
+    finally:
+        for logger, level in before.items():
+            logger.setLevel(level)

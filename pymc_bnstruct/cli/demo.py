@@ -34,6 +34,7 @@ from ..results.features import edge_probabilities
 from ..results.idata import get_group
 from ..results.plots import plot_chain_agreement, plot_score_trace
 from ..step_methods import OrderMetropolis
+from .control import quiet_loggers
 
 
 def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -129,7 +130,11 @@ def _write_plots(idata: object, outdir: str, moves_per_draw: int) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parse(argv)
     matplotlib.use("Agg")
-    logging.getLogger("pymc").setLevel(logging.ERROR)
+    with quiet_loggers({"pymc": logging.ERROR}):  # the demo prints its own account of the run
+        return _demo(args)
+
+
+def _demo(args: argparse.Namespace) -> int:
     net = load_network(args.network)
     data = DiscreteData.from_frame(net.sample(args.rows, random_seed=args.seed))
     names = list(data.names)

@@ -7,10 +7,9 @@ an installation may lack gives :class:`Method` a ``missing`` check, and the comm
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,6 +25,7 @@ from ..priors import StructurePrior
 from ..results.convert import convert
 from ..results.features import edge_probabilities
 from ..scores import Score
+from .control import quiet_loggers
 from .errors import CliError
 
 __all__ = ["Settings", "RunOutput", "run_output", "Method", "METHODS", "EXACT_MAX_VARS", "KINDS"]
@@ -147,7 +147,7 @@ def _sampler(name: str, **variable: Any) -> Callable[[DiscreteData, Settings], A
         given = {k: v for k, v in (("moves_per_draw", s.moves_per_draw),) if v is not None}
         if s.plus1 != "auto":
             given["plus1"] = s.plus1 == "on"
-        with _quieter(_QUIET_WHILE_SAMPLING):
+        with quiet_loggers(_QUIET_WHILE_SAMPLING):
             return _learn(data, s, name, candidates=s.search_space, max_candidates=s.max_candidates,
                           chains=s.chains, cores=s.cores, draws=s.draws, tune=s.tune, budget=s.budget,
                           callback=s.callback, on_plan=s.on_plan, widen=s.widen, **variable, **given)
@@ -159,21 +159,6 @@ def _sampler(name: str, **variable: Any) -> Callable[[DiscreteData, Settings], A
 #: note on the gaps, which the command made when it read the file, in its own terms.
 _QUIET_WHILE_SAMPLING = {"pymc": logging.ERROR, "pymc_bnstruct.step_methods": logging.WARNING,
                          "pymc_bnstruct.learning.api.data": logging.WARNING}
-
-
-@contextlib.contextmanager
-def _quieter(levels: dict[str, int]) -> Iterator[None]:
-    """Set these loggers' levels while the block runs, then restore them (an in-process
-    call, as the tests make, leaves the loggers as it found them)."""
-    loggers = {logging.getLogger(name): level for name, level in levels.items()}
-    before = {logger: logger.level for logger in loggers}
-    for logger, level in loggers.items():
-        logger.setLevel(level)
-    try:
-        yield
-    finally:
-        for logger, level in before.items():
-            logger.setLevel(level)
 
 
 def _fmt_bytes(b: float) -> str:

@@ -234,7 +234,8 @@ class FamilyCounts:
         by_size = np.argsort(sizes, kind="stable")
         fits = sizes[by_size] <= MAX_FAMILY_CELLS
         cumulative = np.cumsum(np.where(fits, sizes[by_size], 0.0))
-        keep = by_size[fits & (cumulative <= max_cells)]
+        # laid out in family order, the order an update walks them: the tables stream through the cache
+        keep = np.sort(by_size[fits & (cumulative <= max_cells)])
         self.table_at = np.full(len(self.children), -1, dtype=np.int64)
         cells = sizes[keep].astype(np.int64)
         self.table_at[keep] = np.concatenate([[0], np.cumsum(cells)[:-1]]).astype(np.int64) if len(keep) else keep
