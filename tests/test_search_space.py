@@ -221,3 +221,55 @@ def test_plus1_rounds_in_small_chunks_give_the_same_space(monkeypatch):
     monkeypatch.setattr(space_module, "_PLUS1_CHUNK", 50)  # a few nodes per chunk
     chunked = bns.search_space(df, random_seed=1, progressbar=False, whitelist=[("HR", "HRBP")])
     assert chunked.candidates == whole.candidates and chunked.n_iterations == whole.n_iterations
+
+
+def _check_refreshes_against_full(monkeypatch, space_module, df, **kwargs) -> list[tuple[int, int, bool]]:
+    """Run ``search_space`` with every plus1 refresh followed by a full one of the same stale
+    nodes from the same state; return (stale nodes, grown nodes, same gains) per refresh."""
+    grower = space_module._Grower
+    refresh = grower._plus1
+    seen = []
+
+    def checked(self):
+        saved = {k: getattr(self, k).copy() for k in ("_scored_with", "_ever_scored", "_best_in", "_best_with",
+                                                     "stale", "allowed")}
+        grown = int(np.sum(saved["stale"] & saved["_ever_scored"]
+                           & ~(saved["_scored_with"] & ~saved["allowed"]).any(axis=0)))
+        refresh(self)
+        incremental = self.gain.copy()
+        for k, value in saved.items():
+            getattr(self, k)[...] = value
+        self._ever_scored[:] = False  # every stale node from all its families
+        refresh(self)
+        seen.append((int(saved["stale"].sum()), grown, bool(np.array_equal(incremental, self.gain))))
+
+    monkeypatch.setattr(grower, "_plus1", checked)
+    bns.search_space(df, random_seed=1, progressbar=False, **kwargs)
+    return seen
+
+
+def test_a_node_whose_candidates_grew_scores_only_the_new_families_and_gains_the_same(monkeypatch):
+    """After a round, a stale node whose candidates only grew scores the families that hold
+    a new candidate and keeps its earlier maxima: every refresh's gains equal a full
+    rescoring's of the same nodes (with a white-listed parent, and with the cap dropping
+    candidates, which sends a node back to a full rescoring); forgetting the earlier maxima
+    breaks it."""
+    from pymc_bnstruct.search import space as space_module
+
+    df = bns.datasets.load_network("alarm").sample(500, random_seed=3)
+    for kwargs in ({"whitelist": [("HR", "CO")]}, {"max_candidates": 3}):
+        seen = _check_refreshes_against_full(monkeypatch, space_module, df, **kwargs)
+        assert len(seen) >= 3 and sum(grown for _, grown, _ in seen) >= 10, seen  # the path is taken
+        assert all(same for _, _, same in seen), seen
+    # control: a grown node that keeps only its new families' maxima
+    monkeypatch.undo()
+    keep = space_module._Grower._plus1_gains
+
+    def forgetful(self, batch):
+        self._best_in[:] = -np.inf
+        self._best_with[:] = -np.inf
+        keep(self, batch)
+
+    monkeypatch.setattr(space_module._Grower, "_plus1_gains", forgetful)
+    seen = _check_refreshes_against_full(monkeypatch, space_module, df, whitelist=[("HR", "CO")])
+    assert not all(same for _, _, same in seen), seen
