@@ -122,10 +122,11 @@ class FamilyTable(NamedTuple):
     Built from a :class:`~pymc_bnstruct.ScoreTable` (:meth:`from_score_table`). The first
     three fields are a family table in the ScoreTable's layout, which
     :func:`~pymc_bnstruct.moves.proposals.rev_draw` scans: the families REV may propose, each
-    child's in the ScoreTable's order. The rest is the index (empty without one): the
-    families' weights, precomputed, and what :func:`~pymc_bnstruct.moves.proposals.rev_draw`
-    needs to check whether the current parent sets of a move's two nodes are among the
-    proposable ones.
+    child's best first when there is an index (its scans then stop where the families left
+    could add less than ``2^-60`` of the sum, below rounding), else in the ScoreTable's
+    order. The rest is the index (empty without one): the families' weights, precomputed,
+    and what :func:`~pymc_bnstruct.moves.proposals.rev_draw` needs to check whether the
+    current parent sets of a move's two nodes are among the proposable ones.
 
     **Pruning.** A family ``S`` of child ``x`` is *kept* when its value (local score + log
     prior) is at least that of its best strict subset in the table, minus ``T`` nats
@@ -152,7 +153,8 @@ class FamilyTable(NamedTuple):
     at most ``q`` of ``a`` elements; ``kept`` is indexed by that row.
     """
 
-    #: the kept families of child ``i`` are rows ``offsets[i]:offsets[i + 1]``.
+    #: the kept families of child ``i`` are rows ``offsets[i]:offsets[i + 1]``, best first
+    #: when the table has an index (else in the ScoreTable's order).
     offsets: np.ndarray
     #: ``(n_kept, n_words)`` ``uint64`` parent bitsets.
     bitsets: np.ndarray
@@ -212,7 +214,11 @@ class FamilyTable(NamedTuple):
             table, offsets, log_scores, math.inf if prune_nats is None else float(prune_nats))
         rows = np.flatnonzero(kept)
         children = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))[rows]
-        return cls(np.searchsorted(rows, offsets).astype(np.int64), np.ascontiguousarray(bitsets[rows]),
+        # each child's kept families best first: REV's scans stop where the rest cannot matter
+        best_first = np.lexsort((-log_scores[rows], children))
+        rows, children = rows[best_first], children[best_first]
+        kept_offsets = np.concatenate([[0], np.cumsum(np.bincount(children, minlength=len(offsets) - 1))])
+        return cls(kept_offsets.astype(np.int64), np.ascontiguousarray(bitsets[rows]),
                    log_scores[rows], local, slots, binom, offsets, kept,
                    np.exp(log_scores[rows] - log_scale[children]), log_scale)
 
