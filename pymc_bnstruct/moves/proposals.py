@@ -260,9 +260,9 @@ def _mark_descendants(adj, start, mark, stack):
 # weights may have underflowed: such sums are redone from the values (_exp_sums).
 _TINY = 1e-250
 # With the families best first, a scan stops once the families left (each no heavier than the
-# next) could add less than this share to the sum: below rounding, so the draws and the
-# normalisers are those of the whole scan to the last bits (andeslike, 223 variables: a REV
-# move's scans read a few hundred of a node's 20,000 families, not all of them).
+# row just read) could add less than this share to the sum: below rounding, so the draws and
+# the normalisers are those of the whole scan (a scan that needs a parent in its families
+# stops late: the node's heaviest families mostly lack it).
 _NEGLIGIBLE = 2.0 ** -60
 
 
@@ -285,8 +285,8 @@ def _is_kept(x, bits, W):
 def _scan_families(x, forbid, need, offsets, fbits, W):
     """Append to ``W[6]`` the rows of the families of ``x`` that avoid ``forbid`` and
     contain ``need`` (bitsets); with precomputed weights (``W[13]``), their running sums to
-    ``W[4]``, stopping where the families left (best first, so each weighs at most the
-    next one's weight) could add less than :data:`_NEGLIGIBLE` of the sum. Returns ``(their
+    ``W[4]``, stopping where the families left (best first, so none weighs more than the
+    row just read) could add less than :data:`_NEGLIGIBLE` of the sum. Returns ``(their
     number, the sum of their weights)``."""
     cum, rows, weights = W[4], W[6], W[13]
     weighed = weights.shape[0] > 0
