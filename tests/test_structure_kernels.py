@@ -460,11 +460,15 @@ def _listed_families(x, g, forced, offsets, fbits, fscores, W):
     return lse, W[6][:count].copy(), W[4][:count].copy()
 
 
-def _best_first(t, kept):
-    """The rows of ``t`` (a ScoreTable) flagged in ``kept``, as an indexed FamilyTable lays
-    them out: each child's best first."""
-    rows = np.flatnonzero(kept)
-    return rows[np.lexsort((-t.log_scores[rows], t.children[rows]))]
+def _table_rows(table, t):
+    """The ScoreTable rows of an indexed FamilyTable's rows (found by child and parent
+    bitset), after checking that each child's families run from the highest value down."""
+    where = {(int(x), t.bitsets[r].tobytes()): r for r, x in enumerate(t.children)}
+    children = np.repeat(np.arange(len(table.offsets) - 1), np.diff(table.offsets))
+    rows = np.array([where[(int(x), b.tobytes())] for x, b in zip(children, table.bitsets)], dtype=np.int64)
+    for x in range(len(table.offsets) - 1):
+        assert np.all(np.diff(table.log_scores[table.offsets[x]:table.offsets[x + 1]]) <= 0)
+    return rows
 
 
 def _check_listed(listed, cum, ref_rows, log_scores, lse):
@@ -530,8 +534,8 @@ def test_rev_kept_families_match_brute_force(n, kw, prune_nats):
     n_free = (t.parent_sets >= 0).sum(axis=1) - c.required.sum(axis=0)[t.children]
     assert 0 < expected[n_free >= 2].sum() < (n_free >= 2).sum()
     np.testing.assert_array_equal(table.kept, expected)
-    rows = np.flatnonzero(expected)
-    rows = rows[np.lexsort((-t.log_scores[rows], t.children[rows]))]  # each child's best first
+    rows = _table_rows(table, t)  # each child's best first
+    np.testing.assert_array_equal(np.sort(rows), np.flatnonzero(expected))
     np.testing.assert_array_equal(table.bitsets, t.bitsets[rows])
     np.testing.assert_array_equal(table.log_scores, t.log_scores[rows])
     np.testing.assert_array_equal(np.diff(table.offsets), np.bincount(t.children[rows], minlength=n))
@@ -539,9 +543,15 @@ def test_rev_kept_families_match_brute_force(n, kw, prune_nats):
     np.testing.assert_allclose(table.weights, np.exp(t.log_scores[rows] - best), rtol=1e-12)
     W = workspace(table, n)
     np.testing.assert_array_equal(_kept_by_rank(np.asarray(t.children, dtype=np.int64), t.bitsets, W), expected)
+    # each (child, parent)'s list: the kept families of the child that hold the parent, best first
+    held = bits_to_bool(t.bitsets[rows], n)
+    for x in range(n):
+        for p in range(n):
+            listed = table.holding[table.holding_offsets[x * n + p]:table.holding_offsets[x * n + p + 1]]
+            np.testing.assert_array_equal(listed, np.flatnonzero((t.children[rows] == x) & held[:, p]))
     # no pruning: every family kept, the table itself
     whole = FamilyTable.from_score_table(t, prune_nats=None)
-    assert whole.kept.all() and np.array_equal(whole.bitsets, t.bitsets[_best_first(t, np.ones(t.n_families, bool))])
+    assert whole.kept.all() and np.array_equal(np.sort(_table_rows(whole, t)), np.arange(t.n_families))
 
 
 @LIST_CASES
@@ -558,7 +568,7 @@ def test_rev_listed_families_match_brute_force(n, kw, prune_nats, index):
     table = FamilyTable.from_score_table(t, index=index, prune_nats=prune_nats)
     kept = table.kept if index else np.ones(t.n_families, dtype=bool)
     assert prune_nats is None or not kept.all()
-    to_full = _best_first(t, kept) if index else np.flatnonzero(kept)  # rows of the table -> of the ScoreTable
+    to_full = _table_rows(table, t) if index else np.flatnonzero(kept)  # rows of the table -> of the ScoreTable
     W = workspace(table, n)
     gen = np.random.default_rng(5)
     bits = bits_to_bool(t.bitsets, n)
@@ -602,7 +612,7 @@ def test_rev_sums_survive_underflowing_weights():
     scaled.log_scores = t.log_scores * 1000.0
     table = FamilyTable.from_score_table(scaled, prune_nats=None)
     assert (table.weights == 0).mean() > 0.5
-    to_full = _best_first(scaled, np.ones(len(scaled.log_scores), bool))
+    to_full = _table_rows(table, scaled)
     W = workspace(table, n)
     bits = bits_to_bool(t.bitsets, n)
     gen = np.random.default_rng(9)
@@ -789,8 +799,7 @@ def _rev_chain_without_edge_count_ratio(adj, pbits, npar, desc, E, families, n_m
     ev = np.empty(n * n, dtype=np.int64)
     pos = np.empty((n, n), dtype=np.int64)
     order_buf = np.empty(n, dtype=np.int64)
-    W = rev_workspace_indexed(n, pbits.shape[1], 1 << n, families.local, families.slots, families.binom,
-                              families.full_offsets, families.kept, families.weights, families.log_scale)
+    W = rev_workspace_indexed(n, pbits.shape[1], 1 << n, *families[3:])
     m = edge_list(adj, eu, ev, pos)
     for _ in range(n_moves):
         legal, i, j, delta, log_h = rev_propose(adj, pbits, eu, ev, m, E, families.offsets, families.bitsets,

@@ -199,7 +199,8 @@ def accept(adj, pbits, npar, desc, eu, ev, pos, m, order_buf, kind, u, v):
 
 # --------------------------------------------------------------------------- REV move
 @nb.njit(cache=True)
-def rev_workspace_indexed(n, n_words, max_rows, local, slots, binom, full_offsets, kept, weights, log_scale):
+def rev_workspace_indexed(n, n_words, max_rows, local, slots, binom, full_offsets, kept, weights, log_scale,
+                          holding_offsets, holding):
     """Scratch arrays of :func:`rev_propose` for graphs of ``n`` nodes and a family table
     with at most ``max_rows`` families per child, holding the table's index (the fields
     after the third of :class:`~pymc_bnstruct.moves.state.FamilyTable`; empty: weights
@@ -213,7 +214,8 @@ def rev_workspace_indexed(n, n_words, max_rows, local, slots, binom, full_offset
             zeros(max(max_rows, 1), np.int64),        # 6: table rows of the eligible families
             zeros(n_words, np.uint64),                # 7: the forced parent (bitset)
             local, slots, binom, full_offsets, kept,  # 8-12: ranks of the current families
-            weights, log_scale)                       # 13-14: precomputed weights
+            weights, log_scale,                       # 13-14: precomputed weights
+            holding_offsets, holding)                 # 15-16: each (child, parent)'s families
 
 
 @nb.njit(cache=True)
@@ -222,7 +224,8 @@ def rev_workspace(n, n_words, max_rows):
     every family that fits and draws from any family of the table."""
     return rev_workspace_indexed(n, n_words, max_rows, zeros((0, 0), np.int64), zeros(0, np.int64),
                                  zeros((0, 0), np.int64), zeros(1, np.int64), zeros(0, np.bool_),
-                                 zeros(0, np.float64), zeros(0, np.float64))
+                                 zeros(0, np.float64), zeros(0, np.float64), zeros(0, np.int64),
+                                 zeros(0, np.int32))
 
 
 @nb.njit(cache=True)
@@ -235,7 +238,8 @@ def rev_workspace_of(families, n, n_words, used):
         for x in range(offsets.shape[0] - 1):
             max_rows = max(max_rows, offsets[x + 1] - offsets[x])
     return rev_workspace_indexed(n, n_words, max_rows, families.local, families.slots, families.binom,
-                                 families.full_offsets, families.kept, families.weights, families.log_scale)
+                                 families.full_offsets, families.kept, families.weights, families.log_scale,
+                                 families.holding_offsets, families.holding)
 
 
 @inner
@@ -282,19 +286,25 @@ def _is_kept(x, bits, W):
 
 
 @inner
-def _scan_families(x, forbid, need, offsets, fbits, W):
+def _scan_families(x, forbid, need, offsets, fbits, W, forced):
     """Append to ``W[6]`` the rows of the families of ``x`` that avoid ``forbid`` and
     contain ``need`` (bitsets); with precomputed weights (``W[13]``), their running sums to
     ``W[4]``, stopping where the families left (best first, so none weighs more than the
-    row just read) could add less than :data:`_NEGLIGIBLE` of the sum. Returns ``(their
-    number, the sum of their weights)``."""
-    cum, rows, weights = W[4], W[6], W[13]
+    row just read) could add less than :data:`_NEGLIGIBLE` of the sum. With the index's
+    per-parent lists (``W[15]``, ``W[16]``) a scan that needs parent ``forced`` reads only
+    the families that hold it. Returns ``(their number, the sum of their weights)``."""
+    cum, rows, weights, holding_offsets, holding = W[4], W[6], W[13], W[15], W[16]
     weighed = weights.shape[0] > 0
+    listed = forced >= 0 and holding_offsets.shape[0] > 0
     n_words = forbid.shape[0]
     count = 0
     total = 0.0
-    end = offsets[x + 1]
-    for r in range(offsets[x], end):
+    lo, end = offsets[x], offsets[x + 1]
+    if listed:
+        key = x * (offsets.shape[0] - 1) + forced
+        lo, end = holding_offsets[key], holding_offsets[key + 1]
+    for t in range(lo, end):
+        r = np.int64(holding[t]) if listed else t
         # without branches on the fit: best first, fitting and other rows alternate at random
         bad = np.uint64(0)
         for w in range(n_words):
@@ -306,7 +316,7 @@ def _scan_families(x, forbid, need, offsets, fbits, W):
             total += weights[r] * fit
             cum[count] = total
         count += fit
-        if weighed and total >= _TINY and (end - r - 1) * weights[r] < _NEGLIGIBLE * total:
+        if weighed and total >= _TINY and (end - t - 1) * weights[r] < _NEGLIGIBLE * total:
             break
     return count, total
 
@@ -346,7 +356,7 @@ def _parent_sets(x, g, forced, offsets, fbits, fscores, W):
             set_bit(forbid, p)
     if forced >= 0:
         set_bit(need, forced)
-    count, total = _scan_families(x, forbid, need, offsets, fbits, W)
+    count, total = _scan_families(x, forbid, need, offsets, fbits, W, forced)
     if count == 0:
         return -np.inf, 0
     if total >= _TINY:

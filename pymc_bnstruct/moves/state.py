@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from typing import Any, NamedTuple
 
+import numba as nb
 import numpy as np
 
 from . import kernels as move_kernels
@@ -114,6 +115,9 @@ class KernelConstraints(NamedTuple):
 
 #: Default pruning threshold of the REV move's family table, in nats (see :class:`FamilyTable`).
 REV_PRUNE_NATS = 25.0
+#: Largest number of (child, parent, family) entries of a REV table's per-parent lists
+#: (4 bytes each: 64 MB); a larger table scans a child's families for a needed parent instead.
+REV_HOLDING_ENTRIES = 16_000_000
 
 
 class FamilyTable(NamedTuple):
@@ -174,6 +178,13 @@ class FamilyTable(NamedTuple):
     weights: np.ndarray
     #: ``(n,)`` largest family value of each child.
     log_scale: np.ndarray
+    #: ``(n * n + 1,)`` ``int64``: the kept families of child ``x`` that hold parent ``p``
+    #: are rows ``holding[holding_offsets[x * n + p]:holding_offsets[x * n + p + 1]]``, best
+    #: first (a REV scan that needs ``p`` reads those only); empty when the lists would
+    #: exceed :data:`REV_HOLDING_ENTRIES`.
+    holding_offsets: np.ndarray
+    #: ``int32`` rows of the kept families, per (child, parent), best first.
+    holding: np.ndarray
 
     @classmethod
     def empty(cls, n_words: int) -> FamilyTable:
@@ -212,20 +223,77 @@ class FamilyTable(NamedTuple):
             return cls(offsets, bitsets, log_scores, *_no_index())
         local, slots, binom, kept, log_scale = _family_index(
             table, offsets, log_scores, math.inf if prune_nats is None else float(prune_nats))
-        rows = np.flatnonzero(kept)
-        children = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))[rows]
-        # each child's kept families best first: REV's scans stop where the rest cannot matter
-        best_first = np.lexsort((-log_scores[rows], children))
-        rows, children = rows[best_first], children[best_first]
-        kept_offsets = np.concatenate([[0], np.cumsum(np.bincount(children, minlength=len(offsets) - 1))])
-        return cls(kept_offsets.astype(np.int64), np.ascontiguousarray(bitsets[rows]),
+        # each child's kept families best first (REV's scans stop where the rest cannot
+        # matter), and per (child, parent) the list of those that hold the parent
+        parent_sets = np.ascontiguousarray(table.parent_sets, dtype=np.int64)
+        rows, kept_offsets = _best_first(kept, offsets, log_scores)
+        n = len(offsets) - 1
+        holding_offsets, holding = _holding_lists(rows, kept_offsets, parent_sets, n, REV_HOLDING_ENTRIES)
+        children = np.repeat(np.arange(n), np.diff(kept_offsets))
+        return cls(kept_offsets, np.ascontiguousarray(bitsets[rows]),
                    log_scores[rows], local, slots, binom, offsets, kept,
-                   np.exp(log_scores[rows] - log_scale[children]), log_scale)
+                   np.exp(log_scores[rows] - log_scale[children]), log_scale, holding_offsets, holding)
 
 
 def _no_index() -> tuple[np.ndarray, ...]:
     return (np.zeros((0, 0), dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.int64),
-            np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.bool_), np.zeros(0), np.zeros(0))
+            np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.bool_), np.zeros(0), np.zeros(0),
+            np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int32))
+
+
+@nb.njit(cache=True)
+def _best_first(kept, offsets, log_scores):
+    """The kept rows of a table, each child's (rows ``offsets[x]:offsets[x + 1]``) from the
+    highest value down, and their per-child offsets."""
+    n = offsets.shape[0] - 1
+    kept_offsets = np.zeros(n + 1, dtype=np.int64)
+    for x in range(n):
+        c = 0
+        for r in range(offsets[x], offsets[x + 1]):
+            c += kept[r]
+        kept_offsets[x + 1] = kept_offsets[x] + c
+    rows = np.empty(kept_offsets[n], dtype=np.int64)
+    for x in range(n):
+        at = kept_offsets[x]
+        for r in range(offsets[x], offsets[x + 1]):
+            if kept[r]:
+                rows[at] = r
+                at += 1
+        segment = rows[kept_offsets[x]:kept_offsets[x + 1]]
+        order = np.argsort(-log_scores[segment])  # ties in any order: only the values matter
+        rows[kept_offsets[x]:kept_offsets[x + 1]] = segment[order]
+    return rows, kept_offsets
+
+
+@nb.njit(cache=True)
+def _holding_lists(rows, kept_offsets, parent_sets, n, max_entries):
+    """``holding_offsets, holding`` of :class:`FamilyTable`: a counting sort of the kept
+    families (``rows`` of ``parent_sets``, laid out by ``kept_offsets``) by (child, parent),
+    each list in layout order (best first); empty past ``max_entries`` entries."""
+    counts = np.zeros(n * n + 1, dtype=np.int64)
+    width = parent_sets.shape[1]
+    for x in range(n):
+        for t in range(kept_offsets[x], kept_offsets[x + 1]):
+            r = rows[t]
+            for k in range(width):
+                p = parent_sets[r, k]
+                if p >= 0:
+                    counts[x * n + p + 1] += 1
+    for key in range(n * n):
+        counts[key + 1] += counts[key]
+    if counts[n * n] > max_entries:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int32)
+    holding = np.empty(counts[n * n], dtype=np.int32)
+    fill = counts[:-1].copy()
+    for x in range(n):
+        for t in range(kept_offsets[x], kept_offsets[x + 1]):
+            r = rows[t]
+            for k in range(width):
+                p = parent_sets[r, k]
+                if p >= 0:
+                    holding[fill[x * n + p]] = t
+                    fill[x * n + p] += 1
+    return counts, holding
 
 
 def _family_index(table, offsets: np.ndarray, log_scores: np.ndarray, prune_nats: float) -> tuple[np.ndarray, ...]:
