@@ -266,34 +266,35 @@ def _best_first(kept, offsets, log_scores):
 
 
 @nb.njit(cache=True)
-def _holding_lists(rows, kept_offsets, parent_sets, n, max_entries):
+def _holding_pass(rows, kept_offsets, parent_sets, n, at, holding):
+    """One pass over the (child, parent) pairs of the kept families (``rows`` of
+    ``parent_sets``, laid out by ``kept_offsets``): with ``holding`` empty count each pair
+    in ``at``, else write each family's layout row at ``holding[at[pair]]`` and advance it."""
+    write = holding.shape[0] > 0
+    for x in range(n):
+        for t in range(kept_offsets[x], kept_offsets[x + 1]):
+            r = rows[t]
+            for k in range(parent_sets.shape[1]):
+                p = parent_sets[r, k]
+                if p >= 0:
+                    if write:
+                        holding[at[x * n + p]] = t
+                    at[x * n + p] += 1
+
+
+def _holding_lists(rows: np.ndarray, kept_offsets: np.ndarray, parent_sets: np.ndarray, n: int,
+                   max_entries: int) -> tuple[np.ndarray, np.ndarray]:
     """``holding_offsets, holding`` of :class:`FamilyTable`: a counting sort of the kept
-    families (``rows`` of ``parent_sets``, laid out by ``kept_offsets``) by (child, parent),
-    each list in layout order (best first); empty past ``max_entries`` entries."""
-    counts = np.zeros(n * n + 1, dtype=np.int64)
-    width = parent_sets.shape[1]
-    for x in range(n):
-        for t in range(kept_offsets[x], kept_offsets[x + 1]):
-            r = rows[t]
-            for k in range(width):
-                p = parent_sets[r, k]
-                if p >= 0:
-                    counts[x * n + p + 1] += 1
-    for key in range(n * n):
-        counts[key + 1] += counts[key]
-    if counts[n * n] > max_entries:
+    families by (child, parent), each list in layout order (best first); empty past
+    ``max_entries`` entries."""
+    counts = np.zeros(n * n, dtype=np.int64)
+    _holding_pass(rows, kept_offsets, parent_sets, n, counts, np.zeros(0, dtype=np.int32))
+    offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    if offsets[-1] > max_entries:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int32)
-    holding = np.empty(counts[n * n], dtype=np.int32)
-    fill = counts[:-1].copy()
-    for x in range(n):
-        for t in range(kept_offsets[x], kept_offsets[x + 1]):
-            r = rows[t]
-            for k in range(width):
-                p = parent_sets[r, k]
-                if p >= 0:
-                    holding[fill[x * n + p]] = t
-                    fill[x * n + p] += 1
-    return counts, holding
+    holding = np.empty(offsets[-1], dtype=np.int32)
+    _holding_pass(rows, kept_offsets, parent_sets, n, offsets[:-1].copy(), holding)
+    return offsets, holding
 
 
 def _family_index(table, offsets: np.ndarray, log_scores: np.ndarray, prune_nats: float) -> tuple[np.ndarray, ...]:
