@@ -265,8 +265,7 @@ def _mark_descendants(adj, start, mark, stack):
 _TINY = 1e-250
 # With the families best first, a scan stops once the families left (each no heavier than the
 # row just read) could add less than this share to the sum: below rounding, so the draws and
-# the normalisers are those of the whole scan (a scan that needs a parent in its families
-# stops late: the node's heaviest families mostly lack it).
+# the normalisers are those of the whole scan.
 _NEGLIGIBLE = 2.0 ** -60
 
 

@@ -13,6 +13,7 @@ from typing import Any, NamedTuple
 import numba as nb
 import numpy as np
 
+from ..order import kernels as order_kernels
 from . import kernels as move_kernels
 
 __all__ = ["GraphState", "FamilyTable", "KernelConstraints", "parent_bitsets", "REV_PRUNE_NATS"]
@@ -226,7 +227,9 @@ class FamilyTable(NamedTuple):
         # each child's kept families best first (REV's scans stop where the rest cannot
         # matter), and per (child, parent) the list of those that hold the parent
         parent_sets = np.ascontiguousarray(table.parent_sets, dtype=np.int64)
-        rows, kept_offsets = _best_first(kept, offsets, log_scores)
+        rows = np.flatnonzero(kept)
+        kept_offsets = np.searchsorted(rows, offsets).astype(np.int64)
+        rows = order_kernels.best_first(kept_offsets, rows, log_scores)
         n = len(offsets) - 1
         holding_offsets, holding = _holding_lists(rows, kept_offsets, parent_sets, n, REV_HOLDING_ENTRIES)
         children = np.repeat(np.arange(n), np.diff(kept_offsets))
@@ -239,30 +242,6 @@ def _no_index() -> tuple[np.ndarray, ...]:
     return (np.zeros((0, 0), dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.int64),
             np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.bool_), np.zeros(0), np.zeros(0),
             np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int32))
-
-
-@nb.njit(cache=True)
-def _best_first(kept, offsets, log_scores):
-    """The kept rows of a table, each child's (rows ``offsets[x]:offsets[x + 1]``) from the
-    highest value down, and their per-child offsets."""
-    n = offsets.shape[0] - 1
-    kept_offsets = np.zeros(n + 1, dtype=np.int64)
-    for x in range(n):
-        c = 0
-        for r in range(offsets[x], offsets[x + 1]):
-            c += kept[r]
-        kept_offsets[x + 1] = kept_offsets[x] + c
-    rows = np.empty(kept_offsets[n], dtype=np.int64)
-    for x in range(n):
-        at = kept_offsets[x]
-        for r in range(offsets[x], offsets[x + 1]):
-            if kept[r]:
-                rows[at] = r
-                at += 1
-        segment = rows[kept_offsets[x]:kept_offsets[x + 1]]
-        order = np.argsort(-log_scores[segment])  # ties in any order: only the values matter
-        rows[kept_offsets[x]:kept_offsets[x + 1]] = segment[order]
-    return rows, kept_offsets
 
 
 @nb.njit(cache=True)
