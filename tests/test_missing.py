@@ -122,7 +122,7 @@ def test_every_chain_sweeps_the_cells_at_least_the_floor(monkeypatch):
 @pytest.mark.filterwarnings("ignore::pymc_bnstruct.results.excluded.ExcludedEdgesWarning")
 def test_with_gaps_the_auto_space_is_full_only_while_its_table_is_small(monkeypatch):
     """Every sweep rescores the families of the changed columns: with gaps "auto" learns a
-    space (from the first completion) once the full table passes AUTO_FULL_FAMILIES_WITH_GAPS,
+    space (from completions the sweep draws) once the full table passes AUTO_FULL_FAMILIES_WITH_GAPS,
     where complete data keeps the full space."""
     import pymc_bnstruct.learning.api as api
 
@@ -134,8 +134,8 @@ def test_with_gaps_the_auto_space_is_full_only_while_its_table_is_small(monkeypa
     assert space(bns.learn(data, **run)) == "full"
     monkeypatch.setattr(api, "AUTO_FULL_FAMILIES_WITH_GAPS", families - 1)
     learned = space(bns.learn(data, **run))
-    first = bns.search_space(MissingCells(data, bns.BDeu()).completed(), random_seed=1, progressbar=False)
-    assert json.loads(learned) == {k: list(v) for k, v in first.candidates.items()}
+    drawn = bns.search_space(data, random_seed=1, progressbar=False)  # from completions the sweep draws
+    assert json.loads(learned) == {k: list(v) for k, v in drawn.candidates.items()}
     complete = data.complete_rows()
     assert data.n_vars <= api.AUTO_FULL_VARS and space(bns.learn(complete, **run)) == "full"
 
@@ -246,7 +246,6 @@ def test_the_excluded_edges_follow_the_imputed_cells():
     cells leave it: after the cells change, the per-draw unrestricted edge probabilities
     equal those of an unrestricted scorer on the new completion (stale scores from the
     first completion miss by far more)."""
-    from pymc_bnstruct.missing import MissingCells
     from pymc_bnstruct.order.excluded import ExcludedRecorder
 
     df = bns.datasets.load_network("asia").sample(300, random_seed=3)

@@ -31,7 +31,7 @@ from .. import brai, exact
 from ..constraints import DEFAULT_MAX_PARENTS, StructureConstraints, check_max_parents
 from ..contract import imputed_name
 from ..data import ContinuousData, DiscreteData, as_data
-from ..missing import MissingCells, check_imputable
+from ..missing import check_imputable
 from ..order.excluded import EXCLUDED_EVERY, ExcludedRecorder
 from ..priors import StructurePrior, Uniform
 from ..results.convert import LearnResult
@@ -200,7 +200,7 @@ def learn(
         space when it is small (at most 20 variables, or a full score table of at most
         20,000 families; with missing cells at most 5,000 families, because every sweep
         rescores them), else :func:`pymc_bnstruct.search_space` with the same score,
-        prior, bound, lists and seed (on the first completion of missing cells). ``"full"`` / None: every parent set. A
+        prior, bound, lists and seed (with missing cells: on completions drawn by imputation sweeps). ``"full"`` / None: every parent set. A
         :class:`~pymc_bnstruct.SearchSpace` or a dict ``name -> parents``: that space.
         Order and partition MCMC on a restricted space sample its plus1 neighbourhood
         (each node may also take one parent from outside its candidates, as BiDAG's
@@ -386,9 +386,7 @@ def learn(
         raise ArgumentTypeError(f"pm.sample keywords {sorted(sample_kwargs)} run in this process only; "
                                 "leave them out with executor=")
     lists = {k: variable_kwargs.get(k) for k in ("blacklist", "whitelist")}
-    # a learned search space comes from the first completion of the missing cells
-    space_data = MissingCells(data, score).completed() if data.has_missing else data
-    space, space_seconds = _resolve_space(candidates, space_data, score=score, prior=prior, max_parents=max_parents,
+    space, space_seconds = _resolve_space(candidates, data, score=score, prior=prior, max_parents=max_parents,
                                           max_candidates=max_candidates, random_seed=seed, progressbar=progress,
                                           gaps=data.has_missing, **lists)
     variable_kwargs = {**variable_kwargs, "score": score, "prior": prior, "max_parents": max_parents}
