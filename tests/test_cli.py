@@ -213,6 +213,12 @@ def test_drop_rows_and_constant_columns(tmp_path):
            "random" in proc.stderr
     assert proc.returncode == 1 and "--method hc needs complete data; --method order / partition / structure models" \
            in proc.stderr and not (tmp_path / "r.nc").exists()
+    assert "--missing impute imputes them once" in proc.stderr
+    proc = ok(run("learn", "d.csv", "--method", "hc", "--missing", "impute", "--out", "once.nc", cwd=tmp_path))
+    assert "1 missing cell in 1 row (columns: 'Smoker' (1)) written as empty (1): imputed once" in proc.stderr
+    assert "modelling" not in proc.stderr  # bns.learn's own note stays quiet: the command said it
+    doc = json.loads(ok(run("summary", "once.nc", "--format", "json", cwd=tmp_path)).stdout)
+    assert doc["facts"]["n_rows"] == 60
     proc = ok(run("learn", "d.csv", "--method", "hc", "--missing", "drop-rows", "--out", "r.nc", cwd=tmp_path))
     assert "dropped 1 row with missing values" in proc.stderr
     assert "dropped 1 constant column (one value in every row): 'always'" in proc.stderr

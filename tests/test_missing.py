@@ -87,11 +87,19 @@ def test_learn_models_missing_cells_by_default_and_says_so(caplog):
     assert "order_imputed" not in quiet["posterior"] and "order_edge_prob" in quiet["posterior"]
     dropped = bns.learn(data, method="hc", missing="drop-rows")
     assert dropped.n_edges >= 0
-    with pytest.raises(ValueError, match="missing must be one of 'model', 'drop-rows', 'error'"):
-        bns.learn(data, missing="impute")
+    with pytest.raises(ValueError, match="missing must be one of 'model', 'drop-rows', 'impute', 'error'"):
+        bns.learn(data, missing="guess")
+    # impute: any method on the completion the search space's sweeps draw, the observed cells kept
+    completion = bns.search.drawn_completion(data, random_seed=1)
+    observed = ~data.missing
+    assert not completion.has_missing and (completion.codes[observed] == data.codes[observed]).all()
+    once = bns.learn(data, method="hc", missing="impute", random_seed=1)
+    assert (once.dag == bns.learn(completion, method="hc", random_seed=1).dag).all()
+    assert completion.codes.tolist() == bns.search.drawn_completion(data, random_seed=1).codes.tolist()
     with pytest.raises(ValueError, match="needs complete data"):
         bns.learn(data, missing="error")
-    with pytest.raises(ValueError, match=r"bns.learn\(method='hc'\) needs complete data.*method='order'"):
+    with pytest.raises(ValueError, match=r"bns.learn\(method='hc'\) needs complete data.*method='order'.*"
+                                         r"missing='impute'"):
         bns.learn(data, method="hc")
     with pytest.raises(ValueError, match="BIC"):
         bns.learn(data, score=bns.BIC())

@@ -200,9 +200,11 @@ def build_parser() -> argparse.ArgumentParser:
     learn.add_argument("--cores", type=_int_at_least(1), default=None,
                        help="processes for the chains (default: one per CPU, one for a run under 5 s); the same "
                             "seed gives the same draws for any number")
-    learn.add_argument("--missing", choices=("model", "drop-rows", "error"), default="model",
+    learn.add_argument("--missing", choices=("model", "drop-rows", "impute", "error"), default="model",
                        help="missing cells: model them (default; order, partition and structure MCMC impute them, "
-                            "assuming missing at random), drop the rows that have them, or refuse")
+                            "assuming missing at random), drop the rows that have them, impute them once (one "
+                            "completion drawn by the imputation sweep, for any method; the result treats them as "
+                            "observed), or refuse")
     learn.add_argument("--standardize", action="store_true",
                        help="rescale every continuous column to mean 0 and standard deviation 1 (the scale of the "
                             "BGe and CG priors) before learning")
@@ -368,9 +370,10 @@ def cmd_learn(args: argparse.Namespace) -> int:
     show_warnings(caught, everything=args.debug)
     data = prepared.data
     n = data.n_vars
-    if data.has_missing and args.method not in IMPUTING_METHODS:
+    if data.has_missing and args.method not in IMPUTING_METHODS and args.missing != "impute":
         raise CliError(f"--method {args.method} needs complete data; --method {' / '.join(IMPUTING_METHODS)} "
-                       "models the missing cells, or pass --missing drop-rows to drop the incomplete rows")
+                       "models the missing cells, --missing impute imputes them once, or pass --missing drop-rows "
+                       "to drop the incomplete rows")
     args.score = args.score or {"continuous": "bge", "mixed": MIXED_SCORE}.get(data.kind, "bdeu")
     gaussian = (*CONTINUOUS_SCORES, MIXED_SCORE)
     if args.score not in gaussian and (args.am != 1.0 or args.aw is not None):
@@ -418,6 +421,7 @@ def cmd_learn(args: argparse.Namespace) -> int:
                             seed=args.seed, cores=args.cores, moves_per_draw=args.moves_per_draw,
                             search_space=args.search_space, max_candidates=args.max_candidates, budget=args.budget,
                             plus1=args.plus1, widen=args.widen, tabu_length=args.tabu_length, n_bootstrap=args.n_bootstrap,
+                            missing=args.missing,
                             progress=args.progress and sys.stderr.isatty(),
                             callback=control.callback if sampler else None, on_plan=on_plan if sampler else None)
         out = run_output(method.run(data, settings), settings)

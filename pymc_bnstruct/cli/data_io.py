@@ -280,8 +280,9 @@ def prepare_data(df: pd.DataFrame, *, missing: str = "model", constant: str = "d
     Text cells are stripped of surrounding whitespace (with a warning: ``" 0"`` and ``"0"``
     are one state) and the cells in ``na_values`` (plus the empty cell) are missing.
     ``missing="model"`` keeps the missing cells (the samplers impute them; one line says how
-    many), ``"error"`` refuses rows with missing values (naming how many rows, which
-    columns and which markers), ``"drop-rows"`` drops them with a warning.
+    many), ``"impute"`` keeps them too (``bns.learn`` imputes them once), ``"error"`` refuses rows
+    with missing values (naming how many rows, which columns and which markers), ``"drop-rows"``
+    drops them with a warning.
     ``constant="drop"`` drops columns with one value (warning naming them), ``"error"``
     refuses them. Fewer than :data:`MIN_ROWS` rows, or fewer rows than variables, are
     refused unless ``force``. ``interventions``: the table of an ``--interventions`` file
@@ -318,6 +319,10 @@ def prepare_data(df: pd.DataFrame, *, missing: str = "model", constant: str = "d
         if missing == "model":
             note(f"{_plural(int(na.to_numpy().sum()), 'missing cell')} in {_plural(bad_rows, 'row')} (columns: "
                  f"{cols}){markers}: modelled, assumed missing at random (--missing drop-rows to drop the rows)")
+        if missing == "impute":
+            note(f"{_plural(int(na.to_numpy().sum()), 'missing cell')} in {_plural(bad_rows, 'row')} (columns: "
+                 f"{cols}){markers}: imputed once, assumed missing at random; the result treats them as observed "
+                 "(--missing model keeps their uncertainty)")
     if bad_rows and missing == "drop-rows":
         df = df.loc[~na.any(axis=1)]
         dropped_rows = bad_rows

@@ -64,6 +64,8 @@ class Settings:
     widen: bool = True
     tabu_length: int = 10
     n_bootstrap: int = 3
+    #: bns.learn(missing=): "model" or "impute" (the data the command passes keep their gaps)
+    missing: str = "model"
     progress: bool = False
     #: ``pm.sample``'s per-draw callback (the command's progress line and Ctrl-C; cli/control.py)
     callback: Callable[..., None] | None = None
@@ -117,11 +119,17 @@ class Method:
     missing: Callable[[], str | None] = lambda: None  # None when available, else what is missing
 
 
+#: ``bns.learn``'s logger of what it does with the data's gaps.
+_DATA_LOG = "pymc_bnstruct.learning.api.data"
+
+
 def _learn(data: DiscreteData, s: Settings, method: str, **extra: Any) -> Any:
-    """``bns.learn`` with the command's settings: every method goes through it."""
-    return learn(data, method=method, score=s.score, prior=s.prior, max_parents=s.max_parents,
-                 random_seed=s.seed, progressbar=s.progress, blacklist=s.blacklist or None,
-                 whitelist=s.whitelist or None, **extra)
+    """``bns.learn`` with the command's settings: every method goes through it (its note on the
+    gaps quieted: the command made it when it read the file)."""
+    with quiet_loggers({_DATA_LOG: logging.WARNING}):
+        return learn(data, method=method, score=s.score, prior=s.prior, max_parents=s.max_parents,
+                     random_seed=s.seed, progressbar=s.progress, blacklist=s.blacklist or None,
+                     whitelist=s.whitelist or None, missing=s.missing, **extra)
 
 
 def _search(name: str, label: str, **extra: Callable[[Settings], Any]) -> Callable[[DiscreteData, Settings], Any]:
@@ -158,7 +166,7 @@ def _sampler(name: str, **variable: Any) -> Callable[[DiscreteData, Settings], A
 #: own progress line), the step methods' description of themselves, and ``bns.learn``'s
 #: note on the gaps, which the command made when it read the file, in its own terms.
 _QUIET_WHILE_SAMPLING = {"pymc": logging.ERROR, "pymc_bnstruct.step_methods": logging.WARNING,
-                         "pymc_bnstruct.learning.api.data": logging.WARNING}
+                         _DATA_LOG: logging.WARNING}
 
 
 def _fmt_bytes(b: float) -> str:

@@ -40,7 +40,7 @@ from ..results.idata import get_group
 from ..rng import RandomSeed
 from ..scores import Score, check_prior, default_score
 from ..scores.table import ScoreTable, table_size
-from ..search import SearchSpace, hill_climb, search_space, skeleton_search
+from ..search import SearchSpace, drawn_completion, hill_climb, search_space, skeleton_search
 from ..step_methods import ImputeMissing
 from ..validation import ArgumentTypeError, check_executor, check_int
 from .budget import (
@@ -96,7 +96,7 @@ _OVERHEAD_SECONDS = 1.0
 _SPACE_ATTR = "bnstruct_search_space"
 
 #: What ``bns.learn(missing=...)`` and ``bnstruct learn --missing`` accept.
-MISSING_MODES = ("model", "drop-rows", "error")
+MISSING_MODES = ("model", "drop-rows", "impute", "error")
 #: The imputed cells are recorded per draw up to this many cells (``record_imputed=None``).
 RECORD_IMPUTED_CELLS = 10_000
 #: The samplers that model missing cells.
@@ -249,7 +249,7 @@ def learn(
         Called with the :class:`~pymc_bnstruct.learning.budget.RunSize` (draws, tune,
         moves per draw, estimated seconds) once the run is sized, before sampling starts:
         e.g. to set up a progress display or log the plan.
-    missing : {"model", "drop-rows", "error"}, default "model"
+    missing : {"model", "drop-rows", "impute", "error"}, default "model"
         Missing cells (NaN, None, ``pd.NA``): ``"model"`` samples them with the structure
         (order, partition and structure MCMC, discrete data with BDeu or K2, continuous data
         with BGe, mixed data with CG: ``P(G | observed cells)`` under missing at random,
@@ -259,7 +259,10 @@ def learn(
         draw, k from its measured cost (``sweep_every``, recorded as
         ``bnstruct_sweep_every``), at least :data:`MIN_SWEEPS_PER_CHAIN` (600) times per
         chain; ``"drop-rows"`` learns from the complete rows only (listwise deletion);
-        ``"error"`` refuses data with gaps.
+        ``"impute"`` runs any method on one completion drawn by the imputation sweep
+        (:func:`pymc_bnstruct.search.drawn_completion`, with this call's score, prior,
+        bound, lists and seed), a single imputation whose result treats the imputed cells as
+        observed (its uncertainty leaves out theirs); ``"error"`` refuses data with gaps.
     record_imputed : bool, optional
         Record the imputed cells per draw (``f"{name}_imputed"`` in the posterior). None:
         up to :data:`RECORD_IMPUTED_CELLS` cells.
@@ -364,7 +367,7 @@ def learn(
     data = _missing_cells(as_data(data), missing, method)
     score = default_score(data) if score is None else score
     if data.has_missing:
-        check_imputable(data, score, f"bns.learn(method={method!r})")
+        check_imputable(data, score, f"bns.learn(method={method!r}, missing={missing!r})")
     # bound here: an EdgeBeliefs naming an unknown variable fails before any work
     prior = check_prior(Uniform() if prior is None else prior, names=data.names)
     chains = check_int(chains, "chains", minimum=1)
@@ -376,6 +379,10 @@ def learn(
     progress = bool(progressbar)
 
     max_candidates = check_int(max_candidates, "max_candidates", minimum=1)
+    if data.has_missing and missing == "impute":
+        data = drawn_completion(data, score=score, prior=prior, max_parents=max_parents,
+                                max_candidates=max_candidates, blacklist=sampler_kwargs.get("blacklist"),
+                                whitelist=sampler_kwargs.get("whitelist"), random_seed=seed)
     if method in BACKEND_METHODS:
         return _run_backend(method, data, score=score, prior=prior, max_parents=max_parents,
                             candidates=candidates, max_candidates=max_candidates, random_seed=seed,
@@ -630,11 +637,17 @@ def _missing_cells(data: DiscreteData | ContinuousData, missing: str, method: st
         if kept.n_samples < 2:
             raise ValueError(f"missing='drop-rows' leaves {kept.n_samples} complete row(s); use missing='model'")
         return kept
+    if missing == "impute":
+        _data_log.info("bns.learn: imputing %s once (one completion drawn by the imputation sweep); the result "
+                       "treats them as observed, so its uncertainty leaves out theirs (missing='model' keeps it)",
+                       data._missing_summary())
+        return data
     if method not in IMPUTING_METHODS:
         data.require_complete(
             f"bns.learn(method={method!r})",
-            f"a sampler that models missing cells (method={' / '.join(map(repr, IMPUTING_METHODS))}), or "
-            "bns.exact.enumerate_posterior on up to 6 variables (it sums over the completions)")
+            f"a sampler that models missing cells (method={' / '.join(map(repr, IMPUTING_METHODS))}), "
+            "missing='impute' (one drawn completion, treated as observed), or bns.exact.enumerate_posterior on up "
+            "to 6 variables (it sums over the completions)")
     _data_log.info("bns.learn: modelling %s, assumed missing at random (whether a cell is missing may depend on "
                    "observed cells, not on its own value)", data._missing_summary())
     return data

@@ -9,7 +9,8 @@
   collider scores it orients by.
 - :func:`search_space`, :class:`SearchSpace` — candidate parents learned by expanding a
   start skeleton until the best DAG fits (Kuipers, Suter & Moffa 2022), for score tables on
-  large networks.
+  large networks; on data with missing cells it learns them on completions the imputation
+  sweep draws, and :func:`drawn_completion` gives the last of those.
 - :func:`refined_map` — hill climbing or tabu search started at a B-RAI tree's MAP DAG,
   labelled as post-processing.
 - :class:`SearchResult` — the DAG, its score, the score trace, the number of family
@@ -22,7 +23,7 @@ from .hill_climb import hill_climb
 from .refine import refined_map
 from .result import SearchResult
 from .skeleton import ColliderScores, collider_scores, skeleton_operator, skeleton_search
-from .space import SearchSpace, search_space
+from .space import SearchSpace, drawn_completion, search_space
 
 __all__ = ["hill_climb", "skeleton_search", "skeleton_operator", "collider_scores", "ColliderScores", "SearchResult",
-           "search_space", "SearchSpace", "refined_map"]
+           "search_space", "SearchSpace", "drawn_completion", "refined_map"]

@@ -132,7 +132,7 @@ from ..validation import check_choice, check_int
 from .hill_climb import _hill_climb
 from .skeleton import skeleton_search
 
-__all__ = ["search_space", "SearchSpace", "METHODS", "STARTS"]
+__all__ = ["search_space", "SearchSpace", "drawn_completion", "METHODS", "STARTS"]
 
 _log = logging.getLogger(__name__)
 
@@ -378,28 +378,94 @@ def _space_with_gaps(data: Any, *, score: Score, random_seed: RandomSeed, max_ca
     """:func:`search_space` of data with missing cells (see its ``data``): the spaces of
     :data:`GAP_ROUNDS` completions drawn by the imputation sweep, united."""
     t0 = time.perf_counter()
+    spaces, _ = _drawn_spaces(data, score, random_seed, max_candidates=max_candidates, **settings)
+    last = spaces[-1]
+    parents = []
+    for v in range(data.n_vars):
+        kept = list(last.parents[v])  # the last completion's first
+        for earlier in reversed(spaces[:-1]):
+            kept += [u for u in earlier.parents[v] if u not in kept]
+        # the last space keeps the cap but for white-listed parents, which every space holds
+        kept = kept[:max(max_candidates, len(last.parents[v]))]
+        parents.append(tuple(u for u in data.names if u in kept))
+    return dataclasses.replace(last, parents=tuple(parents), n_iterations=sum(s.n_iterations for s in spaces),
+                               seconds=time.perf_counter() - t0)
+
+
+def _drawn_spaces(data: Any, score: Score, random_seed: RandomSeed,
+                  **settings: Any) -> tuple[list[SearchSpace], MissingCells]:
+    """The spaces of the :data:`GAP_ROUNDS` drawn completions of data with gaps, and the
+    cells at the last completion."""
     check_imputable(data, score, "bns.search_space")
     rng = np.random.default_rng(random_seed)
     cells = MissingCells(data, score)
-    space = _search_space(cells.completed(), score=score, random_seed=rng, max_candidates=max_candidates, **settings)
+    space = _search_space(cells.completed(), score=score, random_seed=rng, **settings)
     spaces = []
     for _ in range(GAP_ROUNDS):
         dag = space.dag.values
         for _ in range(GAP_SWEEPS):
             cells.sweep(dag, int(rng.integers(2**62)))
-        space = _search_space(cells.completed(), score=score, random_seed=rng, max_candidates=max_candidates,
-                              **settings)
+        space = _search_space(cells.completed(), score=score, random_seed=rng, **settings)
         spaces.append(space)
-    parents = []
-    for v in range(data.n_vars):
-        kept = list(space.parents[v])  # the last completion's first
-        for earlier in reversed(spaces[:-1]):
-            kept += [u for u in earlier.parents[v] if u not in kept]
-        # the last space keeps the cap but for white-listed parents, which every space holds
-        kept = kept[:max(max_candidates, len(space.parents[v]))]
-        parents.append(tuple(u for u in data.names if u in kept))
-    return dataclasses.replace(space, parents=tuple(parents), n_iterations=sum(s.n_iterations for s in spaces),
-                               seconds=time.perf_counter() - t0)
+    return spaces, cells
+
+
+def drawn_completion(
+    data: DiscreteData | ContinuousData | Any,
+    *,
+    score: Score | None = None,
+    prior: StructurePrior | None = None,
+    max_parents: int | None = DEFAULT_MAX_PARENTS,
+    max_candidates: int = 20,
+    blacklist: Sequence[tuple[Any, Any]] | None = None,
+    whitelist: Sequence[tuple[Any, Any]] | None = None,
+    random_seed: RandomSeed = None,
+) -> DiscreteData | ContinuousData | Any:
+    """One completion of data with missing cells, drawn as :func:`search_space` draws them:
+    the last of its :data:`GAP_ROUNDS` rounds of :data:`GAP_SWEEPS` imputation sweeps, each
+    given the best DAG of a space learned on the completion before (the first from the column
+    modes). The same arguments and seed give the same completion as the space's.
+
+    A single imputation: whatever is learned from it treats the imputed cells as observed,
+    so its uncertainty leaves out theirs (``bns.learn(missing="model")`` keeps it). It is what
+    ``bns.learn(missing="impute")`` and ``bnstruct learn --missing impute`` run the methods
+    that need complete data on (greedy search, B-RAI, the exact posterior).
+
+    Parameters
+    ----------
+    data : DiscreteData, ContinuousData, MixedData or pandas.DataFrame
+        Data with missing cells (complete data are returned as they are).
+    score, prior, max_parents, max_candidates, blacklist, whitelist, random_seed
+        As :func:`search_space`'s; the score must model the gaps (BDeu or K2 on discrete
+        data, BGe on continuous, CG on mixed).
+
+    Returns
+    -------
+    DiscreteData, ContinuousData or MixedData
+        Complete data, the observed cells unchanged.
+
+    References
+    ----------
+    .. [1] Tanner & Wong (1987), "The calculation of posterior distributions by data augmentation", JASA 82, 528-540.
+
+    Examples
+    --------
+    >>> df = bns.datasets.load_network("asia").sample(300, random_seed=1)
+    >>> gaps = df.mask(np.random.default_rng(0).random(df.shape) < 0.1)
+    >>> full = bns.search.drawn_completion(gaps, random_seed=1)
+    >>> full.has_missing, full.n_samples
+    (False, 300)
+    """
+    data = as_data(data)
+    if not data.has_missing:
+        return data
+    score = check_score(default_score(data) if score is None else score)
+    prior = check_prior(Uniform() if prior is None else prior)
+    max_candidates = check_int(max_candidates, "max_candidates", minimum=1)
+    _, cells = _drawn_spaces(data, score, random_seed, prior=prior, max_parents=max_parents, max_candidates=max_candidates,
+                             method="iterative", blacklist=blacklist, whitelist=whitelist, progressbar=False,
+                             start=None)
+    return cells.completed()
 
 
 def _start_skeleton(grower: _Grower, start: str | np.ndarray) -> tuple[np.ndarray, np.ndarray, str]:
