@@ -297,7 +297,9 @@ def search_space(
     ------
     ValueError
         ``max_candidates < 1``, ``max_parents`` out of range, an unknown ``method``, bad
-        black/white lists (as :class:`~pymc_bnstruct.StructureConstraints`).
+        black/white lists (as :class:`~pymc_bnstruct.StructureConstraints`); data with
+        missing cells under a score that cannot impute them (BIC, or a score of the wrong
+        kind for the data).
     TypeError
         A score or prior of the wrong type, or a custom prior the score cache cannot evaluate.
 
@@ -459,9 +461,8 @@ def drawn_completion(
     data = as_data(data)
     if not data.has_missing:
         return data
-    score = check_score(default_score(data) if score is None else score)
-    prior = check_prior(Uniform() if prior is None else prior)
-    max_candidates = check_int(max_candidates, "max_candidates", minimum=1)
+    score = check_score(default_score(data) if score is None else score)  # the sweep needs it now
+    # the spaces' own calls check the other arguments
     _, cells = _drawn_spaces(data, score, random_seed, prior=prior, max_parents=max_parents, max_candidates=max_candidates,
                              method="iterative", blacklist=blacklist, whitelist=whitelist, progressbar=False,
                              start=None)
