@@ -560,7 +560,9 @@ def test_a_budgeted_run_widens_by_its_short_chains_only(monkeypatch):
     without them the run keeps the small space and warns."""
     df = bns.datasets.load_network("insurance").sample(500, random_seed=1)
     space = bns.search_space(df, max_candidates=1, random_seed=1)  # deliberately too small
-    run = dict(candidates=space, chains=2, random_seed=1, progressbar=False, budget=4)
+    # draws given: a budget on a slow machine would otherwise shrink the run below the short
+    # chains' size (it then skips them, and the first check failed under load)
+    run = dict(candidates=space, chains=2, draws=300, random_seed=1, progressbar=False, budget=4)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         wider = bns.learn(df, **run)
