@@ -228,6 +228,36 @@ def _touches_pymc(item: pytest.Item) -> bool:
     return False
 
 
+# ------------------------------------------------------------------------ main_line tests
+# Slow tests of bns.learn's own decisions (sizing, budgets, when to learn, widen or sweep a
+# space, the process pool's handling of Ctrl-C) are marked ``main_line``: the code they check
+# is ours and the same on both lines, and the PyMC calls under it (pm.sample, the step
+# methods, the output groups) are checked on both lines by the fast tests of the same modules
+# (test_learn.py, test_missing.py, test_cli.py). They run once, in make test (PyMC 5); make
+# test-pymc6 deselects them. Measured on PyMC 6: about 250 s together, of its 1,020 s.
+LEARN_LOGIC = "bns.learn's own sizing, space and widening logic; its PyMC calls are tested on both lines"
+MAIN_LINE_TESTS: dict[str, str] = {
+    "test_learn.py::test_a_learned_space_that_hides_a_certain_edge_is_widened_and_sampled_again": LEARN_LOGIC,
+    "test_learn.py::test_a_given_space_is_used_as_is": LEARN_LOGIC,
+    "test_learn.py::test_a_budgeted_run_widens_by_its_short_chains_only": LEARN_LOGIC,
+    "test_learn.py::test_auto_space_is_full_for_small_networks_and_learned_for_large": LEARN_LOGIC,
+    "test_learn.py::test_default_cores_one_process_per_cpu_for_a_long_run_one_for_a_short_one": LEARN_LOGIC,
+    "test_learn.py::test_short_chains_that_flag_nothing_leave_the_draws_as_they_were": LEARN_LOGIC,
+    "test_learn.py::test_order_plus1_default_follows_the_table_size": LEARN_LOGIC,
+    "test_learn.py::test_a_budget_bounds_the_run": LEARN_LOGIC,
+    "test_missing.py::test_with_gaps_the_auto_space_is_full_only_while_its_table_is_small": LEARN_LOGIC,
+    "test_missing.py::test_every_chain_sweeps_the_cells_at_least_the_floor": LEARN_LOGIC,
+    # the complete-data variant, which stops pm.sample itself, runs on both lines
+    "test_cli.py::test_sigint_stops_every_chain_writes_nothing_and_exits_130[gaps]":
+        "our process pool's Ctrl-C handling; pm.sample's own is tested on both lines ([complete])",
+}
+
+
+def _main_line_reason(item: pytest.Item) -> str | None:
+    module = item.path.name
+    return MAIN_LINE_TESTS.get(f"{module}::{item.name}", MAIN_LINE_TESTS.get(f"{module}::{item.originalname}"))
+
+
 #: The documentation's own code (every docs page's blocks, every example script): it calls the
 #: public API that the rest of the suite tests on both lines, so it runs on one line, make test.
 DOCS_MODULE = "test_docs.py"
@@ -242,3 +272,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.kernel)
         if item.path.name == DOCS_MODULE:
             item.add_marker(pytest.mark.docs)
+        reason = _main_line_reason(item)
+        if reason is not None:
+            item.add_marker(pytest.mark.main_line(reason=reason))
