@@ -96,6 +96,12 @@ def test_learn_models_missing_cells_by_default_and_says_so(caplog):
     once = bns.learn(data, method="hc", missing="impute", random_seed=1)
     assert (once.dag == bns.learn(completion, method="hc", random_seed=1).dag).all()
     assert completion.codes.tolist() == bns.search.drawn_completion(data, random_seed=1).codes.tolist()
+    # a sampler's output on the single completion says how many cells it treats as observed
+    sampled = bns.learn(data, missing="impute", chains=2, draws=20, tune=5, random_seed=1, progressbar=False)
+    assert sampled["posterior"].attrs["bnstruct_imputed_once"] == data.n_missing == 6
+    assert sampled["posterior"].attrs["bnstruct_missing_cells"] == 0 and "order_imputed" not in sampled["posterior"]
+    assert bns.summary(sampled).attrs["imputed_once"] == 6
+    assert "imputed_once" not in bns.summary(quiet).attrs and quiet["posterior"].attrs["bnstruct_imputed_once"] == 0
     with pytest.raises(ValueError, match="needs complete data"):
         bns.learn(data, missing="error")
     with pytest.raises(ValueError, match=r"bns.learn\(method='hc'\) needs complete data.*method='order'.*"

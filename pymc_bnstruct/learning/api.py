@@ -262,7 +262,9 @@ def learn(
         ``"impute"`` runs any method on one completion drawn by the imputation sweep
         (:func:`pymc_bnstruct.search.drawn_completion`, with this call's score, prior,
         bound, lists and seed), a single imputation whose result treats the imputed cells as
-        observed (its uncertainty leaves out theirs); ``"error"`` refuses data with gaps.
+        observed (its uncertainty leaves out theirs; a sampler's output records how many in
+        its posterior's ``bnstruct_imputed_once`` attribute, and :func:`pymc_bnstruct.summary`
+        in ``df.attrs["imputed_once"]``); ``"error"`` refuses data with gaps.
     record_imputed : bool, optional
         Record the imputed cells per draw (``f"{name}_imputed"`` in the posterior). None:
         up to :data:`RECORD_IMPUTED_CELLS` cells.
@@ -379,7 +381,8 @@ def learn(
     progress = bool(progressbar)
 
     max_candidates = check_int(max_candidates, "max_candidates", minimum=1)
-    if data.has_missing and missing == "impute":
+    imputed_once = data.n_missing if missing == "impute" else 0  # recorded: the cells the result treats as observed
+    if imputed_once:
         data = drawn_completion(data, score=score, prior=prior, max_parents=max_parents,
                                 max_candidates=max_candidates, blacklist=sampler_kwargs.get("blacklist"),
                                 whitelist=sampler_kwargs.get("whitelist"), random_seed=seed)
@@ -479,6 +482,7 @@ def learn(
                                   executor=executor, on_plan=on_plan, **sampler_kwargs)
             if seconds is not None:
                 _record(result, {"bnstruct_budget_seconds": seconds})  # the call's, not the run's share
+            _record(result, {"bnstruct_imputed_once": imputed_once})
             return result
     if on_plan is not None:
         on_plan(size)
@@ -534,14 +538,17 @@ def learn(
         "bnstruct_missing_cells": data.n_missing,
         "bnstruct_sweep_every": sweep_every,
         "bnstruct_missing_fraction": data.n_missing / (data.n_samples * data.n_vars),
+        "bnstruct_imputed_once": imputed_once,
     })
     if wider is None:
         return idata
-    return _widened_run(data, wider, added, excluded["bnstruct_excluded_edge_shortfall"], start, space_seconds,
+    result = _widened_run(data, wider, added, excluded["bnstruct_excluded_edge_shortfall"], start, space_seconds,
                         "the result", method=method, score=score, prior=prior, max_parents=max_parents,
                         max_candidates=max_candidates, chains=chains, cores=cores, draws=draws, tune=tune,
                         random_seed=seed, progressbar=progressbar, executor=executor, on_plan=on_plan,
                         **sampler_kwargs)
+    _record(result, {"bnstruct_imputed_once": imputed_once})
+    return result
 
 
 def _pilot(recipe: Recipe, model: pm.Model, step: Any, moves: int, space_names: dict[str, list[str]],
