@@ -218,7 +218,7 @@ def test_drop_rows_and_constant_columns(tmp_path):
     assert "1 missing cell in 1 row (columns: 'Smoker' (1)) written as empty (1): imputed once" in proc.stderr
     assert "modelling" not in proc.stderr  # bns.learn's own note stays quiet: the command said it
     doc = json.loads(ok(run("summary", "once.nc", "--format", "json", cwd=tmp_path)).stdout)
-    assert doc["facts"]["n_rows"] == 60
+    assert doc["facts"]["n_rows"] == 60 and doc["facts"]["imputation"].startswith("once: one drawn completion")
     proc = ok(run("learn", "d.csv", "--method", "hc", "--missing", "drop-rows", "--out", "r.nc", cwd=tmp_path))
     assert "dropped 1 row with missing values" in proc.stderr
     assert "dropped 1 constant column (one value in every row): 'always'" in proc.stderr

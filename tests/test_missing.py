@@ -329,7 +329,8 @@ def test_the_command_line_models_missing_cells_and_reports_the_share(tmp_path, m
     assert main(["summary", "q.nc", "--format", "json"]) == 0
     facts = json.loads(capsys.readouterr().out)["facts"]
     assert facts["missing_cells"] == 3 and facts["fraction_imputed"] == pytest.approx(3 / 400, abs=1e-4)
-    assert "cells imputed" in (tmp_path / "q.html").read_text()
+    assert facts["imputation"].startswith("modelled: the chains drew them")
+    assert "cells imputed</th><td>0.8% (modelled" in (tmp_path / "q.html").read_text()
     with pytest.raises(SystemExit) as exc:
         main(["learn", "q.csv", "--missing", "guess", "--out", "r.nc"])
     assert exc.value.code == 2 and "invalid choice: 'guess'" in capsys.readouterr().err

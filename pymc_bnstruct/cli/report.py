@@ -14,7 +14,7 @@ import pandas as pd
 
 from ..io import atomic_path
 from .results import Result
-from .views import figure, tables
+from .views import figure, imputation, tables
 
 __all__ = ["write_report", "report_html"]
 
@@ -96,7 +96,7 @@ def report_html(result: Result, *, top: int = 30) -> str:
     data_rows = {k: info[k] for k in ("file", "data_kind", "n_rows_read", "n_rows", "n_vars", "dropped_rows",
                                       "missing_cells") if k in info}
     if info.get("missing_cells"):
-        data_rows["cells imputed"] = f"{info['missing_fraction']:.1%}"
+        data_rows["cells imputed"] = f"{info['missing_fraction']:.1%} ({imputation(result)})"
     data_rows["dropped constant columns"] = ", ".join(info.get("dropped_columns", [])) or "none"
     parts += ["<h2>Data</h2>", _facts(data_rows)]
     if info.get("names") and "arities" in info:  # continuous data have no states

@@ -100,14 +100,22 @@ def truth_facts(result: Result, truth: Any) -> dict[str, Any]:
     return facts
 
 
+def imputation(result: Result) -> str:
+    """How the result's method met the data's missing cells."""
+    if result.settings.get("missing") == "impute":
+        return "once: one drawn completion, treated as observed"
+    return "modelled: the chains drew them, assumed missing at random"
+
+
 def tables(result: Result, top: int = 20, *, truth: Any = None) -> Tables:
     """Edge table (``top`` rows; 0 = all), facts, verdict and diagnostics of a result."""
     names = result.names
     facts: dict[str, Any] = {"method": result.method, "kind": result.kind}
     info = result.data_info
     facts.update({k: info[k] for k in ("file", "data_kind", "n_rows", "n_vars") if k in info})
-    if info.get("missing_cells"):  # modelled by the sampler (bnstruct learn --missing model)
-        facts.update(missing_cells=info["missing_cells"], fraction_imputed=round(float(info["missing_fraction"]), 4))
+    if info.get("missing_cells"):  # modelled by the sampler (--missing model) or imputed once (--missing impute)
+        facts.update(missing_cells=info["missing_cells"], fraction_imputed=round(float(info["missing_fraction"]), 4),
+                     imputation=imputation(result))
     if result.kind == "search":
         dag = result.dag.values  # type: ignore[union-attr]
         rows = [(names[u], names[v], 1.0) for u, v in zip(*np.nonzero(dag))]
