@@ -336,33 +336,6 @@ def test_the_command_line_models_missing_cells_and_reports_the_share(tmp_path, m
     assert exc.value.code == 2 and "invalid choice: 'guess'" in capsys.readouterr().err
 
 
-def test_the_chains_cells_start_at_the_completion_the_space_was_drawn_on(monkeypatch):
-    """bns.learn starts its chains' cells at the last completion its search space was learned
-    on (``SearchSpace.imputed``, the drawn completion), not at the column modes; a user's own
-    ``initvals`` stay theirs."""
-    import pymc_bnstruct.learning.api as api
-
-    data = problem(*PROBLEMS[2])  # 12 cells, 4 of them drawn away from their column's mode
-    monkeypatch.setattr(api, "AUTO_FULL_FAMILIES_WITH_GAPS", 0)  # a learned space on this small problem
-    starts = []
-    real = api.run_chains
-    monkeypatch.setattr(api, "run_chains", lambda recipe, **k: starts.append(recipe.sample_kwargs.get("initvals"))
-                        or real(recipe, **k))
-    run = dict(chains=1, draws=2, tune=0, random_seed=1, progressbar=False)
-    bns.learn(data, **run)
-    space = bns.search_space(data, random_seed=1, progressbar=False)
-    rows, cols = data.missing_cells()
-    drawn = bns.search.drawn_completion(data, random_seed=1)
-    np.testing.assert_array_equal(space.imputed, drawn.codes[rows, cols])
-    np.testing.assert_array_equal(starts[0]["order_imputed"], space.imputed)
-    modes = MissingCells(data, bns.BDeu()).values
-    assert not np.array_equal(space.imputed, modes)  # the drawn start is not the modes' (the check can fail)
-    mine = {"order_imputed": modes}
-    bns.learn(data, initvals=mine, **run)
-    assert starts[1] is mine
-    assert bns.search_space(data.complete_rows(), random_seed=1, progressbar=False).imputed is None
-
-
 @pytest.mark.slow
 def test_the_tutorials_chains_with_gaps_pass_the_verdict():
     """The data of ``docs/tutorials/missing.md`` (its first code cell, run as it stands: asia,

@@ -416,11 +416,6 @@ def learn(
     user_sample_kwargs = sample_kwargs
     if data.has_missing and not _record_imputed(record_imputed, data):
         sample_kwargs = {**sample_kwargs, "var_names": _kept_names(model, SAMPLERS[method].var_name)}
-    if data.has_missing and "initvals" not in sample_kwargs and getattr(space, "imputed", None) is not None \
-            and len(space.imputed) == data.n_missing:
-        # the chains' cells start at the completion the space was drawn on (a draw of the
-        # sweep), not at the column modes, which blur the dependencies the chains then rebuild
-        sample_kwargs = {**sample_kwargs, "initvals": {imputed_name(SAMPLERS[method].var_name): space.imputed}}
 
     fixed_moves = step_kwargs.get("moves_per_draw")
     parallel = chains if executor is not None else parallel_chains(chains, cores)

@@ -128,7 +128,7 @@ from ..priors import StructurePrior, Uniform
 from ..rng import RandomSeed
 from ..scores import Score, check_prior, check_score, default_score
 from ..scores.table import MAX_FAMILIES, ScoreTable, family_count, node_families
-from ..validation import check_choice, check_int, read_only
+from ..validation import check_choice, check_int
 from .hill_climb import _hill_climb
 from .skeleton import skeleton_search
 
@@ -199,11 +199,6 @@ class SearchSpace:
         ``child``), e.g. for ``initval=``.
     score : float
         Its ``log P(D | G) + log P(G)``.
-    imputed : numpy.ndarray or None
-        Data with missing cells: the cells of the last completion the space was learned on,
-        one per missing cell in ``data.missing_cells()`` order (a draw of the imputation
-        sweep), e.g. a chain's start, ``pm.sample(initvals={"order_imputed": space.imputed})``;
-        ``bns.learn`` starts its chains' cells there. None for complete data.
 
     References
     ----------
@@ -223,7 +218,6 @@ class SearchSpace:
     start: str = DEFAULT_START
     dag: xr.DataArray | None = dataclasses.field(default=None, compare=False, repr=False)
     score: float = dataclasses.field(default=math.nan, compare=False)
-    imputed: np.ndarray | None = dataclasses.field(default=None, compare=False, repr=False)
 
     @property
     def candidates(self) -> dict[str, tuple[str, ...]]:
@@ -386,7 +380,7 @@ def _space_with_gaps(data: Any, *, score: Score, random_seed: RandomSeed, max_ca
     """:func:`search_space` of data with missing cells (see its ``data``): the spaces of
     :data:`GAP_ROUNDS` completions drawn by the imputation sweep, united."""
     t0 = time.perf_counter()
-    spaces, cells = _drawn_spaces(data, score, random_seed, max_candidates=max_candidates, **settings)
+    spaces, _ = _drawn_spaces(data, score, random_seed, max_candidates=max_candidates, **settings)
     last = spaces[-1]
     parents = []
     for v in range(data.n_vars):
@@ -397,7 +391,7 @@ def _space_with_gaps(data: Any, *, score: Score, random_seed: RandomSeed, max_ca
         kept = kept[:max(max_candidates, len(last.parents[v]))]
         parents.append(tuple(u for u in data.names if u in kept))
     return dataclasses.replace(last, parents=tuple(parents), n_iterations=sum(s.n_iterations for s in spaces),
-                               seconds=time.perf_counter() - t0, imputed=read_only(cells.values))
+                               seconds=time.perf_counter() - t0)
 
 
 def _drawn_spaces(data: Any, score: Score, random_seed: RandomSeed,
