@@ -57,7 +57,7 @@ lint: $(STAMP)
 # the samplers' posteriors run once, in make test);
 # make test-nojit runs only the `kernel` tests, as plain Python. `docs` marks the docs pages'
 # and the examples' code (tests/test_docs.py): it calls the public API that the suite tests on
-# both lines, so it runs once, in make test. `main_line` marks slow tests of bns.learn's own logic (sizing,
+# both lines, so it runs once, in make test. `main_line` marks the longest tests of bns.learn's own logic (sizing,
 # spaces, widening, the pool's Ctrl-C; tests/conftest.py MAIN_LINE_TESTS): once, in make test.
 test: lint
 	$(PY) -m pytest -q -m "not slow"
