@@ -277,10 +277,11 @@ def summary(
     if (edges := recorded_excluded_edges(result, var_name=var_name, burn_in=burn_in)) is not None:
         df.attrs["excluded_edge_max"] = edges.attrs["max_probability"]
         df.attrs["excluded_edge_shortfall"] = edges.attrs["max_shortfall"]
-    if has_group(result, "posterior") and "bnstruct_missing_fraction" in get_group(result, "posterior").attrs:
-        df.attrs["missing_fraction"] = float(get_group(result, "posterior").attrs["bnstruct_missing_fraction"])
-    if has_group(result, "posterior") and get_group(result, "posterior").attrs.get("bnstruct_imputed_once", 0):
-        df.attrs["imputed_once"] = int(get_group(result, "posterior").attrs["bnstruct_imputed_once"])
+    recorded = get_group(result, "posterior").attrs if has_group(result, "posterior") else {}
+    if "bnstruct_missing_fraction" in recorded:
+        df.attrs["missing_fraction"] = float(recorded["bnstruct_missing_fraction"])
+    if recorded.get("bnstruct_imputed_once", 0):
+        df.attrs["imputed_once"] = int(recorded["bnstruct_imputed_once"])
     df.attrs["verdict"] = _judge(df, values, w, kinds, labels, result, burn_in)
     return df
 
